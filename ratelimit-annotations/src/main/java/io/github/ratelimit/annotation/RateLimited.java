@@ -1,0 +1,73 @@
+package io.github.ratelimit.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Limits how often a method may be called, across every instance of the application sharing one Redis.
+ *
+ * <p>Repeat the annotation for several limits, for example 10 per second, 120 per minute and 240 per hour.
+ * All limits and all identifiers of one call are decided in one Redis script call, all or nothing: the call
+ * runs only if every limit has room, and a rejected call consumes nothing from any of them.
+ *
+ * <pre>{@code
+ * @RateLimited(limit = 10, windowMs = 1_000, key = {"#ip", "#userId ?: {}"})
+ * @RateLimited(limit = 120, windowMs = 60_000, key = {"#ip", "#userId ?: {}"})
+ * public Result search(String q, @RequestHeader(required = false) String userId) { ... }
+ * }</pre>
+ *
+ * <p>When a limit is exceeded the method is not called and {@code RateLimitExceededException} is thrown
+ * (for a method returning {@code CompletionStage}, a future failed with it is returned). In a Spring MVC
+ * application the starter answers it with HTTP 429.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Repeatable(RateLimits.class)
+public @interface RateLimited {
+
+    /** How many units (calls, when {@link #cost()} is 1) are admitted per window. At least 1. */
+    int limit();
+
+    /** The window in milliseconds. At least 1. */
+    long windowMs();
+
+    /**
+     * Who is limited: SpEL expressions, each naming one identifier that gets its own count. The default,
+     * {@code #client}, is the authenticated principal's name, else the client IP address.
+     *
+     * <p>Variables: the method's parameters by name ({@code #userId}, also {@code #p0}/{@code #a0}),
+     * {@code #request} (the current {@code HttpServletRequest}, or null outside a web request),
+     * {@code #principal} (its name, or null), {@code #ip} (the client address, or null), {@code #client},
+     * {@code #method} and {@code #args}.
+     *
+     * <p>An expression must not evaluate to null or to an empty string: that is an error, never a bucket
+     * shared by everyone. An expression may evaluate to a collection or array, each element being one
+     * identifier; an empty one means "no identifier here", so {@code "#userId ?: {}"} limits the user id only
+     * when there is one. At least one identifier must remain.
+     */
+    String[] key() default "#client";
+
+    /**
+     * The algorithm; {@link Algorithm#SLIDING_WINDOW} by default.
+     */
+    Algorithm algorithm() default Algorithm.SLIDING_WINDOW;
+
+    /**
+     * How many units this call takes: a SpEL expression evaluating to a whole number between 0 and
+     * {@link #limit()}, for example the complexity of a query. Default 1.
+     */
+    String cost() default "1";
+
+    /**
+     * Groups methods into one shared limit: every method whose annotation has the same name counts against
+     * the same budget, and all must declare the same limits. Letters, digits and {@code . _ - : /}, at most
+     * 100 characters. Default: the declaring class's simple name and the method name, such as
+     * {@code HelloController.hello}.
+     */
+    String name() default "";
+}

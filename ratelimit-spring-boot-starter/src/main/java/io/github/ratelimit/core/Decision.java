@@ -1,0 +1,40 @@
+package io.github.ratelimit.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The answer for one call: admitted only if every limit had room, in which case each took its cost;
+ * otherwise nothing was taken from any limit.
+ *
+ * @param allowed whether the call was admitted
+ * @param outcomes one per distinct request, in the order given
+ * @param decidedAt the Redis server's time when the decision was made
+ */
+public record Decision(boolean allowed, List<LimitOutcome> outcomes, Instant decidedAt) {
+
+    public Decision {
+        outcomes = List.copyOf(outcomes);
+    }
+
+    /** The outcomes whose limit had no room; empty when allowed. */
+    public List<LimitOutcome> rejected() {
+        return outcomes.stream().filter(o -> !o.allowed()).toList();
+    }
+
+    /** How long to wait before the same call can succeed: the longest wait of any rejecting limit. */
+    public Duration retryAfter() {
+        return outcomes.stream()
+                .filter(o -> !o.allowed())
+                .map(LimitOutcome::retryAfter)
+                .max(Comparator.naturalOrder())
+                .orElse(Duration.ZERO);
+    }
+
+    /** The fewest units left in any limit. */
+    public long remaining() {
+        return outcomes.stream().mapToLong(LimitOutcome::remaining).min().orElse(0);
+    }
+}

@@ -1,0 +1,21 @@
+package io.github.ratelimit.core;
+
+import java.util.Objects;
+
+/**
+ * A request to take {@code cost} units of {@code limit} for one identifier (a user, an IP address, an API
+ * key). The identifier is never stored as such: only a hash of it reaches Redis.
+ */
+public record LimitRequest(RateLimit limit, String identifier, long cost) {
+
+    public LimitRequest {
+        Objects.requireNonNull(limit, "limit");
+        if (identifier == null || identifier.isEmpty()) {
+            throw new IllegalArgumentException("identifier must not be null or empty (limit '" + limit.name() + "')");
+        }
+        if (cost < 0 || cost > limit.limit()) {
+            throw new IllegalArgumentException("cost must be between 0 and the limit " + limit.limit() + ", but was "
+                    + cost + " (limit '" + limit.name() + "')");
+        }
+    }
+}

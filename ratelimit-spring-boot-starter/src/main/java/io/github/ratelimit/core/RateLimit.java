@@ -1,0 +1,48 @@
+package io.github.ratelimit.core;
+
+import io.github.ratelimit.annotation.Algorithm;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * One limit: at most {@code limit} units per {@code window}, counted by {@code algorithm}, under a name
+ * that identifies the budget (limits with the same name, algorithm, limit and window share their counts).
+ */
+public record RateLimit(String name, Algorithm algorithm, long limit, Duration window) {
+
+    /** Characters allowed in a limit name; they need no escaping in Redis keys or HTTP headers. */
+    static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
+
+    public RateLimit {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(algorithm, "algorithm");
+        Objects.requireNonNull(window, "window");
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("limit name must be 1 to 100 letters, digits or '._:/-', but was '"
+                    + Names.printable(name) + "'");
+        }
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, but was " + limit + " (limit '" + name + "')");
+        }
+        if (window.isNegative() || window.toMillis() < 1 || !window.equals(Duration.ofMillis(window.toMillis()))) {
+            throw new IllegalArgumentException(
+                    "window must be a whole number of milliseconds, at least 1 ms, but was " + window + " (limit '"
+                            + name + "')");
+        }
+    }
+
+    /** Shorthand for a window given in milliseconds. */
+    public static RateLimit of(String name, Algorithm algorithm, long limit, long windowMs) {
+        if (windowMs < 1) {
+            throw new IllegalArgumentException(
+                    "windowMs must be at least 1, but was " + windowMs + " (limit '" + Names.printable(name) + "')");
+        }
+        return new RateLimit(name, algorithm, limit, Duration.ofMillis(windowMs));
+    }
+
+    /** The window in milliseconds. */
+    public long windowMs() {
+        return window.toMillis();
+    }
+}

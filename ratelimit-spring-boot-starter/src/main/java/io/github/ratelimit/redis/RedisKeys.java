@@ -1,0 +1,56 @@
+package io.github.ratelimit.redis;
+
+import io.github.ratelimit.core.RateLimit;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.regex.Pattern;
+
+/**
+ * Key layout: {@code <prefix>{<tag>}:<name>:<algorithm><limit>/<window ms>}, where the tag is the first 128
+ * bits of the SHA-256 of the identifier, base64url. User input reaches a key only through that hash, so no
+ * identifier (braces, newlines, 8 KB strings) can change the layout or choose the Cluster slot; all keys of
+ * one identifier share one hash tag and so one slot.
+ */
+final class RedisKeys {
+
+    private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._:/-]{0,64}");
+
+    private final String prefix;
+
+    RedisKeys(String prefix) {
+        if (prefix == null || !PREFIX.matcher(prefix).matches()) {
+            throw new IllegalArgumentException(
+                    "key prefix must be at most 64 letters, digits or '._:/-', but was '" + prefix + "'");
+        }
+        this.prefix = prefix;
+    }
+
+    String prefix() {
+        return prefix;
+    }
+
+    /** The hash tag of an identifier, without braces. */
+    static String tag(String identifier) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(identifier.getBytes(StandardCharsets.UTF_8));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by the Java platform", e);
+        }
+    }
+
+    String rateLimitKey(RateLimit limit, String tag) {
+        return prefix + '{' + tag + "}:" + limit.name() + ':' + code(limit) + limit.limit() + '/' + limit.windowMs();
+    }
+
+    private static String code(RateLimit limit) {
+        return switch (limit.algorithm()) {
+            case SLIDING_WINDOW -> "sw";
+            case FIXED_WINDOW -> "fw";
+            case TOKEN_BUCKET -> "tb";
+        };
+    }
+}

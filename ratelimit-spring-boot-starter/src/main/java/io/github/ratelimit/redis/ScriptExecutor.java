@@ -1,0 +1,78 @@
+package io.github.ratelimit.redis;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisNoScriptException;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * Runs scripts by EVALSHA, one round trip. When Redis does not know the script (restart, failover,
+ * {@code SCRIPT FLUSH}) it answers NOSCRIPT without running anything, and the call is repeated once as EVAL
+ * with the full source, which also caches the script again. No error reaches the caller.
+ */
+final class ScriptExecutor {
+
+    private final RScript script;
+
+    ScriptExecutor(RedissonClient redisson) {
+        this.script = redisson.getScript(StringCodec.INSTANCE);
+    }
+
+    /** Runs the script for keys that share one hash slot; returns its reply as a list. */
+    CompletionStage<List<Object>> run(LuaScript lua, List<Object> keys, Object[] args) {
+        String routingKey = (String) keys.get(0);
+        CompletionStage<List<Object>> first =
+                script.evalShaAsync(routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args);
+        return first.handle((reply, error) -> {
+                    if (error == null) {
+                        return CompletableFuture.completedFuture(reply);
+                    }
+                    if (isNoScript(error)) {
+                        CompletionStage<List<Object>> again = script.evalAsync(
+                                routingKey, RScript.Mode.READ_WRITE, lua.source(), RScript.ReturnType.LIST, keys, args);
+                        return again;
+                    }
+                    return CompletableFuture.<List<Object>>failedFuture(unwrap(error));
+                })
+                .thenCompose(stage -> stage);
+    }
+
+    /** Waits for a reply, rethrowing the failure as it came from Redis. */
+    static <T> T await(CompletionStage<T> stage) {
+        try {
+            return stage.toCompletableFuture().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for Redis", e);
+        } catch (ExecutionException e) {
+            Throwable cause = unwrap(e);
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(cause);
+        }
+    }
+
+    private static boolean isNoScript(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof RedisNoScriptException
+                    || (t.getMessage() != null && t.getMessage().startsWith("NOSCRIPT"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable t = error;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

@@ -1,0 +1,206 @@
+-- Decides every limit of one call atomically: the call is admitted only if every key has room, and then
+-- each key takes its cost; otherwise nothing is written.
+--
+-- KEYS[i]          one key per limit and identifier (all in one hash slot)
+-- ARGV[4i-3 .. 4i] algorithm (1 sliding window, 2 fixed window, 3 token bucket), limit, window ms, cost
+--
+-- Returns {admitted (1/0), redis time ms, then per key: allowed (1/0), remaining, reset ms, retry ms}.
+-- Time comes from the Redis server only. Every key written gets a TTL no longer than its window.
+
+if redis.replicate_commands then
+    -- Redis < 5 replicates scripts verbatim unless told otherwise; TIME must not be re-run on replicas.
+    redis.replicate_commands()
+end
+
+local t = redis.call('TIME')
+local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now_ms = math.floor(now_us / 1000)
+
+-- Sliding window: a ring of the last `limit` admission times, 6 bytes each (big-endian epoch ms) behind a
+-- 4-byte head. The head is the slot of the oldest entry, which is also where the next one is written. Slots
+-- beyond the string's length read as 0 ("long ago"), so the string grows only as it is used. Entries are in
+-- time order from the head, so a decision reads O(1) slots and the remaining count is a binary search.
+local HEAD = 4
+local SLOT = 6
+
+local function decode(s)
+    if s == nil or #s < SLOT then
+        return 0
+    end
+    local v = 0
+    for i = 1, SLOT do
+        v = v * 256 + string.byte(s, i)
+    end
+    return v
+end
+
+local function encode(v, width)
+    local bytes = {}
+    for i = width, 1, -1 do
+        bytes[i] = v % 256
+        v = math.floor(v / 256)
+    end
+    return string.char(unpack(bytes))
+end
+
+local function read_head(key)
+    local s = redis.call('GETRANGE', key, 0, HEAD - 1)
+    if #s < HEAD then
+        return 0
+    end
+    local v = 0
+    for i = 1, HEAD do
+        v = v * 256 + string.byte(s, i)
+    end
+    return v
+end
+
+-- the i-th oldest entry, i from 0
+local function entry(key, head, limit, i)
+    local slot = (head + i) % limit
+    local from = HEAD + slot * SLOT
+    return decode(redis.call('GETRANGE', key, from, from + SLOT - 1))
+end
+
+local function sliding_check(key, limit, window, cost)
+    local head = read_head(key)
+    local newest = entry(key, head, limit, limit - 1)
+    local now = math.max(now_ms, newest) -- never let a clock step back reopen the window
+    -- entries in (now - window, now] are live; find the first live one
+    local lo, hi = 0, limit
+    while lo < hi do
+        local mid = math.floor((lo + hi) / 2)
+        if now - entry(key, head, limit, mid) >= window then
+            lo = mid + 1
+        else
+            hi = mid
+        end
+    end
+    local live = limit - lo
+    local reset = 0
+    if live > 0 then
+        reset = newest + window - now
+    end
+    if cost == 0 then
+        return {1, limit - live, reset, 0, nil}
+    end
+    local needed = entry(key, head, limit, cost - 1) -- the cost-th oldest must have left the window
+    local wait = needed + window - now
+    if wait > 0 then
+        return {0, limit - live, reset, wait, nil}
+    end
+    return {1, limit - live - cost, window, 0, {head, now}}
+end
+
+local function sliding_commit(key, limit, window, cost, state)
+    local head, now = state[1], state[2]
+    local stamp = encode(now, SLOT)
+    local first = math.min(cost, limit - head)
+    redis.call('SETRANGE', key, HEAD + head * SLOT, string.rep(stamp, first))
+    if cost > first then
+        redis.call('SETRANGE', key, HEAD, string.rep(stamp, cost - first))
+    end
+    redis.call('SETRANGE', key, 0, encode((head + cost) % limit, HEAD))
+    redis.call('PEXPIRE', key, window)
+end
+
+-- Fixed window: a counter that expires `window` ms after the window's first admitted call.
+local function fixed_check(key, limit, window, cost)
+    local count = tonumber(redis.call('GET', key) or '0')
+    local ttl = window
+    local fresh = true
+    if count > 0 then
+        local pttl = redis.call('PTTL', key)
+        if pttl >= 0 then
+            ttl = pttl
+            fresh = false
+        end -- a counter without expiry cannot come from us: give it one on the next write
+    end
+    -- Redis deletes a key one millisecond after its PTTL reaches 0
+    if count + cost > limit then
+        return {0, limit - count, ttl + 1, ttl + 1, nil}
+    end
+    return {1, limit - count - cost, ttl + 1, 0, {count, ttl, fresh}}
+end
+
+local function fixed_commit(key, limit, window, cost, state)
+    if cost == 0 then
+        return
+    end
+    local count, ttl, fresh = state[1], state[2], state[3]
+    if fresh then
+        redis.call('SET', key, count + cost, 'PX', ttl)
+    else
+        redis.call('INCRBY', key, cost)
+    end
+end
+
+-- Token bucket as GCRA: one theoretical arrival time (TAT, epoch microseconds) per key.
+local function bucket_check(key, limit, window, cost)
+    local interval = window * 1000 / limit
+    local burst = window * 1000
+    local tat = tonumber(redis.call('GET', key) or '0')
+    tat = math.max(tat, now_us)
+    local new_tat = tat + cost * interval
+    local allow_at = new_tat - burst
+    if now_us < allow_at then
+        local remaining = math.floor((now_us + burst - tat) / interval)
+        return {0, remaining, math.ceil((tat - now_us) / 1000), math.ceil((allow_at - now_us) / 1000), nil}
+    end
+    local remaining = math.floor((now_us + burst - new_tat) / interval)
+    return {1, remaining, math.ceil((new_tat - now_us) / 1000), 0, {new_tat}}
+end
+
+local function bucket_commit(key, limit, window, cost, state)
+    if cost == 0 then
+        return
+    end
+    local new_tat = math.ceil(state[1])
+    local ttl = math.max(1, math.ceil((new_tat - now_us) / 1000))
+    redis.call('SET', key, string.format('%.0f', new_tat), 'PX', ttl)
+end
+
+local checks = {sliding_check, fixed_check, bucket_check}
+local commits = {sliding_commit, fixed_commit, bucket_commit}
+
+local results = {}
+local states = {}
+local admitted = 1
+for i, key in ipairs(KEYS) do
+    local base = (i - 1) * 4
+    local algorithm = tonumber(ARGV[base + 1])
+    local limit = tonumber(ARGV[base + 2])
+    local window = tonumber(ARGV[base + 3])
+    local cost = tonumber(ARGV[base + 4])
+    if checks[algorithm] == nil or limit < 1 or window < 1 or cost < 0 or cost > limit then
+        return redis.error_reply('ratelimit: bad arguments for key ' .. i)
+    end
+    local r = checks[algorithm](key, limit, window, cost)
+    results[i] = r
+    states[i] = r[5]
+    if r[1] == 0 then
+        admitted = 0
+    end
+end
+
+local out = {admitted, now_ms}
+for i, key in ipairs(KEYS) do
+    local r = results[i]
+    if admitted == 1 and states[i] ~= nil then
+        local base = (i - 1) * 4
+        local algorithm = tonumber(ARGV[base + 1])
+        commits[algorithm](key, tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4]), states[i])
+    end
+    local n = #out
+    if admitted == 1 then
+        out[n + 1] = 1
+        out[n + 2] = r[2]
+    else
+        -- nothing is taken on rejection, so what would have been left is what is left now
+        out[n + 1] = r[1]
+        out[n + 2] = r[1] == 1 and (r[2] + tonumber(ARGV[(i - 1) * 4 + 4])) or r[2]
+    end
+    out[n + 3] = r[3]
+    out[n + 4] = r[4]
+end
+return out
