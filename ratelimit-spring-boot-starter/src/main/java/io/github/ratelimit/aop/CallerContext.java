@@ -1,0 +1,31 @@
+package io.github.ratelimit.aop;
+
+import io.github.ratelimit.core.Decision;
+
+/**
+ * What the interceptors know about the caller of the current invocation, and where an allowed decision is
+ * reported. The web support provides one for servlet requests; outside a request every value is null.
+ */
+public interface CallerContext {
+
+    /** A context with no request, principal or address, as for a scheduled job. */
+    CallerContext NONE = new CallerContext() {};
+
+    /** The current request object (an {@code HttpServletRequest} in a servlet app), or null. */
+    default Object request() {
+        return null;
+    }
+
+    /** The authenticated principal's name, or null. */
+    default String principalName() {
+        return null;
+    }
+
+    /** The client's network address, or null. */
+    default String clientAddress() {
+        return null;
+    }
+
+    /** Called with each allowed decision, for example to add RateLimit headers to the response. */
+    default void allowed(Decision decision) {}
+}

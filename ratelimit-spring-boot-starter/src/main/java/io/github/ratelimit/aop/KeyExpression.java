@@ -1,0 +1,65 @@
+package io.github.ratelimit.aop;
+
+import io.github.ratelimit.core.RateLimitEvaluationException;
+import java.lang.reflect.Array;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+
+/**
+ * One parsed key expression. Its identifiers are the expression text plus each value, so a user id and an IP
+ * address that happen to be equal never share a bucket, and methods sharing a limit name share buckets only
+ * for the same expression.
+ */
+record KeyExpression(String text, Expression expression) {
+
+    List<String> identifiers(EvaluationContext context, String source) {
+        Object value;
+        try {
+            value = expression.getValue(context);
+        } catch (EvaluationException | IllegalStateException e) {
+            throw new RateLimitEvaluationException(
+                    "Rate limit key '" + text + "' of " + source + " failed: " + e.getMessage(), e);
+        }
+        List<String> identifiers = new ArrayList<>(1);
+        if (value instanceof Collection<?> collection) {
+            for (Object element : collection) {
+                identifiers.add(identifier(element, source));
+            }
+        } else if (value != null && value.getClass().isArray()) {
+            for (int i = 0; i < Array.getLength(value); i++) {
+                identifiers.add(identifier(Array.get(value, i), source));
+            }
+        } else {
+            identifiers.add(identifier(value, source));
+        }
+        return identifiers;
+    }
+
+    private String identifier(Object value, String source) {
+        if (value == null) {
+            throw new RateLimitEvaluationException("Rate limit key '" + text + "' of " + source
+                    + " evaluated to null; a missing key is an error, never a bucket shared by all callers"
+                    + " (use \"" + text + " ?: {}\" to skip an optional identifier)");
+        }
+        String string;
+        try {
+            if (value.getClass().getMethod("toString").getDeclaringClass() == Object.class) {
+                throw new RateLimitEvaluationException("Rate limit key '" + text + "' of " + source
+                        + " evaluated to a " + value.getClass().getName()
+                        + ", which has no toString() of its own; name one of its properties instead");
+            }
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
+        string = value.toString();
+        if (string == null || string.isBlank()) {
+            throw new RateLimitEvaluationException("Rate limit key '" + text + "' of " + source
+                    + " evaluated to an empty value; a missing key is an error, never a shared bucket");
+        }
+        return text + '\u0000' + string;
+    }
+}

@@ -1,0 +1,95 @@
+package io.github.ratelimit.aop;
+
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitEvaluationException;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+
+/** The compiled limits of one method: parsed expressions, checked once at startup. */
+record MethodLimits(Method method, String source, List<CompiledLimit> limits) {
+
+    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
+
+    /** One {@code @RateLimited}: the limit, its key expressions and its cost expression (null when 1). */
+    record CompiledLimit(RateLimit limit, List<KeyExpression> keys, Expression cost, String costText) {}
+
+    /** Resolves the keys and costs of one invocation into requests for the limiter. */
+    List<LimitRequest> requests(Object target, Object[] args, CallerContext caller) {
+        EvaluationContext context = context(target, args, caller);
+        List<LimitRequest> requests = new ArrayList<>();
+        for (CompiledLimit compiled : limits) {
+            long cost = cost(compiled, context);
+            Set<String> identifiers = new LinkedHashSet<>();
+            for (KeyExpression key : compiled.keys()) {
+                identifiers.addAll(key.identifiers(context, source));
+            }
+            if (identifiers.isEmpty()) {
+                throw new RateLimitEvaluationException("No rate limit key of " + source + " produced an identifier "
+                        + compiled.keys().stream().map(KeyExpression::text).toList()
+                        + "; at least one is needed, or the call would be unlimited");
+            }
+            for (String identifier : identifiers) {
+                requests.add(new LimitRequest(compiled.limit(), identifier, cost));
+            }
+        }
+        return requests;
+    }
+
+    private EvaluationContext context(Object target, Object[] args, CallerContext caller) {
+        MethodBasedEvaluationContext context =
+                new MethodBasedEvaluationContext(new Root(method, args, target), method, args, NAMES);
+        String principal = caller.principalName();
+        String address = caller.clientAddress();
+        context.setVariable("request", caller.request());
+        context.setVariable("principal", principal);
+        context.setVariable("ip", address);
+        context.setVariable(
+                "client", principal != null ? "principal:" + principal : address != null ? "ip:" + address : null);
+        context.setVariable("method", method);
+        context.setVariable("args", args);
+        return context;
+    }
+
+    private long cost(CompiledLimit compiled, EvaluationContext context) {
+        if (compiled.cost() == null) {
+            return 1;
+        }
+        Object value;
+        try {
+            value = compiled.cost().getValue(context);
+        } catch (EvaluationException | IllegalStateException e) {
+            throw new RateLimitEvaluationException(
+                    "Rate limit cost '" + compiled.costText() + "' of " + source + " failed: " + e.getMessage(), e);
+        }
+        long cost;
+        if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
+            cost = ((Number) value).longValue();
+        } else if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue())) {
+            cost = number.longValue();
+        } else if (value instanceof CharSequence text && text.toString().matches("\\d{1,18}")) {
+            cost = Long.parseLong(text.toString());
+        } else {
+            throw new RateLimitEvaluationException("Rate limit cost '" + compiled.costText() + "' of " + source
+                    + " must evaluate to a whole number, but was " + value);
+        }
+        if (cost < 0 || cost > compiled.limit().limit()) {
+            throw new RateLimitEvaluationException("Rate limit cost '" + compiled.costText() + "' of " + source
+                    + " evaluated to " + cost + ", outside 0.." + compiled.limit().limit()
+                    + " (a cost above the limit could never be admitted)");
+        }
+        return cost;
+    }
+
+    /** The SpEL root object: {@code method}, {@code args} and {@code target} are also reachable without '#'. */
+    record Root(Method method, Object[] args, Object target) {}
+}

@@ -1,0 +1,58 @@
+package io.github.ratelimit.aop;
+
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.core.RateLimiter;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.ObjectProvider;
+
+/** Resolves the keys of a {@code @RateLimited} call, asks the limiter once, and proceeds or refuses. */
+final class RateLimitInterceptor implements MethodInterceptor {
+
+    private final RateLimitedMethods methods;
+    private final ObjectProvider<RateLimiter> limiter;
+    private final ObjectProvider<CallerContext> caller;
+
+    RateLimitInterceptor(
+            RateLimitedMethods methods, ObjectProvider<RateLimiter> limiter, ObjectProvider<CallerContext> caller) {
+        this.methods = methods;
+        this.limiter = limiter;
+        this.caller = caller;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Object target = invocation.getThis();
+        Method method = invocation.getMethod();
+        if (target != null) {
+            method = AopUtils.getMostSpecificMethod(method, AopUtils.getTargetClass(target));
+        }
+        CallerContext context = caller.getIfAvailable(() -> CallerContext.NONE);
+        Decision decision;
+        try {
+            List<LimitRequest> requests = methods.get(method).requests(target, invocation.getArguments(), context);
+            decision = limiter.getObject().tryAcquire(requests);
+        } catch (RuntimeException e) {
+            return fail(invocation.getMethod(), e);
+        }
+        if (!decision.allowed()) {
+            return fail(invocation.getMethod(), new RateLimitExceededException(decision));
+        }
+        context.allowed(decision);
+        return invocation.proceed();
+    }
+
+    private static Object fail(Method method, RuntimeException error) {
+        if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
+            return CompletableFuture.failedFuture(error);
+        }
+        throw error;
+    }
+}

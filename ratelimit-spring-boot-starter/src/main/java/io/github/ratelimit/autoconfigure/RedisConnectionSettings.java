@@ -1,0 +1,176 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.redisson.config.BaseConfig;
+import org.redisson.config.Config;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.core.env.Environment;
+
+/**
+ * The standard {@code spring.data.redis.*} properties, read without depending on Spring Data Redis, and
+ * turned into a Redisson configuration.
+ */
+record RedisConnectionSettings(
+        String url,
+        @DefaultValue("localhost") String host,
+        @DefaultValue("6379") int port,
+        @DefaultValue("0") int database,
+        String username,
+        String password,
+        Ssl ssl,
+        Duration timeout,
+        Duration connectTimeout,
+        String clientName,
+        Sentinel sentinel,
+        Cluster cluster) {
+
+    record Ssl(Boolean enabled) {}
+
+    record Sentinel(String master, List<String> nodes, String username, String password) {}
+
+    record Cluster(List<String> nodes) {}
+
+    static RedisConnectionSettings from(Environment environment) {
+        return Binder.get(environment)
+                .bind("spring.data.redis", Bindable.of(RedisConnectionSettings.class))
+                .orElseGet(() -> new RedisConnectionSettings(
+                        null, "localhost", 6379, 0, null, null, null, null, null, null, null, null));
+    }
+
+    boolean sslEnabled() {
+        return ssl != null && Boolean.TRUE.equals(ssl.enabled());
+    }
+
+    Config toRedissonConfig() {
+        Config config = new Config();
+        if (sentinel != null && sentinel.master() != null) {
+            var servers = config.useSentinelServers().setMasterName(sentinel.master()).setDatabase(database);
+            for (String node : nodes(sentinel.nodes(), "spring.data.redis.sentinel.nodes")) {
+                servers.addSentinelAddress(node);
+            }
+            if (sentinel.username() != null) {
+                servers.setSentinelUsername(sentinel.username());
+            }
+            if (sentinel.password() != null) {
+                servers.setSentinelPassword(sentinel.password());
+            }
+            apply(servers, username, password);
+        } else if (cluster != null && cluster.nodes() != null && !cluster.nodes().isEmpty()) {
+            var servers = config.useClusterServers();
+            for (String node : nodes(cluster.nodes(), "spring.data.redis.cluster.nodes")) {
+                servers.addNodeAddress(node);
+            }
+            apply(servers, username, password);
+        } else if (url != null && !url.isBlank()) {
+            ParsedUrl parsed = ParsedUrl.parse(url);
+            var server = config.useSingleServer().setAddress(parsed.address()).setDatabase(parsed.database());
+            apply(
+                    server,
+                    parsed.username() != null ? parsed.username() : username,
+                    parsed.password() != null ? parsed.password() : password);
+        } else {
+            var server = config.useSingleServer()
+                    .setAddress((sslEnabled() ? "rediss://" : "redis://") + hostAndPort(host, port))
+                    .setDatabase(database);
+            apply(server, username, password);
+        }
+        return config;
+    }
+
+    private void apply(BaseConfig<?> server, String user, String secret) {
+        if (user != null && !user.isEmpty()) {
+            server.setUsername(user);
+        }
+        if (secret != null && !secret.isEmpty()) {
+            server.setPassword(secret);
+        }
+        if (timeout != null) {
+            server.setTimeout(millis(timeout, "spring.data.redis.timeout"));
+        }
+        if (connectTimeout != null) {
+            server.setConnectTimeout(millis(connectTimeout, "spring.data.redis.connect-timeout"));
+        }
+        if (clientName != null) {
+            server.setClientName(clientName);
+        }
+    }
+
+    private List<String> nodes(List<String> nodes, String property) {
+        if (nodes == null || nodes.isEmpty()) {
+            throw new IllegalArgumentException(property + " must list at least one host:port");
+        }
+        String scheme = sslEnabled() ? "rediss://" : "redis://";
+        return nodes.stream()
+                .map(String::trim)
+                .map(node -> node.contains("://") ? node : scheme + node)
+                .toList();
+    }
+
+    private static String hostAndPort(String host, int port) {
+        return (host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port;
+    }
+
+    private static int millis(Duration duration, String property) {
+        if (duration.isNegative() || duration.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(property + " must be between 0 and " + Integer.MAX_VALUE
+                    + " ms, but was " + duration);
+        }
+        return (int) duration.toMillis();
+    }
+
+    /** A {@code redis://} or {@code rediss://} URL: user info, host, port and database. */
+    record ParsedUrl(String address, String username, String password, int database) {
+
+        static ParsedUrl parse(String url) {
+            URI uri;
+            try {
+                uri = new URI(url);
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("spring.data.redis.url is not a valid URL: " + e.getMessage(), e);
+            }
+            String scheme = uri.getScheme();
+            if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
+                throw new IllegalArgumentException(
+                        "spring.data.redis.url must start with redis:// or rediss://, but was '" + scheme + "://'");
+            }
+            if (uri.getHost() == null) {
+                throw new IllegalArgumentException("spring.data.redis.url has no host");
+            }
+            String user = null;
+            String secret = null;
+            if (uri.getRawUserInfo() != null) {
+                String info = uri.getRawUserInfo();
+                int colon = info.indexOf(':');
+                if (colon < 0) {
+                    secret = decode(info);
+                } else {
+                    user = colon == 0 ? null : decode(info.substring(0, colon));
+                    secret = decode(info.substring(colon + 1));
+                }
+            }
+            int database = 0;
+            String path = uri.getPath();
+            if (path != null && path.length() > 1) {
+                try {
+                    database = Integer.parseInt(path.substring(1));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(
+                            "spring.data.redis.url names database '" + path.substring(1) + "', which is not a number");
+                }
+            }
+            int port = uri.getPort() == -1 ? 6379 : uri.getPort();
+            return new ParsedUrl(scheme + "://" + hostAndPort(uri.getHost(), port), user, secret, database);
+        }
+
+        private static String decode(String text) {
+            return URLDecoder.decode(text, StandardCharsets.UTF_8);
+        }
+    }
+}
