@@ -30,7 +30,7 @@ public class RateLimitExceptionHandler {
         RateLimitHeaders.of(exception.decision()).forEach(headers::set);
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(
                 HttpStatus.TOO_MANY_REQUESTS,
-                "Too many requests; retry after " + headers.getFirst(RateLimitHeaders.RETRY_AFTER) + " seconds.");
+                "Too many requests; retry after " + headers.getFirst(RateLimitHeaders.RETRY_AFTER) + " s.");
         problem.setType(QUOTA_EXCEEDED);
         problem.setTitle("Request cannot be satisfied as assigned quota has been exceeded");
         problem.setProperty("violated-policies", RateLimitHeaders.violatedPolicies(exception.decision()));
