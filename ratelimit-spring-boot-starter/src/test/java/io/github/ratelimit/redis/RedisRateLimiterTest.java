@@ -208,6 +208,39 @@ class RedisRateLimiterTest {
     }
 
     @Test
+    void recoversFromARedisRestartThatForgotTheScript() {
+        try (RedisProcess own = RedisProcess.start()) {
+            RedissonClient client = own.newClient();
+            try {
+                RedisRateLimiter limiter = new RedisRateLimiter(client, "ratelimit:");
+                RateLimit limit = RateLimit.of("restart", Algorithm.SLIDING_WINDOW, 5, 60_000);
+                assertThat(acquire(limiter, limit, "someone").allowed()).isTrue();
+
+                own.restart(); // no persistence: the scripts and the counters are gone
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (!pings(client)) {
+                    assertThat(System.nanoTime()).as("reconnected within 20 s").isLessThan(deadline);
+                    Thread.onSpinWait();
+                }
+                Decision after = acquire(limiter, limit, "someone");
+
+                assertThat(after.allowed()).isTrue();
+                assertThat(after.remaining()).isEqualTo(4);
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    static boolean pings(RedissonClient client) {
+        try {
+            return client.getRedisNodes(org.redisson.api.redisnode.RedisNodes.SINGLE).pingAll(200, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    @Test
     void decisionTimeIsTheRedisServersClock() {
         RateLimit limit = RateLimit.of("clock", Algorithm.TOKEN_BUCKET, 5, 60_000);
         long before = RedisCommands.timeMs(clientA);
