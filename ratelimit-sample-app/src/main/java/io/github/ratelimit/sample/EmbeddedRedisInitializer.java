@@ -43,8 +43,10 @@ public class EmbeddedRedisInitializer implements ApplicationContextInitializer<C
             throw new UncheckedIOException("Cannot start the embedded Redis", e);
         }
         log.info("Started an embedded Redis on port {} (set spring.data.redis.url to use your own)", port);
-        environment.getPropertySources().addFirst(new MapPropertySource(
-                "embeddedRedis", Map.of("spring.data.redis.url", "redis://127.0.0.1:" + port)));
+        environment
+                .getPropertySources()
+                .addFirst(new MapPropertySource(
+                        "embeddedRedis", Map.of("spring.data.redis.url", "redis://127.0.0.1:" + port)));
         context.addApplicationListener(event -> {
             if (event instanceof ContextClosedEvent closed && closed.getApplicationContext() == context) {
                 stop(server);

@@ -16,11 +16,24 @@ class SearchController {
      * the user id: six counters decided in one Redis round trip, all or nothing.
      */
     @GetMapping("/api/search")
-    @RateLimited(limit = 10, windowMs = 1_000, key = {"#ip", "#userId ?: {}"}, name = "search")
-    @RateLimited(limit = 120, windowMs = 60_000, key = {"#ip", "#userId ?: {}"}, name = "search")
-    @RateLimited(limit = 240, windowMs = 3_600_000, key = {"#ip", "#userId ?: {}"}, name = "search")
+    @RateLimited(
+            limit = 10,
+            windowMs = 1_000,
+            key = {"#ip", "#userId ?: {}"},
+            name = "search")
+    @RateLimited(
+            limit = 120,
+            windowMs = 60_000,
+            key = {"#ip", "#userId ?: {}"},
+            name = "search")
+    @RateLimited(
+            limit = 240,
+            windowMs = 3_600_000,
+            key = {"#ip", "#userId ?: {}"},
+            name = "search")
     Map<String, Object> search(
-            @RequestParam(defaultValue = "") String q, @RequestHeader(name = "X-User-Id", required = false) String userId) {
+            @RequestParam(defaultValue = "") String q,
+            @RequestHeader(name = "X-User-Id", required = false) String userId) {
         return Map.of("query", q, "results", List.of(q + " 1", q + " 2"));
     }
 }

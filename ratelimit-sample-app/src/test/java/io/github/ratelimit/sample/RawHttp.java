@@ -52,8 +52,10 @@ final class RawHttp {
         Map<String, String> headers = new LinkedHashMap<>();
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
-            headers.merge(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
-                    lines[i].substring(colon + 1).trim(), (a, b) -> a + ", " + b);
+            headers.merge(
+                    lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                    lines[i].substring(colon + 1).trim(),
+                    (a, b) -> a + ", " + b);
         }
         String body = text.substring(end + 4);
         if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {

@@ -84,7 +84,8 @@ record MethodLimits(Method method, String source, List<CompiledLimit> limits) {
         }
         if (cost < 0 || cost > compiled.limit().limit()) {
             throw new RateLimitEvaluationException("Rate limit cost '" + compiled.costText() + "' of " + source
-                    + " evaluated to " + cost + ", outside 0.." + compiled.limit().limit()
+                    + " evaluated to " + cost + ", outside 0.."
+                    + compiled.limit().limit()
                     + " (a cost above the limit could never be admitted)");
         }
         return cost;

@@ -35,9 +35,8 @@ public final class RateLimitStartupValidator implements SmartInitializingSinglet
                 continue;
             }
             Class<?> userType = ClassUtils.getUserClass(type);
-            Map<Method, Boolean> annotated = MethodIntrospector.selectMethods(
-                    userType,
-                    (MethodIntrospector.MetadataLookup<Boolean>)
+            Map<Method, Boolean> annotated =
+                    MethodIntrospector.selectMethods(userType, (MethodIntrospector.MetadataLookup<Boolean>)
                             method -> RateLimitedMethods.isRateLimited(method) ? Boolean.TRUE : null);
             annotated.keySet().forEach(advisor::validate);
         }

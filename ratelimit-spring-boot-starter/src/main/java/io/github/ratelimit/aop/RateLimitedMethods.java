@@ -130,9 +130,12 @@ final class RateLimitedMethods {
                 name = name.substring(0, paren);
             }
             if (!name.equals("this") && !name.equals("root") && !variables.contains(name)) {
-                throw new RateLimitDefinitionException(source, attribute + " '" + text + "' names #" + name
-                        + ", which is neither a parameter of the method nor one of " + new TreeSet<>(BUILT_IN_VARIABLES)
-                        + " (compile with -parameters to use parameter names)");
+                throw new RateLimitDefinitionException(
+                        source,
+                        attribute + " '" + text + "' names #" + name
+                                + ", which is neither a parameter of the method nor one of "
+                                + new TreeSet<>(BUILT_IN_VARIABLES)
+                                + " (compile with -parameters to use parameter names)");
             }
         }
         for (int i = 0; i < node.getChildCount(); i++) {
@@ -169,14 +172,18 @@ final class RateLimitedMethods {
             NamedDefinition existing = names.putIfAbsent(entry.getKey(), mine);
             if (existing != null && !existing.source().equals(source)) {
                 if (!existing.limits().equals(mine.limits())) {
-                    throw new RateLimitDefinitionException(source, "limit name '" + entry.getKey() + "' is declared as "
-                            + mine.limits() + " here but as " + existing.limits() + " on " + existing.source()
-                            + "; methods sharing a name must declare the same limits");
+                    throw new RateLimitDefinitionException(
+                            source,
+                            "limit name '" + entry.getKey() + "' is declared as "
+                                    + mine.limits() + " here but as " + existing.limits() + " on " + existing.source()
+                                    + "; methods sharing a name must declare the same limits");
                 }
                 if (!existing.keys().equals(mine.keys())) {
-                    throw new RateLimitDefinitionException(source, "limit name '" + entry.getKey() + "' uses keys "
-                            + mine.keys() + " here but " + existing.keys() + " on " + existing.source()
-                            + "; methods sharing a name must use the same key expressions");
+                    throw new RateLimitDefinitionException(
+                            source,
+                            "limit name '" + entry.getKey() + "' uses keys "
+                                    + mine.keys() + " here but " + existing.keys() + " on " + existing.source()
+                                    + "; methods sharing a name must use the same key expressions");
                 }
             }
         }

@@ -51,7 +51,8 @@ record RedisConnectionSettings(
     Config toRedissonConfig() {
         Config config = new Config();
         if (sentinel != null && sentinel.master() != null) {
-            var servers = config.useSentinelServers().setMasterName(sentinel.master()).setDatabase(database);
+            var servers =
+                    config.useSentinelServers().setMasterName(sentinel.master()).setDatabase(database);
             for (String node : nodes(sentinel.nodes(), "spring.data.redis.sentinel.nodes")) {
                 servers.addSentinelAddress(node);
             }
@@ -62,7 +63,9 @@ record RedisConnectionSettings(
                 servers.setSentinelPassword(sentinel.password());
             }
             apply(servers, username, password);
-        } else if (cluster != null && cluster.nodes() != null && !cluster.nodes().isEmpty()) {
+        } else if (cluster != null
+                && cluster.nodes() != null
+                && !cluster.nodes().isEmpty()) {
             var servers = config.useClusterServers();
             for (String node : nodes(cluster.nodes(), "spring.data.redis.cluster.nodes")) {
                 servers.addNodeAddress(node);
@@ -119,8 +122,8 @@ record RedisConnectionSettings(
 
     private static int millis(Duration duration, String property) {
         if (duration.isNegative() || duration.toMillis() > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(property + " must be between 0 and " + Integer.MAX_VALUE
-                    + " ms, but was " + duration);
+            throw new IllegalArgumentException(
+                    property + " must be between 0 and " + Integer.MAX_VALUE + " ms, but was " + duration);
         }
         return (int) duration.toMillis();
     }

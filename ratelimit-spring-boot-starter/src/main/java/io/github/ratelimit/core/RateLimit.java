@@ -19,16 +19,16 @@ public record RateLimit(String name, Algorithm algorithm, long limit, Duration w
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(window, "window");
         if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("limit name must be 1 to 100 letters, digits or '._:/-', but was '"
-                    + Names.printable(name) + "'");
+            throw new IllegalArgumentException(
+                    "limit name must be 1 to 100 letters, digits or '._:/-', but was '" + Names.printable(name) + "'");
         }
         if (limit < 1) {
-            throw new IllegalArgumentException("limit must be at least 1, but was " + limit + " (limit '" + name + "')");
+            throw new IllegalArgumentException(
+                    "limit must be at least 1, but was " + limit + " (limit '" + name + "')");
         }
         if (window.isNegative() || window.toMillis() < 1 || !window.equals(Duration.ofMillis(window.toMillis()))) {
-            throw new IllegalArgumentException(
-                    "window must be a whole number of milliseconds, at least 1 ms, but was " + window + " (limit '"
-                            + name + "')");
+            throw new IllegalArgumentException("window must be a whole number of milliseconds, at least 1 ms, but was "
+                    + window + " (limit '" + name + "')");
         }
     }
 

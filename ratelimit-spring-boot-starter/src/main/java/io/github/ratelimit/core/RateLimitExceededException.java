@@ -12,7 +12,8 @@ public class RateLimitExceededException extends RuntimeException {
     public RateLimitExceededException(Decision decision) {
         super("Rate limit exceeded: "
                 + decision.rejected().stream()
-                        .map(o -> o.request().limit().name() + " (" + o.request().limit().limit() + " per "
+                        .map(o -> o.request().limit().name() + " ("
+                                + o.request().limit().limit() + " per "
                                 + o.request().limit().windowMs() + " ms)")
                         .distinct()
                         .collect(Collectors.joining(", "))

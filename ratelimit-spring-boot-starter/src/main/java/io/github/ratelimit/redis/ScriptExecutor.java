@@ -26,8 +26,8 @@ final class ScriptExecutor {
     /** Runs the script for keys that share one hash slot; returns its reply as a list. */
     CompletionStage<List<Object>> run(LuaScript lua, List<Object> keys, Object[] args) {
         String routingKey = (String) keys.get(0);
-        CompletionStage<List<Object>> first =
-                script.evalShaAsync(routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args);
+        CompletionStage<List<Object>> first = script.evalShaAsync(
+                routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args);
         return first.handle((reply, error) -> {
                     if (error == null) {
                         return CompletableFuture.completedFuture(reply);

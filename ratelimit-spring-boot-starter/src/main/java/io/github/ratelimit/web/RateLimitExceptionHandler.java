@@ -22,7 +22,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 public class RateLimitExceptionHandler {
 
     /** The problem type registered for exceeded quotas. */
-    public static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
+    public static final URI QUOTA_EXCEEDED =
+            URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
 
     @ExceptionHandler(RateLimitExceededException.class)
     public ResponseEntity<ProblemDetail> rateLimitExceeded(RateLimitExceededException exception) {

@@ -85,9 +85,9 @@ local function sliding_check(key, limit, window, cost)
         return {1, limit - live, reset, 0, nil}
     end
     local needed = entry(key, head, limit, cost - 1) -- the cost-th oldest must have left the window
-    local wait = needed + window - now
-    if wait > 0 then
-        return {0, limit - live, reset, wait, nil}
+    if needed + window - now > 0 then
+        -- counted from now_ms, the decision time the caller sees (now is later only if the clock stepped back)
+        return {0, limit - live, reset, needed + window - now_ms, nil}
     end
     return {1, limit - live - cost, window, 0, {head, now}}
 end
@@ -143,12 +143,14 @@ local function bucket_check(key, limit, window, cost)
     tat = math.max(tat, now_us)
     local new_tat = tat + cost * interval
     local allow_at = new_tat - burst
+    -- waits are counted from now_ms, the decision time the caller sees, and rounded up to whole ms, so
+    -- that the decision time plus the wait is never before the moment the call can succeed
     if now_us < allow_at then
         local remaining = math.floor((now_us + burst - tat) / interval)
-        return {0, remaining, math.ceil((tat - now_us) / 1000), math.ceil((allow_at - now_us) / 1000), nil}
+        return {0, remaining, math.ceil(tat / 1000) - now_ms, math.ceil(allow_at / 1000) - now_ms, nil}
     end
     local remaining = math.floor((now_us + burst - new_tat) / interval)
-    return {1, remaining, math.ceil((new_tat - now_us) / 1000), 0, {new_tat}}
+    return {1, remaining, math.ceil(new_tat / 1000) - now_ms, 0, {new_tat}}
 end
 
 local function bucket_commit(key, limit, window, cost, state)

@@ -50,7 +50,10 @@ class RateLimitedBeanTests {
             return pages;
         }
 
-        @RateLimited(limit = 3, windowMs = 60_000, key = {"#tenant", "#user ?: {}"})
+        @RateLimited(
+                limit = 3,
+                windowMs = 60_000,
+                key = {"#tenant", "#user ?: {}"})
         public void export(String tenant, String user) {}
 
         @RateLimited(limit = 1, windowMs = 60_000, key = "#tenant")
@@ -107,14 +110,16 @@ class RateLimitedBeanTests {
 
     @Test
     void costAboveTheLimitIsAClearError() {
-        runner.run(context -> assertThatThrownBy(() -> context.getBean(Reports.class).print(tenant(), 11))
+        runner.run(context -> assertThatThrownBy(
+                        () -> context.getBean(Reports.class).print(tenant(), 11))
                 .isInstanceOf(RateLimitEvaluationException.class)
                 .hasMessageContaining("evaluated to 11, outside 0..10"));
     }
 
     @Test
     void nullKeyIsAnErrorNotASharedBucket() {
-        runner.run(context -> assertThatThrownBy(() -> context.getBean(Reports.class).generate(null))
+        runner.run(context -> assertThatThrownBy(
+                        () -> context.getBean(Reports.class).generate(null))
                 .isInstanceOf(RateLimitEvaluationException.class)
                 .hasMessageContaining("'#tenant'")
                 .hasMessageContaining("evaluated to null"));
@@ -122,14 +127,16 @@ class RateLimitedBeanTests {
 
     @Test
     void emptyKeyIsAnError() {
-        runner.run(context -> assertThatThrownBy(() -> context.getBean(Reports.class).generate(" "))
+        runner.run(context -> assertThatThrownBy(
+                        () -> context.getBean(Reports.class).generate(" "))
                 .isInstanceOf(RateLimitEvaluationException.class)
                 .hasMessageContaining("empty"));
     }
 
     @Test
     void defaultClientKeyOutsideARequestIsAnError() {
-        runner.run(context -> assertThatThrownBy(() -> context.getBean(Reports.class).byClient())
+        runner.run(context -> assertThatThrownBy(
+                        () -> context.getBean(Reports.class).byClient())
                 .isInstanceOf(RateLimitEvaluationException.class)
                 .hasMessageContaining("'#client'"));
     }
@@ -161,7 +168,8 @@ class RateLimitedBeanTests {
                     RateLimitExceededException.class, () -> reports.twoLimits(tenant));
             assertThat(e.decision().outcomes()).hasSize(2);
             assertThat(e.decision().rejected()).hasSize(1);
-            assertThat(e.decision().rejected().get(0).request().limit().windowMs()).isEqualTo(60_000);
+            assertThat(e.decision().rejected().get(0).request().limit().windowMs())
+                    .isEqualTo(60_000);
             assertThat(e.decision().outcomes().get(1).remaining()).isEqualTo(4);
         });
     }

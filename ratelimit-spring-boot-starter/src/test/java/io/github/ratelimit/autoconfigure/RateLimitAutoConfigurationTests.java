@@ -36,7 +36,8 @@ class RateLimitAutoConfigurationTests {
             assertThat(context).hasSingleBean(RedissonClient.class);
             assertThat(context).hasSingleBean(RedisRateLimiter.class);
             assertThat(context).hasSingleBean(RateLimitAdvisor.class);
-            assertThat(context.getBean(RateLimitProperties.class).getKeyPrefix()).isEqualTo("ratelimit:");
+            assertThat(context.getBean(RateLimitProperties.class).getKeyPrefix())
+                    .isEqualTo("ratelimit:");
         });
     }
 
@@ -101,7 +102,9 @@ class RateLimitAutoConfigurationTests {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         RateLimitRedissonAutoConfiguration.class, RateLimitAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + SharedRedis.get().port(),
+                .withPropertyValues(
+                        "spring.data.redis.host=127.0.0.1",
+                        "spring.data.redis.port=" + SharedRedis.get().port(),
                         "spring.data.redis.timeout=2s")
                 .run(context -> {
                     RedissonClient client = context.getBean(RedissonClient.class);
@@ -150,7 +153,9 @@ class RateLimitAutoConfigurationTests {
             Throwable failure = context.getStartupFailure();
             RateLimitDefinitionException cause = findCause(failure);
             FailureAnalysis analysis = new RateLimitDefinitionFailureAnalyzer().analyze(failure);
-            assertThat(analysis.getDescription()).contains("ZeroLimit$Service.call()").contains("but was 0");
+            assertThat(analysis.getDescription())
+                    .contains("ZeroLimit$Service.call()")
+                    .contains("but was 0");
             assertThat(analysis.getAction()).contains("Fix the @RateLimited declaration on " + cause.source());
         });
     }

@@ -48,8 +48,8 @@ class RedisConnectionSettingsTest {
 
     @Test
     void clusterNodesBecomeAClusterConfig() {
-        MockEnvironment environment = new MockEnvironment()
-                .withProperty("spring.data.redis.cluster.nodes", "10.0.0.1:7000,10.0.0.2:7001");
+        MockEnvironment environment =
+                new MockEnvironment().withProperty("spring.data.redis.cluster.nodes", "10.0.0.1:7000,10.0.0.2:7001");
         Config config = RedisConnectionSettings.from(environment).toRedissonConfig();
         assertThat(config.isClusterConfig()).isTrue();
         assertThat(config.useClusterServers().getNodeAddresses())
@@ -58,7 +58,8 @@ class RedisConnectionSettingsTest {
 
     @Test
     void sentinelNeedsNodes() {
-        MockEnvironment environment = new MockEnvironment().withProperty("spring.data.redis.sentinel.master", "mymaster");
+        MockEnvironment environment =
+                new MockEnvironment().withProperty("spring.data.redis.sentinel.master", "mymaster");
         assertThatThrownBy(() -> RedisConnectionSettings.from(environment).toRedissonConfig())
                 .hasMessageContaining("spring.data.redis.sentinel.nodes must list at least one host:port");
     }

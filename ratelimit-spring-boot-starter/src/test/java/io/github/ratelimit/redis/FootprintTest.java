@@ -40,17 +40,22 @@ class FootprintTest {
     @Test
     void slidingWindowRingIsSmallerThanASortedSetLogAndOthersAreConstant() {
         StringBuilder report = new StringBuilder("\nMEMORY USAGE per key, window full (bytes)\n");
-        report.append(String.format("%-8s %10s %10s %10s %12s %8s%n", "limit", "sliding", "fixed", "bucket",
-                "zset log", "ratio"));
+        report.append(String.format(
+                "%-8s %10s %10s %10s %12s %8s%n", "limit", "sliding", "fixed", "bucket", "zset log", "ratio"));
         for (int limit : List.of(5, 100, 1_000, 10_000)) {
             Map<Algorithm, Long> bytes = new TreeMap<>();
             for (Algorithm algorithm : Algorithm.values()) {
                 bytes.put(algorithm, fill(algorithm, limit));
             }
             long zset = naiveSortedSetLog(limit);
-            report.append(String.format("%-8d %10d %10d %10d %12d %7.1fx%n", limit,
-                    bytes.get(Algorithm.SLIDING_WINDOW), bytes.get(Algorithm.FIXED_WINDOW),
-                    bytes.get(Algorithm.TOKEN_BUCKET), zset, (double) zset / bytes.get(Algorithm.SLIDING_WINDOW)));
+            report.append(String.format(
+                    "%-8d %10d %10d %10d %12d %7.1fx%n",
+                    limit,
+                    bytes.get(Algorithm.SLIDING_WINDOW),
+                    bytes.get(Algorithm.FIXED_WINDOW),
+                    bytes.get(Algorithm.TOKEN_BUCKET),
+                    zset,
+                    (double) zset / bytes.get(Algorithm.SLIDING_WINDOW)));
             assertThat(bytes.get(Algorithm.SLIDING_WINDOW)).isLessThan(zset);
             assertThat(bytes.get(Algorithm.SLIDING_WINDOW)).isLessThanOrEqualTo(160L + 7L * limit);
             assertThat(bytes.get(Algorithm.FIXED_WINDOW)).isLessThan(120);
@@ -87,8 +92,8 @@ class FootprintTest {
 
     private static Map<String, Long> stats() {
         Map<String, Long> calls = new TreeMap<>();
-        for (String command : List.of("evalsha", "eval", "time", "get", "set", "getrange", "setrange", "pexpire",
-                "pttl", "incrby", "info")) {
+        for (String command : List.of(
+                "evalsha", "eval", "time", "get", "set", "getrange", "setrange", "pexpire", "pttl", "incrby", "info")) {
             calls.put(command, RedisCommands.commandCalls(client, command));
         }
         return calls;
@@ -101,7 +106,9 @@ class FootprintTest {
         int chunk = Math.max(1, limit / 10);
         while (admitted < limit) {
             long cost = Math.min(chunk, limit - admitted);
-            assertThat(limiter.tryAcquire(List.of(new LimitRequest(rateLimit, id, cost))).allowed()).isTrue();
+            assertThat(limiter.tryAcquire(List.of(new LimitRequest(rateLimit, id, cost)))
+                            .allowed())
+                    .isTrue();
             admitted += (int) cost;
         }
         String key = new RedisKeys("footprint:").rateLimitKey(rateLimit, RedisKeys.tag(id));

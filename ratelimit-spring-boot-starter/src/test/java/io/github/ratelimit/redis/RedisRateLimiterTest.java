@@ -189,9 +189,11 @@ class RedisRateLimiterTest {
 
         assertThat(decision.allowed()).isTrue();
         assertThat(decision.outcomes()).hasSize(6);
-        assertThat(RedisCommands.commandCalls(clientA, "evalsha") - evalshaBefore).isEqualTo(1);
+        assertThat(RedisCommands.commandCalls(clientA, "evalsha") - evalshaBefore)
+                .isEqualTo(1);
         assertThat(RedisCommands.commandCalls(clientA, "eval") - evalBefore).isZero();
-        assertThat(RedisCommands.commandCalls(clientA, "getrange") - getrangeBefore).isPositive();
+        assertThat(RedisCommands.commandCalls(clientA, "getrange") - getrangeBefore)
+                .isPositive();
     }
 
     @Test
@@ -234,7 +236,8 @@ class RedisRateLimiterTest {
 
     static boolean pings(RedissonClient client) {
         try {
-            return client.getRedisNodes(org.redisson.api.redisnode.RedisNodes.SINGLE).pingAll(200, TimeUnit.MILLISECONDS);
+            return client.getRedisNodes(org.redisson.api.redisnode.RedisNodes.SINGLE)
+                    .pingAll(200, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             return false;
         }
@@ -259,13 +262,15 @@ class RedisRateLimiterTest {
         do {
             rejected = acquire(instanceA, limit, id);
         } while (rejected.allowed());
-        long retryAt = rejected.decidedAt().toEpochMilli() + rejected.retryAfter().toMillis();
+        long retryAt =
+                rejected.decidedAt().toEpochMilli() + rejected.retryAfter().toMillis();
         assertThat(rejected.retryAfter().toMillis()).isBetween(1L, 600L + 1);
 
         awaitRedisTime(retryAt - 40);
         Decision early = acquire(instanceA, limit, id);
         if (early.decidedAt().toEpochMilli() < retryAt) {
-            assertThat(early.allowed()).as("a retry %d ms early", retryAt - early.decidedAt().toEpochMilli())
+            assertThat(early.allowed())
+                    .as("a retry %d ms early", retryAt - early.decidedAt().toEpochMilli())
                     .isFalse();
         }
         awaitRedisTime(retryAt);

@@ -16,7 +16,8 @@ public final class RedisCommands {
     /** Runs one command and returns its reply (as Redisson decodes a Lua reply). */
     @SuppressWarnings("unchecked")
     public static <T> T call(RedissonClient client, String command, Object... args) {
-        StringBuilder lua = new StringBuilder("return redis.call('").append(command).append('\'');
+        StringBuilder lua =
+                new StringBuilder("return redis.call('").append(command).append('\'');
         for (int i = 1; i <= args.length; i++) {
             lua.append(", ARGV[").append(i).append(']');
         }
@@ -32,14 +33,14 @@ public final class RedisCommands {
     /** The Redis server's clock in milliseconds. */
     public static long timeMs(RedissonClient client) {
         List<Object> time = call(client, "TIME");
-        return Long.parseLong(time.get(0).toString()) * 1000 + Long.parseLong(time.get(1).toString()) / 1000;
+        return Long.parseLong(time.get(0).toString()) * 1000
+                + Long.parseLong(time.get(1).toString()) / 1000;
     }
 
     /** How many times a command was called, from INFO commandstats. */
     public static long commandCalls(RedissonClient client, String command) {
-        Map<String, String> stats = client.getRedisNodes(RedisNodes.SINGLE)
-                .getInstance()
-                .info(RedisNode.InfoSection.COMMANDSTATS);
+        Map<String, String> stats =
+                client.getRedisNodes(RedisNodes.SINGLE).getInstance().info(RedisNode.InfoSection.COMMANDSTATS);
         String line = stats.get("cmdstat_" + command.toLowerCase());
         if (line == null) {
             return 0;

@@ -77,7 +77,10 @@ public final class RedisProcess implements AutoCloseable {
     public RedissonClient newClient() {
         Config config = new Config();
         config.setCodec(StringCodec.INSTANCE);
-        config.useSingleServer().setAddress(url()).setConnectionMinimumIdleSize(2).setConnectionPoolSize(32);
+        config.useSingleServer()
+                .setAddress(url())
+                .setConnectionMinimumIdleSize(2)
+                .setConnectionPoolSize(32);
         return Redisson.create(config);
     }
 

@@ -15,8 +15,13 @@ import org.junit.jupiter.api.Test;
 
 class RateLimitHeadersTest {
 
-    static LimitOutcome outcome(RateLimit limit, String id, boolean allowed, long remaining, long resetMs, long retryMs) {
-        return new LimitOutcome(new LimitRequest(limit, id, 1), allowed, remaining, Duration.ofMillis(resetMs),
+    static LimitOutcome outcome(
+            RateLimit limit, String id, boolean allowed, long remaining, long resetMs, long retryMs) {
+        return new LimitOutcome(
+                new LimitRequest(limit, id, 1),
+                allowed,
+                remaining,
+                Duration.ofMillis(resetMs),
                 Duration.ofMillis(retryMs));
     }
 
@@ -27,8 +32,10 @@ class RateLimitHeadersTest {
 
         Map<String, String> headers = RateLimitHeaders.of(decision);
 
-        assertThat(headers).containsExactly(
-                Map.entry("RateLimit-Policy", "\"hello\";q=5;w=1"), Map.entry("RateLimit", "\"hello\";r=4;t=1"));
+        assertThat(headers)
+                .containsExactly(
+                        Map.entry("RateLimit-Policy", "\"hello\";q=5;w=1"),
+                        Map.entry("RateLimit", "\"hello\";r=4;t=1"));
     }
 
     @Test
@@ -37,8 +44,9 @@ class RateLimitHeadersTest {
         Decision soon = new Decision(false, List.of(outcome(hello, "ip", false, 0, 1000, 1)), Instant.EPOCH);
         Decision later = new Decision(false, List.of(outcome(hello, "ip", false, 0, 1000, 2001)), Instant.EPOCH);
 
-        assertThat(RateLimitHeaders.of(soon)).containsEntry("Retry-After", "1").containsEntry(
-                "RateLimit", "\"hello\";r=0;t=1");
+        assertThat(RateLimitHeaders.of(soon))
+                .containsEntry("Retry-After", "1")
+                .containsEntry("RateLimit", "\"hello\";r=0;t=1");
         assertThat(RateLimitHeaders.of(later)).containsEntry("Retry-After", "3");
     }
 
@@ -57,9 +65,10 @@ class RateLimitHeadersTest {
 
         Map<String, String> headers = RateLimitHeaders.of(decision);
 
-        assertThat(headers.get("RateLimit-Policy")).matches(
-                "\"search-1s\";q=10;w=1;pk=:[A-Za-z0-9+/]{12}:, \"search-1s\";q=10;w=1;pk=:[A-Za-z0-9+/]{12}:,"
-                        + " \"search-1m\";q=120;w=60;pk=:[A-Za-z0-9+/]{12}:, \"search-1m\";q=120;w=60;pk=:[A-Za-z0-9+/]{12}:");
+        assertThat(headers.get("RateLimit-Policy"))
+                .matches(
+                        "\"search-1s\";q=10;w=1;pk=:[A-Za-z0-9+/]{12}:, \"search-1s\";q=10;w=1;pk=:[A-Za-z0-9+/]{12}:,"
+                                + " \"search-1m\";q=120;w=60;pk=:[A-Za-z0-9+/]{12}:, \"search-1m\";q=120;w=60;pk=:[A-Za-z0-9+/]{12}:");
         assertThat(headers.get("RateLimit")).startsWith("\"search-1s\";r=0;t=1;pk=:");
         assertThat(headers.get("RateLimit-Policy")).doesNotContain("1.2.3.4").doesNotContain("42;");
         assertThat(RateLimitHeaders.violatedPolicies(decision)).containsExactly("search-1s");

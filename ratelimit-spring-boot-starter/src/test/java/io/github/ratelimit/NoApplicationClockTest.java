@@ -1,0 +1,88 @@
+package io.github.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.springframework.asm.ClassReader;
+import org.springframework.asm.ClassVisitor;
+import org.springframework.asm.MethodVisitor;
+import org.springframework.asm.Opcodes;
+
+/**
+ * Skewed application clocks cannot matter because the decision path never reads one: no class that takes
+ * part in a decision calls a clock of the JVM. Time comes from {@code redis.call('TIME')} only (the Redis
+ * tests check that a decision's time is the server's).
+ */
+class NoApplicationClockTest {
+
+    private static final Set<String> CLOCK_OWNERS = Set.of(
+            "java/time/Instant",
+            "java/time/Clock",
+            "java/time/LocalDateTime",
+            "java/time/ZonedDateTime",
+            "java/time/OffsetDateTime",
+            "java/util/Date");
+
+    @Test
+    void decisionPathCallsNoJvmClock() throws IOException {
+        Path classes = Paths.get("target/classes/io/github/ratelimit");
+        List<String> calls = new ArrayList<>();
+        int scanned = 0;
+        try (Stream<Path> files = Files.walk(classes)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
+                String pkg = classes.relativize(file).getName(0).toString();
+                if (!Set.of("core", "redis", "aop").contains(pkg)) {
+                    continue;
+                }
+                scanned++;
+                try (InputStream in = Files.newInputStream(file)) {
+                    new ClassReader(in)
+                            .accept(new ClockCallFinder(file.getFileName().toString(), calls), 0);
+                }
+            }
+        }
+        assertThat(scanned).isGreaterThan(10);
+        assertThat(calls).isEmpty();
+    }
+
+    private static final class ClockCallFinder extends ClassVisitor {
+        private final String className;
+        private final List<String> calls;
+
+        ClockCallFinder(String className, List<String> calls) {
+            super(Opcodes.ASM9);
+            this.className = className;
+            this.calls = calls;
+        }
+
+        @Override
+        public MethodVisitor visitMethod(
+                int access, String name, String descriptor, String signature, String[] exceptions) {
+            return new MethodVisitor(Opcodes.ASM9) {
+                @Override
+                public void visitMethodInsn(
+                        int opcode, String owner, String method, String methodDescriptor, boolean isInterface) {
+                    boolean systemClock = owner.equals("java/lang/System")
+                            && (method.equals("currentTimeMillis") || method.equals("nanoTime"));
+                    boolean timeNow = CLOCK_OWNERS.contains(owner)
+                            && (method.equals("now")
+                                    || method.equals("<init>")
+                                            && owner.equals("java/util/Date")
+                                            && methodDescriptor.equals("()V"));
+                    if (systemClock || timeNow || owner.equals("java/time/Clock")) {
+                        calls.add(className + "." + name + " calls " + owner + "." + method);
+                    }
+                }
+            };
+        }
+    }
+}
