@@ -23,12 +23,13 @@ local now_ms = math.floor(now_us / 1000)
 local HEAD = 4
 local SLOT = 6
 
-local function decode(s)
-    if s == nil or #s < SLOT then
+-- big-endian unsigned integer of `width` bytes; a missing or short slot is 0
+local function decode(s, width)
+    if #s < width then
         return 0
     end
     local v = 0
-    for i = 1, SLOT do
+    for i = 1, width do
         v = v * 256 + string.byte(s, i)
     end
     return v
@@ -44,22 +45,14 @@ local function encode(v, width)
 end
 
 local function read_head(key)
-    local s = redis.call('GETRANGE', key, 0, HEAD - 1)
-    if #s < HEAD then
-        return 0
-    end
-    local v = 0
-    for i = 1, HEAD do
-        v = v * 256 + string.byte(s, i)
-    end
-    return v
+    return decode(redis.call('GETRANGE', key, 0, HEAD - 1), HEAD)
 end
 
 -- the i-th oldest entry, i from 0
 local function entry(key, head, limit, i)
     local slot = (head + i) % limit
     local from = HEAD + slot * SLOT
-    return decode(redis.call('GETRANGE', key, from, from + SLOT - 1))
+    return decode(redis.call('GETRANGE', key, from, from + SLOT - 1), SLOT)
 end
 
 local function sliding_check(key, limit, window, cost)
