@@ -3,29 +3,24 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 
 /** The compiled limits of one method: parsed expressions, checked once at startup. */
-record MethodLimits(Method method, String source, List<CompiledLimit> limits) {
-
-    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
+record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
 
     /** One {@code @RateLimited}: the limit, its key expressions and its cost expression (null when 1). */
     record CompiledLimit(RateLimit limit, List<KeyExpression> keys, Expression cost, String costText) {}
 
     /** Resolves the keys and costs of one invocation into requests for the limiter. */
     List<LimitRequest> requests(Object target, Object[] args, CallerContext caller) {
-        EvaluationContext context = context(target, args, caller);
+        EvaluationContext context = expressions.context(target, args, caller);
+        String source = expressions.source();
         List<LimitRequest> requests = new ArrayList<>();
         for (CompiledLimit compiled : limits) {
             long cost = cost(compiled, context);
@@ -45,22 +40,8 @@ record MethodLimits(Method method, String source, List<CompiledLimit> limits) {
         return requests;
     }
 
-    private EvaluationContext context(Object target, Object[] args, CallerContext caller) {
-        MethodBasedEvaluationContext context =
-                new MethodBasedEvaluationContext(new Root(method, args, target), method, args, NAMES);
-        String principal = caller.principalName();
-        String address = caller.clientAddress();
-        context.setVariable("request", caller.request());
-        context.setVariable("principal", principal);
-        context.setVariable("ip", address);
-        context.setVariable(
-                "client", principal != null ? "principal:" + principal : address != null ? "ip:" + address : null);
-        context.setVariable("method", method);
-        context.setVariable("args", args);
-        return context;
-    }
-
     private long cost(CompiledLimit compiled, EvaluationContext context) {
+        String source = expressions.source();
         if (compiled.cost() == null) {
             return 1;
         }
@@ -90,7 +71,4 @@ record MethodLimits(Method method, String source, List<CompiledLimit> limits) {
         }
         return cost;
     }
-
-    /** The SpEL root object: {@code method}, {@code args} and {@code target} are also reachable without '#'. */
-    record Root(Method method, Object[] args, Object target) {}
 }

@@ -3,24 +3,16 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.RateLimits;
 import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimitDefinitionException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
-import org.springframework.expression.ParseException;
-import org.springframework.expression.spel.SpelNode;
-import org.springframework.expression.spel.ast.FunctionReference;
-import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * Compiles and caches the {@link RateLimited} declarations of methods, and checks that every method sharing
@@ -28,9 +20,6 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
  */
 final class RateLimitedMethods {
 
-    static final Set<String> BUILT_IN_VARIABLES = Set.of("request", "principal", "ip", "client", "method", "args");
-
-    private final SpelExpressionParser parser = new SpelExpressionParser();
     private final Map<Method, MethodLimits> compiled = new ConcurrentHashMap<>();
     private final Map<String, NamedDefinition> names = new ConcurrentHashMap<>();
 
@@ -51,96 +40,46 @@ final class RateLimitedMethods {
     }
 
     private MethodLimits compile(Method method) {
-        String source = describe(method);
+        MethodExpressions expressions = new MethodExpressions(method, "RateLimited");
         Set<RateLimited> annotations =
                 AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class, RateLimits.class);
         if (annotations.isEmpty()) {
-            throw new RateLimitDefinitionException(source, "no @RateLimited annotation");
-        }
-        String[] parameterNames = new DefaultParameterNameDiscoverer().getParameterNames(method);
-        Set<String> variables = new HashSet<>(BUILT_IN_VARIABLES);
-        for (int i = 0; i < method.getParameterCount(); i++) {
-            variables.add("p" + i);
-            variables.add("a" + i);
-            if (parameterNames != null) {
-                variables.add(parameterNames[i]);
-            }
+            throw expressions.invalid("no @RateLimited annotation");
         }
         List<MethodLimits.CompiledLimit> limits = new ArrayList<>();
         for (RateLimited annotation : annotations) {
-            limits.add(compile(annotation, method, source, variables));
+            limits.add(compile(annotation, method, expressions));
         }
-        register(limits, source);
-        return new MethodLimits(method, source, List.copyOf(limits));
+        register(limits, expressions);
+        return new MethodLimits(expressions, List.copyOf(limits));
     }
 
-    private MethodLimits.CompiledLimit compile(
-            RateLimited annotation, Method method, String source, Set<String> variables) {
+    private MethodLimits.CompiledLimit compile(RateLimited annotation, Method method, MethodExpressions expressions) {
         String name = annotation.name().isEmpty() ? defaultName(method) : annotation.name();
         RateLimit limit;
         try {
             limit = RateLimit.of(name, annotation.algorithm(), annotation.limit(), annotation.windowMs());
         } catch (IllegalArgumentException e) {
-            throw new RateLimitDefinitionException(source, e.getMessage());
+            throw expressions.invalid(e.getMessage());
         }
         if (annotation.key().length == 0) {
-            throw new RateLimitDefinitionException(source, "key must name at least one expression");
+            throw expressions.invalid("key must name at least one expression");
         }
         List<KeyExpression> keys = new ArrayList<>();
         for (String text : annotation.key()) {
-            keys.add(new KeyExpression(text, parse(text, "key", source, variables)));
+            keys.add(new KeyExpression(text, expressions.parse(text, "key")));
         }
         String costText = annotation.cost().trim();
         Expression cost = null;
         if (!costText.equals("1")) {
-            cost = parse(costText, "cost", source, variables);
+            cost = expressions.parse(costText, "cost");
             Object constant = constantValue(cost);
             if (constant instanceof Number number
                     && (number.longValue() < 0 || number.longValue() > annotation.limit())) {
-                throw new RateLimitDefinitionException(
-                        source, "cost " + number + " is outside 0.." + annotation.limit() + " (the limit)");
+                throw expressions.invalid("cost " + number + " is outside 0.." + annotation.limit() + " (the limit)");
             }
         }
         return new MethodLimits.CompiledLimit(limit, List.copyOf(keys), cost, costText);
-    }
-
-    private Expression parse(String text, String attribute, String source, Set<String> variables) {
-        if (text == null || text.isBlank()) {
-            throw new RateLimitDefinitionException(source, attribute + " must not be empty");
-        }
-        Expression expression;
-        try {
-            expression = parser.parseExpression(text);
-        } catch (ParseException e) {
-            throw new RateLimitDefinitionException(
-                    source, attribute + " '" + text + "' is not a valid SpEL expression: " + e.getSimpleMessage());
-        }
-        if (expression instanceof SpelExpression spel) {
-            checkVariables(spel.getAST(), text, attribute, source, variables);
-        }
-        return expression;
-    }
-
-    private static void checkVariables(
-            SpelNode node, String text, String attribute, String source, Set<String> variables) {
-        if (node instanceof VariableReference || node instanceof FunctionReference) {
-            String name = node.toStringAST().substring(1);
-            int paren = name.indexOf('(');
-            if (paren >= 0) {
-                name = name.substring(0, paren);
-            }
-            if (!name.equals("this") && !name.equals("root") && !variables.contains(name)) {
-                throw new RateLimitDefinitionException(
-                        source,
-                        attribute + " '" + text + "' names #" + name
-                                + ", which is neither a parameter of the method nor one of "
-                                + new TreeSet<>(BUILT_IN_VARIABLES)
-                                + " (compile with -parameters to use parameter names)");
-            }
-        }
-        for (int i = 0; i < node.getChildCount(); i++) {
-            checkVariables(node.getChild(i), text, attribute, source, variables);
-        }
     }
 
     private static Object constantValue(Expression expression) {
@@ -156,7 +95,8 @@ final class RateLimitedMethods {
         return null;
     }
 
-    private void register(List<MethodLimits.CompiledLimit> limits, String source) {
+    private void register(List<MethodLimits.CompiledLimit> limits, MethodExpressions expressions) {
+        String source = expressions.source();
         Map<String, Set<String>> limitsByName = new java.util.LinkedHashMap<>();
         Map<String, Set<String>> keysByName = new java.util.LinkedHashMap<>();
         for (MethodLimits.CompiledLimit compiled : limits) {
@@ -172,18 +112,14 @@ final class RateLimitedMethods {
             NamedDefinition existing = names.putIfAbsent(entry.getKey(), mine);
             if (existing != null && !existing.source().equals(source)) {
                 if (!existing.limits().equals(mine.limits())) {
-                    throw new RateLimitDefinitionException(
-                            source,
-                            "limit name '" + entry.getKey() + "' is declared as "
-                                    + mine.limits() + " here but as " + existing.limits() + " on " + existing.source()
-                                    + "; methods sharing a name must declare the same limits");
+                    throw expressions.invalid("limit name '" + entry.getKey() + "' is declared as "
+                            + mine.limits() + " here but as " + existing.limits() + " on " + existing.source()
+                            + "; methods sharing a name must declare the same limits");
                 }
                 if (!existing.keys().equals(mine.keys())) {
-                    throw new RateLimitDefinitionException(
-                            source,
-                            "limit name '" + entry.getKey() + "' uses keys "
-                                    + mine.keys() + " here but " + existing.keys() + " on " + existing.source()
-                                    + "; methods sharing a name must use the same key expressions");
+                    throw expressions.invalid("limit name '" + entry.getKey() + "' uses keys "
+                            + mine.keys() + " here but " + existing.keys() + " on " + existing.source()
+                            + "; methods sharing a name must use the same key expressions");
                 }
             }
         }
@@ -192,17 +128,5 @@ final class RateLimitedMethods {
     static String defaultName(Method method) {
         String name = method.getDeclaringClass().getSimpleName() + "." + method.getName();
         return name.replaceAll("[^A-Za-z0-9._:/-]", "_");
-    }
-
-    static String describe(Method method) {
-        StringBuilder out = new StringBuilder(method.getDeclaringClass().getName())
-                .append('.')
-                .append(method.getName())
-                .append('(');
-        Class<?>[] types = method.getParameterTypes();
-        for (int i = 0; i < types.length; i++) {
-            out.append(i == 0 ? "" : ", ").append(types[i].getSimpleName());
-        }
-        return out.append(')').toString();
     }
 }

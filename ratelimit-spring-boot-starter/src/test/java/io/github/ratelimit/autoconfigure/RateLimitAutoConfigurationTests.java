@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.aop.RateLimitAdvisor;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.RateLimitDefinitionException;
+import io.github.ratelimit.core.InvalidDefinitionException;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.testing.SharedRedis;
@@ -151,8 +151,8 @@ class RateLimitAutoConfigurationTests {
     void failureAnalyzerSaysWhatToFix() {
         runner.withUserConfiguration(ZeroLimit.class).run(context -> {
             Throwable failure = context.getStartupFailure();
-            RateLimitDefinitionException cause = findCause(failure);
-            FailureAnalysis analysis = new RateLimitDefinitionFailureAnalyzer().analyze(failure);
+            InvalidDefinitionException cause = findCause(failure);
+            FailureAnalysis analysis = new InvalidDefinitionFailureAnalyzer().analyze(failure);
             assertThat(analysis.getDescription())
                     .contains("ZeroLimit$Service.call()")
                     .contains("but was 0");
@@ -163,18 +163,18 @@ class RateLimitAutoConfigurationTests {
     private void assertStartFails(Class<?> configuration, String method, String problem) {
         runner.withUserConfiguration(configuration).run(context -> {
             assertThat(context).hasFailed();
-            RateLimitDefinitionException cause = findCause(context.getStartupFailure());
+            InvalidDefinitionException cause = findCause(context.getStartupFailure());
             assertThat(cause.getMessage()).contains(method).contains(problem);
         });
     }
 
-    private static RateLimitDefinitionException findCause(Throwable failure) {
+    private static InvalidDefinitionException findCause(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof RateLimitDefinitionException definition) {
+            if (t instanceof InvalidDefinitionException definition) {
                 return definition;
             }
         }
-        throw new AssertionError("no RateLimitDefinitionException in " + failure, failure);
+        throw new AssertionError("no InvalidDefinitionException in " + failure, failure);
     }
 
     @Configuration(proxyBeanMethods = false)

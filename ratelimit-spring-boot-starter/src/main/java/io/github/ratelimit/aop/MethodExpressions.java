@@ -1,0 +1,123 @@
+package io.github.ratelimit.aop;
+
+import io.github.ratelimit.core.InvalidDefinitionException;
+import java.lang.reflect.Method;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.TreeSet;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.FunctionReference;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+/**
+ * SpEL over one method's invocations: parsed once at startup, with every {@code #variable} checked against
+ * the method's parameters and the built-in variables; evaluated per call in a fresh context.
+ */
+final class MethodExpressions {
+
+    static final Set<String> BUILT_IN_VARIABLES = Set.of("request", "principal", "ip", "client", "method", "args");
+
+    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
+
+    private final Method method;
+    private final String annotation;
+    private final String source;
+    private final Set<String> variables = new HashSet<>(BUILT_IN_VARIABLES);
+
+    MethodExpressions(Method method, String annotation) {
+        this.method = method;
+        this.annotation = annotation;
+        this.source = describe(method);
+        String[] parameterNames = NAMES.getParameterNames(method);
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            variables.add("p" + i);
+            variables.add("a" + i);
+            if (parameterNames != null) {
+                variables.add(parameterNames[i]);
+            }
+        }
+    }
+
+    /** The method as messages name it: {@code com.example.Service.call(String, int)}. */
+    String source() {
+        return source;
+    }
+
+    InvalidDefinitionException invalid(String problem) {
+        return new InvalidDefinitionException(annotation, source, problem);
+    }
+
+    Expression parse(String text, String attribute) {
+        if (text == null || text.isBlank()) {
+            throw invalid(attribute + " must not be empty");
+        }
+        Expression expression;
+        try {
+            expression = PARSER.parseExpression(text);
+        } catch (ParseException e) {
+            throw invalid(attribute + " '" + text + "' is not a valid SpEL expression: " + e.getSimpleMessage());
+        }
+        if (expression instanceof SpelExpression spel) {
+            checkVariables(spel.getAST(), text, attribute);
+        }
+        return expression;
+    }
+
+    private void checkVariables(SpelNode node, String text, String attribute) {
+        if (node instanceof VariableReference || node instanceof FunctionReference) {
+            String name = node.toStringAST().substring(1);
+            int paren = name.indexOf('(');
+            if (paren >= 0) {
+                name = name.substring(0, paren);
+            }
+            if (!name.equals("this") && !name.equals("root") && !variables.contains(name)) {
+                throw invalid(attribute + " '" + text + "' names #" + name
+                        + ", which is neither a parameter of the method nor one of "
+                        + new TreeSet<>(BUILT_IN_VARIABLES) + " (compile with -parameters to use parameter names)");
+            }
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            checkVariables(node.getChild(i), text, attribute);
+        }
+    }
+
+    /** A context for one invocation: parameters, {@code #request}, {@code #principal}, {@code #ip}, {@code #client}. */
+    EvaluationContext context(Object target, Object[] args, CallerContext caller) {
+        MethodBasedEvaluationContext context =
+                new MethodBasedEvaluationContext(new Root(method, args, target), method, args, NAMES);
+        String principal = caller.principalName();
+        String address = caller.clientAddress();
+        context.setVariable("request", caller.request());
+        context.setVariable("principal", principal);
+        context.setVariable("ip", address);
+        context.setVariable(
+                "client", principal != null ? "principal:" + principal : address != null ? "ip:" + address : null);
+        context.setVariable("method", method);
+        context.setVariable("args", args);
+        return context;
+    }
+
+    static String describe(Method method) {
+        StringBuilder out = new StringBuilder(method.getDeclaringClass().getName())
+                .append('.')
+                .append(method.getName())
+                .append('(');
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            out.append(i == 0 ? "" : ", ").append(types[i].getSimpleName());
+        }
+        return out.append(')').toString();
+    }
+
+    /** The SpEL root object: {@code method}, {@code args} and {@code target} are reachable without '#'. */
+    record Root(Method method, Object[] args, Object target) {}
+}
