@@ -42,6 +42,22 @@ final class RedisKeys {
         }
     }
 
+    /** Letters, digits and {@code ._:/-}: the characters a purpose may have. */
+    static final Pattern PURPOSE = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
+
+    /**
+     * A token's key: {@code <prefix>{<SHA-256 of the token, base64url>}:tok:<purpose>}. The token itself is
+     * never part of anything sent to Redis.
+     */
+    String tokenKey(String purpose, String token) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+            return prefix + '{' + Base64.getUrlEncoder().withoutPadding().encodeToString(digest) + "}:tok:" + purpose;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by the Java platform", e);
+        }
+    }
+
     String rateLimitKey(RateLimit limit, String tag) {
         return prefix + '{' + tag + "}:" + limit.name() + ':' + code(limit) + limit.limit() + '/' + limit.windowMs();
     }

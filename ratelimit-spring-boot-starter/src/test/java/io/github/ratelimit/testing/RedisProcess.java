@@ -65,6 +65,14 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
+    /** Kills the server with SIGKILL, as a crash would, and starts it again on the same port and data. */
+    public void crashAndRestart() {
+        ProcessHandle process = ProcessHandle.of(RawRedis.pid(port)).orElseThrow();
+        process.destroyForcibly();
+        process.onExit().join();
+        restart();
+    }
+
     public int port() {
         return port;
     }

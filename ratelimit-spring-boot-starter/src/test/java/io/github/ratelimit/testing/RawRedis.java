@@ -1,0 +1,134 @@
+package io.github.ratelimit.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Redis spoken over a plain socket, for what a client library hides: MONITOR, INFO, the server's pid. Not a
+ * parser: replies are returned as raw RESP text.
+ */
+public final class RawRedis implements AutoCloseable {
+
+    private final Socket socket;
+    private final StringBuilder seen = new StringBuilder();
+    private final Thread reader;
+
+    private RawRedis(Socket socket, boolean keepReading) {
+        this.socket = socket;
+        if (keepReading) {
+            reader = new Thread(this::readForever, "redis-monitor");
+            reader.setDaemon(true);
+            reader.start();
+        } else {
+            reader = null;
+        }
+    }
+
+    /** Sends one command and returns the raw reply (read until the server pauses). */
+    public static String command(int port, String... args) {
+        try (Socket socket = connect(port)) {
+            socket.getOutputStream().write(encode(args));
+            socket.setSoTimeout(200);
+            InputStream in = socket.getInputStream();
+            StringBuilder reply = new StringBuilder();
+            byte[] buffer = new byte[8192];
+            socket.setSoTimeout(5_000);
+            int n = in.read(buffer);
+            reply.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+            socket.setSoTimeout(100);
+            try {
+                while ((n = in.read(buffer)) > 0) {
+                    reply.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+                }
+            } catch (SocketTimeoutException done) {
+                // the whole reply has arrived
+            }
+            return reply.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The server's process id, from INFO server. */
+    public static long pid(int port) {
+        String info = command(port, "INFO", "server");
+        int at = info.indexOf("process_id:");
+        int end = info.indexOf('\r', at);
+        return Long.parseLong(info.substring(at + "process_id:".length(), end).trim());
+    }
+
+    /** Starts MONITOR on its own connection; everything the server runs is recorded until {@link #close()}. */
+    public static RawRedis monitor(int port) {
+        try {
+            Socket socket = connect(port);
+            socket.getOutputStream().write(encode("MONITOR"));
+            RawRedis monitor = new RawRedis(socket, true);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (!monitor.seen().contains("+OK")) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("MONITOR did not start");
+                }
+                Thread.onSpinWait();
+            }
+            return monitor;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** What MONITOR has printed so far. */
+    public String seen() {
+        synchronized (seen) {
+            return seen.toString();
+        }
+    }
+
+    private void readForever() {
+        byte[] buffer = new byte[8192];
+        try {
+            InputStream in = socket.getInputStream();
+            int n;
+            while ((n = in.read(buffer)) > 0) {
+                synchronized (seen) {
+                    seen.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+                }
+            }
+        } catch (IOException closed) {
+            // the monitor was closed
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            socket.close();
+            if (reader != null) {
+                reader.join(5_000);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Socket connect(int port) throws IOException {
+        Socket socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+        return socket;
+    }
+
+    private static byte[] encode(String... args) {
+        StringBuilder out = new StringBuilder("*").append(args.length).append("\r\n");
+        for (String arg : args) {
+            byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+            out.append('$').append(bytes.length).append("\r\n").append(arg).append("\r\n");
+        }
+        return out.toString().getBytes(StandardCharsets.UTF_8);
+    }
+}
