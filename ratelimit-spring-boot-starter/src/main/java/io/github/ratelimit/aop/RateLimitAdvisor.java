@@ -14,7 +14,7 @@ import org.springframework.core.Ordered;
  * Applies {@code @RateLimited} to Spring beans. Runs before transactions and other advice by default, so a
  * rejected call opens nothing.
  */
-public final class RateLimitAdvisor extends AbstractPointcutAdvisor {
+public final class RateLimitAdvisor extends AbstractPointcutAdvisor implements ValidatingAdvisor {
 
     private static final long serialVersionUID = 1L;
 
@@ -46,8 +46,13 @@ public final class RateLimitAdvisor extends AbstractPointcutAdvisor {
         return interceptor;
     }
 
-    /** Compiles and checks a method's declarations now, throwing what a call would otherwise throw later. */
-    void validate(Method method) {
+    @Override
+    public boolean declares(Method method) {
+        return RateLimitedMethods.isRateLimited(method);
+    }
+
+    @Override
+    public void validate(Method method) {
         methods.get(method);
     }
 }

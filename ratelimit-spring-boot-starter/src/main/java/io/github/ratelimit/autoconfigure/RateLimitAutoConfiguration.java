@@ -1,10 +1,13 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.aop.AnnotationStartupValidator;
 import io.github.ratelimit.aop.CallerContext;
 import io.github.ratelimit.aop.RateLimitAdvisor;
-import io.github.ratelimit.aop.RateLimitStartupValidator;
+import io.github.ratelimit.aop.SingleUseAdvisor;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.RedisSingleUseTokens;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -16,7 +19,10 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 
-/** The Redis rate limiter and the interception of {@code @RateLimited} methods. */
+/**
+ * The Redis rate limiter and single-use tokens, and the interception of {@code @RateLimited} and
+ * {@code @SingleUse} methods.
+ */
 @AutoConfiguration(after = RateLimitRedissonAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
@@ -37,9 +43,22 @@ public final class RateLimitAutoConfiguration {
     }
 
     @Bean
+    @ConditionalOnMissingBean(SingleUseTokens.class)
+    RedisSingleUseTokens singleUseTokens(RedissonClient redisson, RateLimitProperties properties) {
+        return new RedisSingleUseTokens(redisson, properties.getKeyPrefix());
+    }
+
+    @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static RateLimitStartupValidator rateLimitStartupValidator(
-            ConfigurableListableBeanFactory beanFactory, RateLimitAdvisor advisor) {
-        return new RateLimitStartupValidator(beanFactory, advisor);
+    @ConditionalOnMissingBean
+    static SingleUseAdvisor singleUseAdvisor(
+            ObjectProvider<SingleUseTokens> tokens, ObjectProvider<CallerContext> caller) {
+        return new SingleUseAdvisor(tokens, caller);
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static AnnotationStartupValidator annotationStartupValidator(ConfigurableListableBeanFactory beanFactory) {
+        return new AnnotationStartupValidator(beanFactory);
     }
 }

@@ -3,15 +3,23 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.aop.CallerContext;
 import io.github.ratelimit.web.RateLimitExceptionHandler;
 import io.github.ratelimit.web.ServletCallerContext;
+import io.github.ratelimit.web.SingleUseTokenExceptionHandler;
+import io.github.ratelimit.web.TokenConsumptionArgumentResolver;
+import java.util.List;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
-/** Servlet support: the caller's identity for keys, RateLimit headers, and 429 answers. */
+/**
+ * Servlet support: the caller's identity for keys, RateLimit headers, 429 answers, and problem answers for
+ * refused single-use tokens.
+ */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -28,5 +36,21 @@ public final class RateLimitWebAutoConfiguration {
     @ConditionalOnMissingBean(RateLimitExceptionHandler.class)
     RateLimitExceptionHandler rateLimitExceptionHandler() {
         return new RateLimitExceptionHandler();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(SingleUseTokenExceptionHandler.class)
+    SingleUseTokenExceptionHandler singleUseTokenExceptionHandler() {
+        return new SingleUseTokenExceptionHandler();
+    }
+
+    @Bean
+    WebMvcConfigurer tokenConsumptionArgumentResolverConfigurer() {
+        return new WebMvcConfigurer() {
+            @Override
+            public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
+                resolvers.add(new TokenConsumptionArgumentResolver());
+            }
+        };
     }
 }

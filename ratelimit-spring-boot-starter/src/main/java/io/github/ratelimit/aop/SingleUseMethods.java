@@ -1,0 +1,59 @@
+package io.github.ratelimit.aop;
+
+import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.core.TokenConsumption;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+
+/** Compiles and caches the {@link SingleUse} declarations of methods. */
+final class SingleUseMethods {
+
+    private static final Pattern PURPOSE = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
+
+    /** One compiled declaration; {@code consumptionParameter} is -1 when the method takes no TokenConsumption. */
+    record SingleUseMethod(
+            MethodExpressions expressions,
+            String purpose,
+            Expression token,
+            SingleUse.OnFailure onFailure,
+            int consumptionParameter) {}
+
+    private final Map<Method, SingleUseMethod> compiled = new ConcurrentHashMap<>();
+
+    static boolean isSingleUse(Method method) {
+        return AnnotatedElementUtils.hasAnnotation(method, SingleUse.class);
+    }
+
+    SingleUseMethod get(Method method) {
+        SingleUseMethod found = compiled.get(method);
+        return found != null ? found : compiled.computeIfAbsent(method, SingleUseMethods::compile);
+    }
+
+    private static SingleUseMethod compile(Method method) {
+        MethodExpressions expressions = new MethodExpressions(method, "SingleUse");
+        SingleUse annotation = AnnotatedElementUtils.findMergedAnnotation(method, SingleUse.class);
+        if (annotation == null) {
+            throw expressions.invalid("no @SingleUse annotation");
+        }
+        if (!PURPOSE.matcher(annotation.purpose()).matches()) {
+            throw expressions.invalid(
+                    "purpose must be 1 to 100 letters, digits or '._:/-', but was '" + annotation.purpose() + "'");
+        }
+        Expression token = expressions.parse(annotation.token(), "token");
+        int parameter = -1;
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            if (types[i] == TokenConsumption.class) {
+                if (parameter >= 0) {
+                    throw expressions.invalid("at most one parameter may be a TokenConsumption");
+                }
+                parameter = i;
+            }
+        }
+        return new SingleUseMethod(expressions, annotation.purpose(), token, annotation.onFailure(), parameter);
+    }
+}
