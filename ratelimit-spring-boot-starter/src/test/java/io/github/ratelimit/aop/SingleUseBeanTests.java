@@ -137,8 +137,7 @@ class SingleUseBeanTests {
                 .hasMessageContaining("BadPurpose.call(String)")
                 .hasMessageContaining("purpose must be"));
         runner.withBean(UnknownVariable.class)
-                .run(context ->
-                        assertThat(context).getFailure().rootCause().hasMessageContaining("token '#tokn' names #tokn"));
+                .run(context -> assertThat(context).getFailure().hasMessageContaining("token '#tokn' names #tokn"));
     }
 
     static class BadPurpose {
