@@ -27,15 +27,33 @@ final class RawHttp {
     private RawHttp() {}
 
     static Response get(String fromAddress, int port, String path, Map<String, String> headers) {
+        return send(fromAddress, port, "GET", path, headers, null);
+    }
+
+    static Response post(String fromAddress, int port, String path, Map<String, String> headers, String json) {
+        return send(fromAddress, port, "POST", path, headers, json);
+    }
+
+    static Response send(
+            String fromAddress, int port, String method, String path, Map<String, String> headers, String json) {
         try (Socket socket = new Socket()) {
             socket.setSoTimeout(10_000);
             socket.bind(new InetSocketAddress(fromAddress, 0));
             socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-            StringBuilder request = new StringBuilder("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n");
+            StringBuilder request = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n");
             headers.forEach((k, v) -> request.append(k).append(": ").append(v).append("\r\n"));
+            byte[] body = json == null ? new byte[0] : json.getBytes(StandardCharsets.UTF_8);
+            if (json != null) {
+                request.append("Content-Type: application/json\r\nContent-Length: ")
+                        .append(body.length)
+                        .append("\r\n");
+            } else if (method.equals("POST")) {
+                request.append("Content-Length: 0\r\n");
+            }
             request.append("Connection: close\r\n\r\n");
             OutputStream out = socket.getOutputStream();
             out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+            out.write(body);
             out.flush();
             return parse(socket.getInputStream());
         } catch (IOException e) {
