@@ -6,11 +6,8 @@ import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimiter;
 import java.lang.reflect.Method;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 
 /** Resolves the keys of a {@code @RateLimited} call, asks the limiter once, and proceeds or refuses. */
@@ -30,29 +27,19 @@ final class RateLimitInterceptor implements MethodInterceptor {
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
-        Method method = invocation.getMethod();
-        if (target != null) {
-            method = AopUtils.getMostSpecificMethod(method, AopUtils.getTargetClass(target));
-        }
+        Method method = AnnotationAdvisor.targetMethod(invocation);
         CallerContext context = caller.getIfAvailable(() -> CallerContext.NONE);
         Decision decision;
         try {
             List<LimitRequest> requests = methods.get(method).requests(target, invocation.getArguments(), context);
             decision = limiter.getObject().tryAcquire(requests);
         } catch (RuntimeException e) {
-            return fail(invocation.getMethod(), e);
+            return AnnotationAdvisor.refuse(invocation, e);
         }
         if (!decision.allowed()) {
-            return fail(invocation.getMethod(), new RateLimitExceededException(decision));
+            return AnnotationAdvisor.refuse(invocation, new RateLimitExceededException(decision));
         }
         context.allowed(decision);
         return invocation.proceed();
-    }
-
-    private static Object fail(Method method, RuntimeException error) {
-        if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
-            return CompletableFuture.failedFuture(error);
-        }
-        throw error;
     }
 }

@@ -5,10 +5,8 @@ import io.github.ratelimit.core.SingleUseTokenException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.TokenConsumption;
 import java.lang.reflect.Method;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInvocation;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.expression.EvaluationException;
 
@@ -32,10 +30,7 @@ final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInte
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
-        Method method = invocation.getMethod();
-        if (target != null) {
-            method = AopUtils.getMostSpecificMethod(method, AopUtils.getTargetClass(target));
-        }
+        Method method = AnnotationAdvisor.targetMethod(invocation);
         SingleUseMethods.SingleUseMethod declaration;
         String token;
         TokenConsumption consumption;
@@ -45,7 +40,7 @@ final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInte
             consumption = tokens.getObject().consume(declaration.purpose(), token);
             consumption.orElseThrow();
         } catch (RuntimeException e) {
-            return fail(invocation.getMethod(), e);
+            return AnnotationAdvisor.refuse(invocation, e);
         }
         if (declaration.consumptionParameter() >= 0) {
             invocation.getArguments()[declaration.consumptionParameter()] = consumption;
@@ -90,12 +85,5 @@ final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInte
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
         }
-    }
-
-    private static Object fail(Method method, RuntimeException error) {
-        if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
-            return CompletableFuture.failedFuture(error);
-        }
-        throw error;
     }
 }

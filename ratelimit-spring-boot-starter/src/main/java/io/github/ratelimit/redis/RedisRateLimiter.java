@@ -58,17 +58,17 @@ public final class RedisRateLimiter implements RateLimiter {
         if (reply == null || reply.size() != 2 + 4 * requests.size()) {
             throw new IllegalStateException("Unexpected reply from the rate limit script: " + reply);
         }
-        boolean admitted = number(reply.get(0)) == 1;
-        Instant decidedAt = Instant.ofEpochMilli(number(reply.get(1)));
+        boolean admitted = ScriptExecutor.number(reply.get(0)) == 1;
+        Instant decidedAt = Instant.ofEpochMilli(ScriptExecutor.number(reply.get(1)));
         List<LimitOutcome> outcomes = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             int base = 2 + 4 * i;
             outcomes.add(new LimitOutcome(
                     requests.get(i),
-                    number(reply.get(base)) == 1,
-                    Math.max(0, number(reply.get(base + 1))),
-                    Duration.ofMillis(Math.max(0, number(reply.get(base + 2)))),
-                    Duration.ofMillis(Math.max(0, number(reply.get(base + 3))))));
+                    ScriptExecutor.number(reply.get(base)) == 1,
+                    Math.max(0, ScriptExecutor.number(reply.get(base + 1))),
+                    Duration.ofMillis(Math.max(0, ScriptExecutor.number(reply.get(base + 2)))),
+                    Duration.ofMillis(Math.max(0, ScriptExecutor.number(reply.get(base + 3))))));
         }
         return new Decision(admitted, outcomes, decidedAt);
     }
@@ -79,12 +79,5 @@ public final class RedisRateLimiter implements RateLimiter {
             case FIXED_WINDOW -> 2;
             case TOKEN_BUCKET -> 3;
         };
-    }
-
-    private static long number(Object value) {
-        if (value instanceof Number n) {
-            return n.longValue();
-        }
-        return Long.parseLong(String.valueOf(value));
     }
 }

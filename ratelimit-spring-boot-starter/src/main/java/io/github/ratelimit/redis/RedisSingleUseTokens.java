@@ -63,8 +63,9 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
             random.nextBytes(bytes);
             String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
             List<Object> reply = run(ISSUE, keys.tokenKey(purpose, token), args.toArray());
-            if (number(reply.get(0)) == 1) {
-                Instant expiresAt = Instant.ofEpochMilli(number(reply.get(1))).plus(ttl);
+            if (ScriptExecutor.number(reply.get(0)) == 1) {
+                Instant expiresAt = Instant.ofEpochMilli(ScriptExecutor.number(reply.get(1)))
+                        .plus(ttl);
                 return new IssuedToken(token, purpose, uses, ttl, expiresAt);
             }
         }
@@ -80,7 +81,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
             return new TokenConsumption(Status.MALFORMED, purpose, Map.of(), 0);
         }
         List<Object> reply = run(CONSUME, keys.tokenKey(purpose, token), new Object[0]);
-        long outcome = number(reply.get(0));
+        long outcome = ScriptExecutor.number(reply.get(0));
         if (outcome == 0) {
             return new TokenConsumption(Status.UNKNOWN, purpose, Map.of(), 0);
         }
@@ -91,7 +92,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
         for (int i = 2; i + 1 < reply.size(); i += 2) {
             metadata.put(String.valueOf(reply.get(i)), String.valueOf(reply.get(i + 1)));
         }
-        return new TokenConsumption(Status.CONSUMED, purpose, metadata, (int) number(reply.get(1)));
+        return new TokenConsumption(Status.CONSUMED, purpose, metadata, (int) ScriptExecutor.number(reply.get(1)));
     }
 
     @Override
@@ -100,7 +101,9 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
         if (token == null || !TOKEN.matcher(token).matches()) {
             return false;
         }
-        return number(run(RELEASE, keys.tokenKey(purpose, token), new Object[0]).get(0)) == 1;
+        return ScriptExecutor.number(run(RELEASE, keys.tokenKey(purpose, token), new Object[0])
+                        .get(0))
+                == 1;
     }
 
     private List<Object> run(LuaScript script, String key, Object[] args) {
@@ -138,9 +141,5 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
                     "token metadata may have at most " + MAX_METADATA_BYTES + " bytes, but has " + bytes);
         }
         return flat;
-    }
-
-    private static long number(Object value) {
-        return value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));
     }
 }

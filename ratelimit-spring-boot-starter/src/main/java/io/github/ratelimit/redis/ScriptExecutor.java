@@ -58,6 +58,11 @@ final class ScriptExecutor {
         }
     }
 
+    /** An integer from a script reply. */
+    static long number(Object value) {
+        return value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));
+    }
+
     private static boolean isNoScript(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             if (t instanceof RedisNoScriptException
