@@ -58,6 +58,21 @@ final class RedisKeys {
         }
     }
 
+    /** A lock's key: {@code <prefix>{<tag of the lock key>}:lock}. */
+    String lockKey(String tag) {
+        return prefix + '{' + tag + "}:lock";
+    }
+
+    /** The fencing counter of a lock, in the same slot: {@code <prefix>{<tag>}:fence}. */
+    String fenceKey(String tag) {
+        return prefix + '{' + tag + "}:fence";
+    }
+
+    /** The pub/sub channel on which releases are announced. */
+    String lockReleasedChannel() {
+        return prefix + "lock-released";
+    }
+
     String rateLimitKey(RateLimit limit, String tag) {
         return prefix + '{' + tag + "}:" + limit.name() + ':' + code(limit) + limit.limit() + '/' + limit.windowMs();
     }

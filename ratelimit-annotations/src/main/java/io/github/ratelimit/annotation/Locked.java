@@ -1,0 +1,55 @@
+package io.github.ratelimit.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * The method runs only while its caller holds a Redis lock for {@link #key()}: one caller at a time per key,
+ * across every instance of the application. Another caller waits up to {@link #waitMs()} and is then refused
+ * with {@code LockNotAcquiredException} (HTTP 409 with {@code Retry-After} in a Spring MVC application).
+ *
+ * <pre>{@code
+ * @PostMapping("/api/workers/{userId}")
+ * @Locked(name = "worker", key = "#userId", leaseMs = 5_000, maxLifetimeMs = 60_000)
+ * Result work(@PathVariable String userId, LockHandle lock) {
+ *     store.write(userId, data, lock.fencingToken());
+ * }
+ * }</pre>
+ *
+ * <p>While the method runs the lock is renewed every third of {@link #leaseMs()} until the method returns or
+ * {@link #maxLifetimeMs()} has passed; after that the lock expires even if the method still runs. A parameter
+ * of type {@code LockHandle} tells the method whether it still holds the lock and gives it the fencing token
+ * (strictly increasing per key) to pass to storage that must reject stale holders.
+ *
+ * <p>Re-entrant per thread: a method holding the lock that calls another {@code @Locked} method with the same
+ * name and key on the same thread runs at once, under the outer lock (same fencing token, outer lease).
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface Locked {
+
+    /** What to lock: a SpEL expression over the method's parameters, such as {@code #userId}. */
+    String key();
+
+    /**
+     * Groups methods under one lock: methods with the same name and key exclude each other. Letters, digits
+     * and {@code . _ - : /}. Default: the declaring class's simple name and the method name.
+     */
+    String name() default "";
+
+    /** How long the lock lives if its holder vanishes (a crash), in milliseconds. At least 1. */
+    long leaseMs() default 10_000;
+
+    /** How long to wait for a busy lock, in milliseconds; 0 fails at once. */
+    long waitMs() default 0;
+
+    /**
+     * The longest the lock is held while the method runs, renewals included, in milliseconds; at least
+     * {@link #leaseMs()}. Equal to it means no renewal.
+     */
+    long maxLifetimeMs() default 60_000;
+}

@@ -1,0 +1,20 @@
+-- Takes a lock (SET NX PX) and, if taken, draws its fencing token, in one atomic step.
+-- KEYS[1] the lock, KEYS[2] its fencing counter (same hash slot)
+-- ARGV    owner (random, >= 128 bits), lease ms, fencing counter ttl ms
+-- Returns {1, fencing token} when taken, {0, remaining lease ms} when busy.
+--
+-- The fencing token is max(last + 1, Redis time in microseconds): strictly increasing while the counter
+-- lives (it is kept for a day after the last acquisition, and survives restarts with persistence), and still
+-- larger than every earlier token after it has expired or been lost, as long as the Redis clock goes forward.
+if redis.replicate_commands then
+    redis.replicate_commands()
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+    local t = redis.call('TIME')
+    local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+    local token = math.max(last + 1, now_us)
+    redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[3])
+    return {1, token}
+end
+return {0, redis.call('PTTL', KEYS[1])}
