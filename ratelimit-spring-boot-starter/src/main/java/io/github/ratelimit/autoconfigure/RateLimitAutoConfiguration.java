@@ -2,10 +2,13 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.aop.AnnotationStartupValidator;
 import io.github.ratelimit.aop.CallerContext;
+import io.github.ratelimit.aop.LockedAdvisor;
 import io.github.ratelimit.aop.RateLimitAdvisor;
 import io.github.ratelimit.aop.SingleUseAdvisor;
+import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.redis.RedisLockManager;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.redis.RedisSingleUseTokens;
 import org.redisson.api.RedissonClient;
@@ -20,8 +23,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 
 /**
- * The Redis rate limiter and single-use tokens, and the interception of {@code @RateLimited} and
- * {@code @SingleUse} methods.
+ * The Redis rate limiter, single-use tokens and locks, and the interception of {@code @RateLimited},
+ * {@code @SingleUse} and {@code @Locked} methods.
  */
 @AutoConfiguration(after = RateLimitRedissonAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
@@ -54,6 +57,19 @@ public final class RateLimitAutoConfiguration {
     static SingleUseAdvisor singleUseAdvisor(
             ObjectProvider<SingleUseTokens> tokens, ObjectProvider<CallerContext> caller) {
         return new SingleUseAdvisor(tokens, caller);
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(LockManager.class)
+    RedisLockManager lockManager(RedissonClient redisson, RateLimitProperties properties) {
+        return new RedisLockManager(redisson, properties.getKeyPrefix());
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static LockedAdvisor lockedAdvisor(ObjectProvider<LockManager> locks, ObjectProvider<CallerContext> caller) {
+        return new LockedAdvisor(locks, caller);
     }
 
     @Bean

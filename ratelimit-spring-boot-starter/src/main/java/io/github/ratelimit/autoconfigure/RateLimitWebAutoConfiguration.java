@@ -1,10 +1,11 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.aop.CallerContext;
+import io.github.ratelimit.web.InterceptorArgumentResolver;
+import io.github.ratelimit.web.LockExceptionHandler;
 import io.github.ratelimit.web.RateLimitExceptionHandler;
 import io.github.ratelimit.web.ServletCallerContext;
 import io.github.ratelimit.web.SingleUseTokenExceptionHandler;
-import io.github.ratelimit.web.TokenConsumptionArgumentResolver;
 import java.util.List;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -18,7 +19,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * Servlet support: the caller's identity for keys, RateLimit headers, 429 answers, and problem answers for
- * refused single-use tokens.
+ * refused single-use tokens (400/404/409) and busy locks (409).
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
@@ -45,11 +46,17 @@ public final class RateLimitWebAutoConfiguration {
     }
 
     @Bean
-    WebMvcConfigurer tokenConsumptionArgumentResolverConfigurer() {
+    @ConditionalOnMissingBean(LockExceptionHandler.class)
+    LockExceptionHandler lockExceptionHandler() {
+        return new LockExceptionHandler();
+    }
+
+    @Bean
+    WebMvcConfigurer rateLimitArgumentResolverConfigurer() {
         return new WebMvcConfigurer() {
             @Override
             public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
-                resolvers.add(new TokenConsumptionArgumentResolver());
+                resolvers.add(new InterceptorArgumentResolver());
             }
         };
     }

@@ -1,5 +1,6 @@
 package io.github.ratelimit.web;
 
+import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.TokenConsumption;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.bind.support.WebDataBinderFactory;
@@ -8,14 +9,16 @@ import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.method.support.ModelAndViewContainer;
 
 /**
- * Keeps Spring MVC from binding a {@link TokenConsumption} parameter from the request: it passes null, and
- * the {@code @SingleUse} interceptor puts the consumed token there before the method runs.
+ * Keeps Spring MVC from binding {@link TokenConsumption} and {@link LockHandle} parameters from the request:
+ * it passes null, and the {@code @SingleUse} or {@code @Locked} interceptor puts the real value there before
+ * the method runs.
  */
-public final class TokenConsumptionArgumentResolver implements HandlerMethodArgumentResolver {
+public final class InterceptorArgumentResolver implements HandlerMethodArgumentResolver {
 
     @Override
     public boolean supportsParameter(MethodParameter parameter) {
-        return parameter.getParameterType() == TokenConsumption.class;
+        Class<?> type = parameter.getParameterType();
+        return type == TokenConsumption.class || type == LockHandle.class;
     }
 
     @Override

@@ -1,0 +1,79 @@
+package io.github.ratelimit.aop;
+
+import io.github.ratelimit.core.LockHandle;
+import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.RateLimitEvaluationException;
+import java.util.concurrent.CompletionStage;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.expression.EvaluationException;
+
+/**
+ * Runs a {@code @Locked} method under its lock: takes it (waiting if asked), hands it to a {@link LockHandle}
+ * parameter, and releases it when the method returns, throws, or (for a {@code CompletionStage}) completes.
+ */
+final class LockedInterceptor implements MethodInterceptor {
+
+    private final LockedMethods methods;
+    private final ObjectProvider<LockManager> locks;
+    private final ObjectProvider<CallerContext> caller;
+
+    LockedInterceptor(LockedMethods methods, ObjectProvider<LockManager> locks, ObjectProvider<CallerContext> caller) {
+        this.methods = methods;
+        this.locks = locks;
+        this.caller = caller;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        LockHandle lock;
+        LockedMethods.LockedMethod declaration;
+        try {
+            declaration = methods.get(AnnotationAdvisor.targetMethod(invocation));
+            String key = declaration.name() + '\u0000' + identifier(declaration, invocation);
+            lock = locks.getObject().tryAcquire(key, declaration.options());
+        } catch (RuntimeException e) {
+            return AnnotationAdvisor.refuse(invocation, e);
+        }
+        if (declaration.handleParameter() >= 0) {
+            invocation.getArguments()[declaration.handleParameter()] = lock;
+        }
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Throwable failure) {
+            lock.release();
+            throw failure;
+        }
+        if (result instanceof CompletionStage<?> stage) {
+            return stage.whenComplete((value, failure) -> lock.release());
+        }
+        lock.release();
+        return result;
+    }
+
+    private String identifier(LockedMethods.LockedMethod declaration, MethodInvocation invocation) {
+        String source = declaration.expressions().source();
+        Object value;
+        try {
+            value = declaration
+                    .key()
+                    .getValue(declaration
+                            .expressions()
+                            .context(
+                                    invocation.getThis(),
+                                    invocation.getArguments(),
+                                    caller.getIfAvailable(() -> CallerContext.NONE)));
+        } catch (EvaluationException | IllegalStateException e) {
+            throw new RateLimitEvaluationException(
+                    "Lock key '" + declaration.keyText() + "' of " + source + " failed: " + e.getMessage(), e);
+        }
+        if (value == null || value.toString().isBlank()) {
+            throw new RateLimitEvaluationException("Lock key '" + declaration.keyText() + "' of " + source
+                    + " evaluated to " + (value == null ? "null" : "an empty value")
+                    + "; a missing key is an error, never a lock shared by all callers");
+        }
+        return value.toString();
+    }
+}

@@ -1,0 +1,76 @@
+package io.github.ratelimit.aop;
+
+import io.github.ratelimit.annotation.Locked;
+import io.github.ratelimit.core.LockHandle;
+import io.github.ratelimit.core.LockOptions;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+
+/** Compiles and caches the {@link Locked} declarations of methods. */
+final class LockedMethods {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
+
+    /** One compiled declaration; {@code handleParameter} is -1 when the method takes no LockHandle. */
+    record LockedMethod(
+            MethodExpressions expressions,
+            String name,
+            Expression key,
+            String keyText,
+            LockOptions options,
+            int handleParameter) {}
+
+    private final Map<Method, LockedMethod> compiled = new ConcurrentHashMap<>();
+
+    static boolean isLocked(Method method) {
+        return AnnotatedElementUtils.hasAnnotation(method, Locked.class);
+    }
+
+    LockedMethod get(Method method) {
+        LockedMethod found = compiled.get(method);
+        return found != null ? found : compiled.computeIfAbsent(method, LockedMethods::compile);
+    }
+
+    private static LockedMethod compile(Method method) {
+        MethodExpressions expressions = new MethodExpressions(method, "Locked");
+        Locked annotation = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
+        if (annotation == null) {
+            throw expressions.invalid("no @Locked annotation");
+        }
+        String name = annotation.name().isEmpty() ? RateLimitedMethods.defaultName(method) : annotation.name();
+        if (!NAME.matcher(name).matches()) {
+            throw expressions.invalid("name must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
+        }
+        if (annotation.leaseMs() < 1) {
+            throw expressions.invalid("leaseMs must be at least 1, but was " + annotation.leaseMs());
+        }
+        if (annotation.waitMs() < 0) {
+            throw expressions.invalid("waitMs must not be negative, but was " + annotation.waitMs());
+        }
+        if (annotation.maxLifetimeMs() < annotation.leaseMs()) {
+            throw expressions.invalid("maxLifetimeMs must be at least leaseMs " + annotation.leaseMs() + ", but was "
+                    + annotation.maxLifetimeMs());
+        }
+        LockOptions options = new LockOptions(
+                Duration.ofMillis(annotation.leaseMs()),
+                Duration.ofMillis(annotation.waitMs()),
+                Duration.ofMillis(annotation.maxLifetimeMs()));
+        Expression key = expressions.parse(annotation.key(), "key");
+        int parameter = -1;
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            if (types[i] == LockHandle.class) {
+                if (parameter >= 0) {
+                    throw expressions.invalid("at most one parameter may be a LockHandle");
+                }
+                parameter = i;
+            }
+        }
+        return new LockedMethod(expressions, name, key, annotation.key(), options, parameter);
+    }
+}

@@ -1,0 +1,34 @@
+package io.github.ratelimit.web;
+
+import io.github.ratelimit.core.LockNotAcquiredException;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/**
+ * Answers a busy lock with 409 Conflict, {@code Retry-After} from the lock's remaining lease (whole seconds,
+ * rounded up, at least 1) and an RFC 9457 problem. Lowest precedence, so an application's own
+ * {@code @ExceptionHandler} wins; or replace this bean.
+ */
+@RestControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE)
+public class LockExceptionHandler {
+
+    @ExceptionHandler(LockNotAcquiredException.class)
+    public ResponseEntity<ProblemDetail> lockBusy(LockNotAcquiredException exception) {
+        long seconds = Math.max(1, RateLimitHeaders.seconds(exception.retryAfter()));
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                HttpStatus.CONFLICT,
+                "Another request holds the lock for this resource; retry after " + seconds + " s.");
+        problem.setTitle("Resource busy");
+        return ResponseEntity.status(HttpStatus.CONFLICT)
+                .header(RateLimitHeaders.RETRY_AFTER, Long.toString(seconds))
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(problem);
+    }
+}
