@@ -70,4 +70,11 @@ public @interface RateLimited {
      * {@code HelloController.hello}.
      */
     String name() default "";
+
+    /**
+     * Shadow mode: the limit is counted and reported in the RateLimit headers, but never refuses a call; each
+     * call it would have refused is logged. For rolling out a limit safely. {@code ratelimit.shadow=true} puts
+     * every limit in shadow mode.
+     */
+    boolean shadow() default false;
 }

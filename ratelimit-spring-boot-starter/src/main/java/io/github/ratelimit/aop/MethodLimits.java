@@ -15,10 +15,10 @@ import org.springframework.expression.Expression;
 record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
 
     /** One {@code @RateLimited}: the limit, its key expressions and its cost expression (null when 1). */
-    record CompiledLimit(RateLimit limit, List<KeyExpression> keys, Expression cost, String costText) {}
+    record CompiledLimit(RateLimit limit, List<KeyExpression> keys, Expression cost, String costText, boolean shadow) {}
 
     /** Resolves the keys and costs of one invocation into requests for the limiter. */
-    List<LimitRequest> requests(Object target, Object[] args, CallerContext caller) {
+    List<LimitRequest> requests(Object target, Object[] args, CallerContext caller, boolean allShadow) {
         EvaluationContext context = expressions.context(target, args, caller);
         String source = expressions.source();
         List<LimitRequest> requests = new ArrayList<>();
@@ -34,7 +34,7 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
                         + "; at least one is needed, or the call would be unlimited");
             }
             for (String identifier : identifiers) {
-                requests.add(new LimitRequest(compiled.limit(), identifier, cost));
+                requests.add(new LimitRequest(compiled.limit(), identifier, cost, allShadow || compiled.shadow()));
             }
         }
         return requests;

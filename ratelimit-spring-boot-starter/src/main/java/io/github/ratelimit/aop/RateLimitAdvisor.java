@@ -2,6 +2,7 @@ package io.github.ratelimit.aop;
 
 import io.github.ratelimit.core.RateLimiter;
 import java.lang.reflect.Method;
+import java.util.function.BooleanSupplier;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 
@@ -18,14 +19,19 @@ public final class RateLimitAdvisor extends AnnotationAdvisor {
     /**
      * @param limiter decides the calls; looked up on first use
      * @param caller describes the caller of the current call; {@link CallerContext#NONE} when absent
+     * @param allShadow whether every limit is in shadow mode (asked on every call)
      */
-    public RateLimitAdvisor(ObjectProvider<RateLimiter> limiter, ObjectProvider<CallerContext> caller) {
-        this(new RateLimitedMethods(), limiter, caller);
+    public RateLimitAdvisor(
+            ObjectProvider<RateLimiter> limiter, ObjectProvider<CallerContext> caller, BooleanSupplier allShadow) {
+        this(new RateLimitedMethods(), limiter, caller, allShadow);
     }
 
     private RateLimitAdvisor(
-            RateLimitedMethods methods, ObjectProvider<RateLimiter> limiter, ObjectProvider<CallerContext> caller) {
-        super(new RateLimitInterceptor(methods, limiter, caller), Ordered.HIGHEST_PRECEDENCE + 100);
+            RateLimitedMethods methods,
+            ObjectProvider<RateLimiter> limiter,
+            ObjectProvider<CallerContext> caller,
+            BooleanSupplier allShadow) {
+        super(new RateLimitInterceptor(methods, limiter, caller, allShadow), Ordered.HIGHEST_PRECEDENCE + 100);
         this.methods = methods;
     }
 

@@ -79,7 +79,7 @@ final class RateLimitedMethods {
                 throw expressions.invalid("cost " + number + " is outside 0.." + annotation.limit() + " (the limit)");
             }
         }
-        return new MethodLimits.CompiledLimit(limit, List.copyOf(keys), cost, costText);
+        return new MethodLimits.CompiledLimit(limit, List.copyOf(keys), cost, costText, annotation.shadow());
     }
 
     private static Object constantValue(Expression expression) {

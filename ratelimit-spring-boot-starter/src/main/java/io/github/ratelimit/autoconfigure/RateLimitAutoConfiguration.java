@@ -41,8 +41,11 @@ public final class RateLimitAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
     static RateLimitAdvisor rateLimitAdvisor(
-            ObjectProvider<RateLimiter> limiter, ObjectProvider<CallerContext> caller) {
-        return new RateLimitAdvisor(limiter, caller);
+            ObjectProvider<RateLimiter> limiter,
+            ObjectProvider<CallerContext> caller,
+            ObjectProvider<RateLimitProperties> properties) {
+        return new RateLimitAdvisor(
+                limiter, caller, () -> properties.getObject().isShadow());
     }
 
     @Bean

@@ -1,5 +1,10 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.web.FilterRuleSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /** Settings of the rate limiter, under {@code ratelimit.*}. The Redis connection is {@code spring.data.redis.*}. */
@@ -15,12 +20,275 @@ public class RateLimitProperties {
      */
     private String keyPrefix = "ratelimit:";
 
+    /**
+     * Whether every limit (annotations and filter rules) is in shadow mode: counted and reported in headers,
+     * never refusing a request; would-be rejections are logged.
+     */
+    private boolean shadow;
+
+    /** How clients are identified by address. */
+    private final Client client = new Client();
+
+    /** Limits applied by a servlet filter to paths, without annotations. */
+    private final Filter filter = new Filter();
+
+    public Client getClient() {
+        return client;
+    }
+
+    public Filter getFilter() {
+        return filter;
+    }
+
+    /** How clients are identified by address, for the filter and for the {@code #ip} and {@code #client} keys. */
+    public static class Client {
+
+        /**
+         * Addresses or CIDR blocks of the proxies in front of the application. Only a request whose TCP peer is
+         * one of them has its Forwarded or X-Forwarded-For header read (right to left, skipping these proxies);
+         * empty means the TCP peer is always the client.
+         */
+        private List<String> trustedProxies = new ArrayList<>();
+
+        /** How many leading bits of an IPv6 address identify one client. */
+        private int ipv6PrefixLength = 64;
+
+        public List<String> getTrustedProxies() {
+            return trustedProxies;
+        }
+
+        public void setTrustedProxies(List<String> trustedProxies) {
+            this.trustedProxies = trustedProxies;
+        }
+
+        public int getIpv6PrefixLength() {
+            return ipv6PrefixLength;
+        }
+
+        public void setIpv6PrefixLength(int ipv6PrefixLength) {
+            this.ipv6PrefixLength = ipv6PrefixLength;
+        }
+    }
+
+    /** The servlet filter and its rules. */
+    public static class Filter {
+
+        /** Whether the filter applies its rules (it is only registered when there are rules). */
+        private boolean enabled = true;
+
+        /**
+         * Order of the filter among servlet filters. The default runs after Spring Security's filter chain
+         * (-100), so that principal keys see the authenticated user.
+         */
+        private int order = -90;
+
+        /** Path patterns no rule applies to, such as /actuator/**. */
+        private List<String> exclude = new ArrayList<>();
+
+        /** The rules; all limits of all rules matching a request are decided in one round trip. */
+        private List<Rule> rules = new ArrayList<>();
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getOrder() {
+            return order;
+        }
+
+        public void setOrder(int order) {
+            this.order = order;
+        }
+
+        public List<String> getExclude() {
+            return exclude;
+        }
+
+        public void setExclude(List<String> exclude) {
+            this.exclude = exclude;
+        }
+
+        public List<Rule> getRules() {
+            return rules;
+        }
+
+        public void setRules(List<Rule> rules) {
+            this.rules = rules;
+        }
+    }
+
+    /** One rule of the filter. */
+    public static class Rule {
+
+        /** Name of the rule's budget (letters, digits, '._:/-'); defaults to rule-<index>. */
+        private String name;
+
+        /** Path patterns (Spring PathPattern syntax, such as /api/public/**) the rule applies to. */
+        private List<String> paths = new ArrayList<>();
+
+        /** HTTP methods the rule applies to; empty for all. */
+        private List<String> methods = new ArrayList<>();
+
+        /** One or more limits, all decided together. */
+        private List<Limit> limits = new ArrayList<>();
+
+        /**
+         * Who is limited: ip, principal, client (the principal, else the IP), header:<Name>, or spel:<expression>
+         * over #request, #ip, #principal and #client.
+         */
+        private String key = "client";
+
+        /** What to do when the key is absent, blank or longer than 256 characters: reject (400) or ip. */
+        private FilterRuleSpec.MissingKey missingKey = FilterRuleSpec.MissingKey.REJECT;
+
+        /** Units each request takes. */
+        private long cost = 1;
+
+        /** Position among rules in the response headers; lower first. */
+        private int order;
+
+        /** Whether the rule is only counted and reported, never refusing a request. */
+        private boolean shadow;
+
+        /** Whether every concrete path gets its own count instead of sharing the rule's. */
+        private boolean perPath;
+
+        public String getName() {
+            return name;
+        }
+
+        public void setName(String name) {
+            this.name = name;
+        }
+
+        public List<String> getPaths() {
+            return paths;
+        }
+
+        public void setPaths(List<String> paths) {
+            this.paths = paths;
+        }
+
+        public List<String> getMethods() {
+            return methods;
+        }
+
+        public void setMethods(List<String> methods) {
+            this.methods = methods;
+        }
+
+        public List<Limit> getLimits() {
+            return limits;
+        }
+
+        public void setLimits(List<Limit> limits) {
+            this.limits = limits;
+        }
+
+        public String getKey() {
+            return key;
+        }
+
+        public void setKey(String key) {
+            this.key = key;
+        }
+
+        public FilterRuleSpec.MissingKey getMissingKey() {
+            return missingKey;
+        }
+
+        public void setMissingKey(FilterRuleSpec.MissingKey missingKey) {
+            this.missingKey = missingKey;
+        }
+
+        public long getCost() {
+            return cost;
+        }
+
+        public void setCost(long cost) {
+            this.cost = cost;
+        }
+
+        public int getOrder() {
+            return order;
+        }
+
+        public void setOrder(int order) {
+            this.order = order;
+        }
+
+        public boolean isShadow() {
+            return shadow;
+        }
+
+        public void setShadow(boolean shadow) {
+            this.shadow = shadow;
+        }
+
+        public boolean isPerPath() {
+            return perPath;
+        }
+
+        public void setPerPath(boolean perPath) {
+            this.perPath = perPath;
+        }
+    }
+
+    /** One limit of a rule. */
+    public static class Limit {
+
+        /** Units admitted per window; at least 1. */
+        private long limit;
+
+        /** The window, such as 1s, 1m or 1h; at least 1 ms. */
+        private Duration window;
+
+        /** How the limit counts. */
+        private Algorithm algorithm = Algorithm.SLIDING_WINDOW;
+
+        public long getLimit() {
+            return limit;
+        }
+
+        public void setLimit(long limit) {
+            this.limit = limit;
+        }
+
+        public Duration getWindow() {
+            return window;
+        }
+
+        public void setWindow(Duration window) {
+            this.window = window;
+        }
+
+        public Algorithm getAlgorithm() {
+            return algorithm;
+        }
+
+        public void setAlgorithm(Algorithm algorithm) {
+            this.algorithm = algorithm;
+        }
+    }
+
     public boolean isEnabled() {
         return enabled;
     }
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public boolean isShadow() {
+        return shadow;
+    }
+
+    public void setShadow(boolean shadow) {
+        this.shadow = shadow;
     }
 
     public String getKeyPrefix() {

@@ -1,18 +1,26 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.aop.CallerContext;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.web.ClientAddresses;
+import io.github.ratelimit.web.FilterRuleSpec;
 import io.github.ratelimit.web.InterceptorArgumentResolver;
 import io.github.ratelimit.web.LockExceptionHandler;
 import io.github.ratelimit.web.RateLimitExceptionHandler;
+import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.ServletCallerContext;
 import io.github.ratelimit.web.SingleUseTokenExceptionHandler;
+import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -28,9 +36,53 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 public final class RateLimitWebAutoConfiguration {
 
     @Bean
+    static ForwardedHeadersCheck rateLimitForwardedHeadersCheck(Environment environment) {
+        return new ForwardedHeadersCheck(environment);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ClientAddresses rateLimitClientAddresses(RateLimitProperties properties) {
+        RateLimitProperties.Client client = properties.getClient();
+        return new ClientAddresses(client.getTrustedProxies(), client.getIpv6PrefixLength());
+    }
+
+    @Bean
     @ConditionalOnMissingBean(CallerContext.class)
-    ServletCallerContext rateLimitCallerContext() {
-        return new ServletCallerContext();
+    ServletCallerContext rateLimitCallerContext(ClientAddresses clients) {
+        return new ServletCallerContext(clients);
+    }
+
+    @Bean
+    @ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
+    @ConditionalOnProperty(name = "ratelimit.filter.rules[0].paths[0]")
+    FilterRegistrationBean<RateLimitFilter> rateLimitFilter(
+            RateLimitProperties properties, RateLimiter limiter, ClientAddresses clients) {
+        RateLimitProperties.Filter filter = properties.getFilter();
+        List<FilterRuleSpec> specs = new ArrayList<>();
+        for (int i = 0; i < filter.getRules().size(); i++) {
+            RateLimitProperties.Rule rule = filter.getRules().get(i);
+            specs.add(new FilterRuleSpec(
+                    i,
+                    rule.getName(),
+                    rule.getPaths(),
+                    rule.getMethods(),
+                    rule.getLimits().stream()
+                            .map(l -> new FilterRuleSpec.LimitSpec(l.getLimit(), l.getWindow(), l.getAlgorithm()))
+                            .toList(),
+                    rule.getKey(),
+                    rule.getMissingKey(),
+                    rule.getCost(),
+                    rule.getOrder(),
+                    rule.isShadow(),
+                    rule.isPerPath()));
+        }
+        RateLimitFilter rateLimitFilter =
+                new RateLimitFilter(specs, filter.getExclude(), limiter, clients, properties::isShadow);
+        FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(rateLimitFilter);
+        registration.setName("rateLimitFilter");
+        registration.setOrder(filter.getOrder());
+        return registration;
     }
 
     @Bean

@@ -19,15 +19,24 @@ public record Decision(boolean allowed, List<LimitOutcome> outcomes, Instant dec
         outcomes = List.copyOf(outcomes);
     }
 
-    /** The outcomes whose limit had no room; empty when allowed. */
+    /** The enforced limits that had no room; empty when allowed. */
     public List<LimitOutcome> rejected() {
-        return outcomes.stream().filter(o -> !o.allowed()).toList();
+        return outcomes.stream()
+                .filter(o -> !o.allowed() && !o.request().shadow())
+                .toList();
     }
 
-    /** How long to wait before the same call can succeed: the longest wait of any rejecting limit. */
+    /** The shadow limits that had no room: the call would have been refused if they were enforced. */
+    public List<LimitOutcome> shadowRejected() {
+        return outcomes.stream()
+                .filter(o -> !o.allowed() && o.request().shadow())
+                .toList();
+    }
+
+    /** How long to wait before the same call can succeed: the longest wait of any rejecting enforced limit. */
     public Duration retryAfter() {
         return outcomes.stream()
-                .filter(o -> !o.allowed())
+                .filter(o -> !o.allowed() && !o.request().shadow())
                 .map(LimitOutcome::retryAfter)
                 .max(Comparator.naturalOrder())
                 .orElse(Duration.ZERO);

@@ -5,8 +5,16 @@ import java.util.Objects;
 /**
  * A request to take {@code cost} units of {@code limit} for one identifier (a user, an IP address, an API
  * key). The identifier is never stored as such: only a hash of it reaches Redis.
+ *
+ * <p>A shadow request is counted like any other but never refuses the call: its outcome says whether it
+ * would have.
  */
-public record LimitRequest(RateLimit limit, String identifier, long cost) {
+public record LimitRequest(RateLimit limit, String identifier, long cost, boolean shadow) {
+
+    /** An enforced request. */
+    public LimitRequest(RateLimit limit, String identifier, long cost) {
+        this(limit, identifier, cost, false);
+    }
 
     public LimitRequest {
         Objects.requireNonNull(limit, "limit");

@@ -39,16 +39,21 @@ public final class RedisRateLimiter implements RateLimiter {
         }
         Map<String, LimitRequest> byKey = new LinkedHashMap<>();
         for (LimitRequest request : requests) {
-            byKey.putIfAbsent(keys.rateLimitKey(request.limit(), RedisKeys.tag(request.identifier())), request);
+            // the same counter asked for twice is counted once; enforced wins over shadow
+            byKey.merge(
+                    keys.rateLimitKey(request.limit(), RedisKeys.tag(request.identifier())),
+                    request,
+                    (first, second) -> first.shadow() && !second.shadow() ? second : first);
         }
         List<Object> keyList = new ArrayList<>(byKey.keySet());
-        Object[] args = new Object[keyList.size() * 4];
+        Object[] args = new Object[keyList.size() * 5];
         int i = 0;
         for (LimitRequest request : byKey.values()) {
             args[i++] = Integer.toString(algorithmCode(request));
             args[i++] = Long.toString(request.limit().limit());
             args[i++] = Long.toString(request.limit().windowMs());
             args[i++] = Long.toString(request.cost());
+            args[i++] = request.shadow() ? "1" : "0";
         }
         List<Object> reply = ScriptExecutor.await(executor.run(SCRIPT, keyList, args));
         return toDecision(new ArrayList<>(byKey.values()), reply);

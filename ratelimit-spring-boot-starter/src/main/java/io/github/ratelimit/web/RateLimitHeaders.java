@@ -30,7 +30,37 @@ public final class RateLimitHeaders {
     public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
     public static final String RETRY_AFTER = "Retry-After";
 
+    /** Request attribute holding the decisions made for the request so far (filter, then annotations). */
+    static final String DECISIONS = RateLimitHeaders.class.getName() + ".decisions";
+
     private RateLimitHeaders() {}
+
+    /** Adds a decision to those of the request, so that later headers describe all of them. */
+    @SuppressWarnings("unchecked")
+    static List<Decision> remember(jakarta.servlet.http.HttpServletRequest request, Decision decision) {
+        List<Decision> decisions = (List<Decision>) request.getAttribute(DECISIONS);
+        if (decisions == null) {
+            decisions = new ArrayList<>(2);
+            request.setAttribute(DECISIONS, decisions);
+        }
+        decisions.add(decision);
+        return decisions;
+    }
+
+    /** The decisions of a request as one: every outcome, refused if any was refused. */
+    static Decision combine(List<Decision> decisions) {
+        if (decisions.size() == 1) {
+            return decisions.get(0);
+        }
+        List<LimitOutcome> outcomes = new ArrayList<>();
+        boolean allowed = true;
+        for (Decision decision : decisions) {
+            outcomes.addAll(decision.outcomes());
+            allowed &= decision.allowed();
+        }
+        return new Decision(
+                allowed, outcomes, decisions.get(decisions.size() - 1).decidedAt());
+    }
 
     /** The policy name used for each limit of the decision, in order of first appearance. */
     public static Map<RateLimit, String> policyNames(Decision decision) {

@@ -5,15 +5,22 @@ import io.github.ratelimit.core.Decision;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.security.Principal;
+import java.util.List;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
- * The caller of the current servlet request: its principal and its TCP peer address, and the response that
- * allowed decisions add RateLimit headers to.
+ * The caller of the current servlet request: its principal and its address (see {@link ClientAddresses}),
+ * and the response that allowed decisions add RateLimit headers to, together with those of the filter.
  */
 public final class ServletCallerContext implements CallerContext {
+
+    private final ClientAddresses clients;
+
+    public ServletCallerContext(ClientAddresses clients) {
+        this.clients = clients;
+    }
 
     @Override
     public Object request() {
@@ -30,7 +37,7 @@ public final class ServletCallerContext implements CallerContext {
     @Override
     public String clientAddress() {
         HttpServletRequest request = currentRequest();
-        return request == null ? null : request.getRemoteAddr();
+        return request == null ? null : clients.clientAddress(request);
     }
 
     @Override
@@ -38,7 +45,8 @@ public final class ServletCallerContext implements CallerContext {
         if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes) {
             HttpServletResponse response = attributes.getResponse();
             if (response != null && !response.isCommitted()) {
-                RateLimitHeaders.of(decision).forEach(response::setHeader);
+                List<Decision> all = RateLimitHeaders.remember(attributes.getRequest(), decision);
+                RateLimitHeaders.of(RateLimitHeaders.combine(all)).forEach(response::setHeader);
             }
         }
     }

@@ -1,8 +1,10 @@
--- Decides every limit of one call atomically: the call is admitted only if every key has room, and then
--- each key takes its cost; otherwise nothing is written.
+-- Decides every limit of one call atomically: the call is admitted only if every enforced key has room, and
+-- then each key with room takes its cost; otherwise nothing is written. Shadow keys never decide the call:
+-- they take their cost when the call is admitted and they have room, and report when they would have refused.
 --
 -- KEYS[i]          one key per limit and identifier (all in one hash slot)
--- ARGV[4i-3 .. 4i] algorithm (1 sliding window, 2 fixed window, 3 token bucket), limit, window ms, cost
+-- ARGV[5i-4 .. 5i] algorithm (1 sliding window, 2 fixed window, 3 token bucket), limit, window ms, cost,
+--                  shadow (1) or enforced (0)
 --
 -- Returns {admitted (1/0), redis time ms, then per key: allowed (1/0), remaining, reset ms, retry ms}.
 -- Time comes from the Redis server only. Every key written gets a TTL no longer than its window.
@@ -162,7 +164,7 @@ local results = {}
 local states = {}
 local admitted = 1
 for i, key in ipairs(KEYS) do
-    local base = (i - 1) * 4
+    local base = (i - 1) * 5
     local algorithm = tonumber(ARGV[base + 1])
     local limit = tonumber(ARGV[base + 2])
     local window = tonumber(ARGV[base + 3])
@@ -173,7 +175,7 @@ for i, key in ipairs(KEYS) do
     local r = checks[algorithm](key, limit, window, cost)
     results[i] = r
     states[i] = r[5]
-    if r[1] == 0 then
+    if r[1] == 0 and ARGV[base + 5] ~= '1' then
         admitted = 0
     end
 end
@@ -181,20 +183,16 @@ end
 local out = {admitted, now_ms}
 for i, key in ipairs(KEYS) do
     local r = results[i]
-    if admitted == 1 and states[i] ~= nil then
-        local base = (i - 1) * 4
-        local algorithm = tonumber(ARGV[base + 1])
-        commits[algorithm](key, tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4]), states[i])
+    local base = (i - 1) * 5
+    local took = admitted == 1 and r[1] == 1
+    if took and states[i] ~= nil then
+        commits[tonumber(ARGV[base + 1])](key, tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3]),
+            tonumber(ARGV[base + 4]), states[i])
     end
     local n = #out
-    if admitted == 1 then
-        out[n + 1] = 1
-        out[n + 2] = r[2]
-    else
-        -- nothing is taken on rejection, so what would have been left is what is left now
-        out[n + 1] = r[1]
-        out[n + 2] = r[1] == 1 and (r[2] + tonumber(ARGV[(i - 1) * 4 + 4])) or r[2]
-    end
+    out[n + 1] = r[1]
+    -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
+    out[n + 2] = (r[1] == 1 and not took) and (r[2] + tonumber(ARGV[base + 4])) or r[2]
     out[n + 3] = r[3]
     out[n + 4] = r[4]
 end

@@ -1,0 +1,19 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.web.InvalidFilterRuleException;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/** Explains an invalid {@code ratelimit.filter.rules[...]} property found at startup. */
+final class InvalidFilterRuleFailureAnalyzer extends AbstractFailureAnalyzer<InvalidFilterRuleException> {
+
+    @Override
+    protected FailureAnalysis analyze(Throwable rootFailure, InvalidFilterRuleException cause) {
+        return new FailureAnalysis(
+                cause.getMessage(),
+                "Fix " + cause.property() + ". A rule needs paths (PathPattern syntax), limits with a limit of at"
+                        + " least 1 and a window such as 1s, 1m or 1h, and a key of ip, principal, client,"
+                        + " header:<Name> or spel:<expression>.",
+                cause);
+    }
+}

@@ -1,0 +1,209 @@
+package io.github.ratelimit.web;
+
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.RateLimit;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PatternParseException;
+
+/** A compiled filter rule: patterns parsed, limits checked, key source resolved, all once at startup. */
+final class FilterRule {
+
+    static final int MAX_KEY_LENGTH = 256;
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
+    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}");
+    private static final Set<String> METHODS =
+            Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE");
+    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+
+    final int index;
+    final String name;
+    final List<PathPattern> paths;
+    final Set<String> methods;
+    final List<RateLimit> limits;
+    final String key;
+    final FilterRuleSpec.MissingKey missingKey;
+    final long cost;
+    final int order;
+    final boolean shadow;
+    final boolean perPath;
+    private final String header;
+    private final Expression spel;
+
+    private FilterRule(FilterRuleSpec spec, String prefix) {
+        this.index = spec.index();
+        this.name = spec.name() == null || spec.name().isBlank() ? "rule-" + spec.index() : spec.name();
+        if (!NAME.matcher(name).matches()) {
+            throw new InvalidFilterRuleException(
+                    prefix + ".name", "must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
+        }
+        if (spec.paths() == null || spec.paths().isEmpty()) {
+            throw new InvalidFilterRuleException(prefix + ".paths", "must list at least one path pattern");
+        }
+        this.paths = parsePatterns(spec.paths(), prefix + ".paths");
+        Set<String> methodSet = new TreeSet<>();
+        List<String> methodList = spec.methods() == null ? List.of() : spec.methods();
+        for (int i = 0; i < methodList.size(); i++) {
+            String method =
+                    methodList.get(i) == null ? "" : methodList.get(i).trim().toUpperCase(Locale.ROOT);
+            if (!METHODS.contains(method)) {
+                throw new InvalidFilterRuleException(
+                        prefix + ".methods[" + i + "]",
+                        "must be one of " + new TreeSet<>(METHODS) + ", but was '" + methodList.get(i) + "'");
+            }
+            methodSet.add(method);
+        }
+        this.methods = Set.copyOf(methodSet);
+        if (spec.limits() == null || spec.limits().isEmpty()) {
+            throw new InvalidFilterRuleException(prefix + ".limits", "must list at least one limit");
+        }
+        List<RateLimit> compiled = new ArrayList<>();
+        for (int i = 0; i < spec.limits().size(); i++) {
+            FilterRuleSpec.LimitSpec limit = spec.limits().get(i);
+            String at = prefix + ".limits[" + i + "]";
+            if (limit.limit() < 1) {
+                throw new InvalidFilterRuleException(at + ".limit", "must be at least 1, but was " + limit.limit());
+            }
+            if (limit.window() == null || limit.window().toMillis() < 1) {
+                throw new InvalidFilterRuleException(
+                        at + ".window", "must be at least 1 ms (such as 1s, 1m, 1h), but was " + limit.window());
+            }
+            Algorithm algorithm = limit.algorithm() == null ? Algorithm.SLIDING_WINDOW : limit.algorithm();
+            compiled.add(
+                    RateLimit.of(name, algorithm, limit.limit(), limit.window().toMillis()));
+        }
+        this.limits = List.copyOf(compiled);
+        this.key = spec.key() == null || spec.key().isBlank()
+                ? "client"
+                : spec.key().trim();
+        String headerName = null;
+        Expression expression = null;
+        if (key.regionMatches(true, 0, "header:", 0, 7)) {
+            headerName = key.substring(7).trim();
+            if (!HEADER_NAME.matcher(headerName).matches()) {
+                throw new InvalidFilterRuleException(
+                        prefix + ".key", "names a header that is not a valid header name: '" + headerName + "'");
+            }
+        } else if (key.regionMatches(true, 0, "spel:", 0, 5)) {
+            try {
+                expression = PARSER.parseExpression(key.substring(5));
+            } catch (ParseException e) {
+                throw new InvalidFilterRuleException(
+                        prefix + ".key", "is not a valid SpEL expression: " + e.getSimpleMessage());
+            }
+        } else if (!Set.of("ip", "principal", "client").contains(key.toLowerCase(Locale.ROOT))) {
+            throw new InvalidFilterRuleException(
+                    prefix + ".key",
+                    "must be ip, principal, client, header:<Name> or spel:<expression>, but was '" + key + "'");
+        }
+        this.header = headerName;
+        this.spel = expression;
+        this.missingKey = spec.missingKey() == null ? FilterRuleSpec.MissingKey.REJECT : spec.missingKey();
+        long maxCost = compiled.stream().mapToLong(RateLimit::limit).min().orElse(1);
+        if (spec.cost() < 0 || spec.cost() > maxCost) {
+            throw new InvalidFilterRuleException(
+                    prefix + ".cost",
+                    "must be between 0 and the smallest limit " + maxCost + ", but was " + spec.cost());
+        }
+        this.cost = spec.cost();
+        this.order = spec.order();
+        this.shadow = spec.shadow();
+        this.perPath = spec.perPath();
+    }
+
+    static FilterRule compile(FilterRuleSpec spec) {
+        return new FilterRule(spec, "ratelimit.filter.rules[" + spec.index() + "]");
+    }
+
+    static List<PathPattern> parsePatterns(List<String> patterns, String property) {
+        List<PathPattern> parsed = new ArrayList<>();
+        for (int i = 0; i < patterns.size(); i++) {
+            try {
+                parsed.add(org.springframework.web.util.pattern.PathPatternParser.defaultInstance.parse(
+                        patterns.get(i) == null ? "" : patterns.get(i)));
+            } catch (PatternParseException e) {
+                throw new InvalidFilterRuleException(
+                        property + "[" + i + "]",
+                        "'" + patterns.get(i) + "' is not a valid path pattern: " + e.getMessage());
+            }
+        }
+        return List.copyOf(parsed);
+    }
+
+    boolean matches(String method, PathContainer path) {
+        if (!methods.isEmpty() && !methods.contains(method)) {
+            return false;
+        }
+        for (PathPattern pattern : paths) {
+            if (pattern.matches(path)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The identifier for this request, or null when the key is absent (blank, over-long, no principal). */
+    String identifier(HttpServletRequest request, String clientAddress) {
+        String principal = request.getUserPrincipal() == null
+                ? null
+                : request.getUserPrincipal().getName();
+        String value;
+        String kind;
+        if (header != null) {
+            kind = "header:" + header.toLowerCase(Locale.ROOT);
+            value = request.getHeader(header);
+        } else if (spel != null) {
+            kind = "spel";
+            StandardEvaluationContext context = new StandardEvaluationContext();
+            context.setVariable("request", request);
+            context.setVariable("ip", clientAddress);
+            context.setVariable("principal", principal);
+            context.setVariable("client", principal != null ? "principal:" + principal : "ip:" + clientAddress);
+            try {
+                Object result = spel.getValue(context);
+                value = result == null ? null : result.toString();
+            } catch (EvaluationException e) {
+                value = null;
+            }
+        } else {
+            switch (key.toLowerCase(Locale.ROOT)) {
+                case "ip" -> {
+                    kind = "ip";
+                    value = clientAddress;
+                }
+                case "principal" -> {
+                    kind = "principal";
+                    value = principal;
+                }
+                default -> {
+                    kind = principal != null ? "principal" : "ip";
+                    value = principal != null ? principal : clientAddress;
+                }
+            }
+        }
+        if (value == null || value.isBlank() || value.length() > MAX_KEY_LENGTH) {
+            return null;
+        }
+        return kind + '\u0000' + value;
+    }
+
+    /** What the missing key is, for the 400 problem; never the value. */
+    String keyDescription() {
+        if (header != null) {
+            return "the " + header + " header (at most " + MAX_KEY_LENGTH + " characters)";
+        }
+        return key.toLowerCase(Locale.ROOT).equals("principal") ? "an authenticated principal" : "the key " + key;
+    }
+}

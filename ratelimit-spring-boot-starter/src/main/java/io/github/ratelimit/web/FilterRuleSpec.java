@@ -1,0 +1,48 @@
+package io.github.ratelimit.web;
+
+import io.github.ratelimit.annotation.Algorithm;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One rule of the servlet filter, as configured under {@code ratelimit.filter.rules[index]}; checked and
+ * compiled once when the filter is created.
+ *
+ * @param index the rule's position in the list, for messages
+ * @param name the budget's name (letters, digits, {@code ._:/-}); null for {@code rule-<index>}
+ * @param paths {@code PathPattern}s the rule applies to
+ * @param methods HTTP methods it applies to; empty for all
+ * @param limits one or more limits, all decided together
+ * @param key who is limited: {@code ip}, {@code principal}, {@code client} (principal, else IP),
+ *     {@code header:<Name>}, or {@code spel:<expression>} over {@code #request}, {@code #ip},
+ *     {@code #principal}, {@code #client}
+ * @param missingKey what to do when the key is absent (no principal, no header, a blank or over-long value)
+ * @param cost units each request takes
+ * @param order rules are listed in headers by order, then index
+ * @param shadow counted and reported, never refusing
+ * @param perPath whether each concrete path gets its own count instead of sharing the rule's
+ */
+public record FilterRuleSpec(
+        int index,
+        String name,
+        List<String> paths,
+        List<String> methods,
+        List<LimitSpec> limits,
+        String key,
+        MissingKey missingKey,
+        long cost,
+        int order,
+        boolean shadow,
+        boolean perPath) {
+
+    /** One limit of a rule. */
+    public record LimitSpec(long limit, Duration window, Algorithm algorithm) {}
+
+    /** What a rule does when its key is absent from a request. */
+    public enum MissingKey {
+        /** Answer 400 with a problem saying which key is missing. */
+        REJECT,
+        /** Count the request against the client's IP address instead (a separate counter). */
+        IP
+    }
+}
