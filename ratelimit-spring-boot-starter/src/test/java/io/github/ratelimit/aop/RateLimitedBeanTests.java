@@ -70,6 +70,12 @@ class RateLimitedBeanTests {
 
         @RateLimited(limit = 2, windowMs = 60_000, key = "#client")
         public void byClient() {}
+
+        @RateLimited(limit = 1, windowMs = 60_000, key = "#tenant", name = "enforced-with-shadow")
+        @RateLimited(limit = 1, windowMs = 60_000, key = "#tenant", name = "trial", shadow = true)
+        public int withShadow(String tenant) {
+            return ++runs;
+        }
     }
 
     static class Other {
@@ -222,6 +228,36 @@ class RateLimitedBeanTests {
                     context.getBean(org.redisson.api.RedissonClient.class), "KEYS", "beans:*");
             assertThat(keys).isNotEmpty().allSatisfy(key -> assertThat(key.toString())
                     .matches("beans:\\{[A-Za-z0-9_-]{22}\\}:[A-Za-z0-9._:/-]+:(sw|fw|tb)\\d+/\\d+"));
+        });
+    }
+
+    @Test
+    void shadowLimitsCountButNeverRefuse() {
+        runner.run(context -> {
+            Reports reports = context.getBean(Reports.class);
+            String tenant = tenant();
+            reports.withShadow(tenant);
+            RateLimitExceededException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    RateLimitExceededException.class, () -> reports.withShadow(tenant));
+            // only the enforced limit refused; the shadow one would have too, and says so
+            assertThat(refused.decision().rejected())
+                    .extracting(o -> o.request().limit().name())
+                    .containsExactly("enforced-with-shadow");
+            assertThat(refused.decision().shadowRejected())
+                    .extracting(o -> o.request().limit().name())
+                    .containsExactly("trial");
+        });
+    }
+
+    @Test
+    void globalShadowModeNeverRefuses() {
+        runner.withPropertyValues("ratelimit.shadow=true").run(context -> {
+            Reports reports = context.getBean(Reports.class);
+            String tenant = tenant();
+            for (int i = 0; i < 5; i++) {
+                reports.generate(tenant);
+            }
+            assertThat(reports.runs()).isEqualTo(5);
         });
     }
 }

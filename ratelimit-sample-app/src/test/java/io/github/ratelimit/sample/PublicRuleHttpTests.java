@@ -1,0 +1,69 @@
+package io.github.ratelimit.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/** The path rule from application.yml: 20 per minute per client, no annotation, forged headers do not help. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class PublicRuleHttpTests {
+
+    @LocalServerPort
+    int port;
+
+    RawHttp.Response ping(String from, Map<String, String> headers) {
+        return RawHttp.get(from, port, "/api/public/ping", headers);
+    }
+
+    @Test
+    void twentyPerMinuteThen429AndAForgedForwardedForDoesNotHelp() {
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            RawHttp.Response ok = ping("127.0.0.61", Map.of("X-Forwarded-For", "10.9.9." + i));
+            statuses.add(ok.status());
+            assertThat(ok.body()).isEqualTo("pong");
+            assertThat(ok.header("RateLimit")).isEqualTo("\"public\";r=" + (19 - i) + ";t=60");
+        }
+        RawHttp.Response limited = ping("127.0.0.61", Map.of("X-Forwarded-For", "203.0.113.99"));
+        RawHttp.Response forwarded = ping("127.0.0.61", Map.of("Forwarded", "for=198.51.100.1"));
+        RawHttp.Response otherClient = ping("127.0.0.62", Map.of());
+
+        assertThat(statuses).containsOnly(200);
+        assertThat(limited.status()).isEqualTo(429);
+        assertThat(limited.header("RateLimit-Policy")).isEqualTo("\"public\";q=20;w=60");
+        assertThat(limited.body()).contains("\"violated-policies\":[\"public\"]");
+        assertThat(forwarded.status()).isEqualTo(429);
+        assertThat(otherClient.status()).isEqualTo(200);
+    }
+
+    @Test
+    void ruleAndAnnotationAreBothEnforcedAndBothInTheHeaders() {
+        String client = "127.0.0.63";
+        long started = System.nanoTime();
+        RawHttp.Response first = RawHttp.get(client, port, "/api/public/burst", Map.of());
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(first.header("RateLimit-Policy")).isEqualTo("\"public\";q=20;w=60, \"burst\";q=3;w=1");
+        assertThat(first.header("RateLimit")).isEqualTo("\"public\";r=19;t=60, \"burst\";r=2;t=1");
+        RawHttp.Response last = null;
+        for (int i = 0; i < 3; i++) {
+            last = RawHttp.get(client, port, "/api/public/burst", Map.of());
+        }
+        long elapsedMs = (System.nanoTime() - started) / 1_000_000;
+        assumeTrue(elapsedMs < 900, "four calls within one second (took " + elapsedMs + " ms)");
+        assertThat(last.status())
+                .as("the fourth call within a second: the annotation refuses")
+                .isEqualTo(429);
+        assertThat(last.header("RateLimit-Policy")).isEqualTo("\"public\";q=20;w=60, \"burst\";q=3;w=1");
+        assertThat(last.header("RateLimit")).startsWith("\"public\";r=16;t=60, \"burst\";r=0;t=");
+        assertThat(last.body()).contains("\"violated-policies\":[\"burst\"]");
+        assertThat(RawHttp.get(client, port, "/api/public/ping", Map.of()).header("RateLimit"))
+                .as("the rule counted every call, the refused one included, since the filter admitted it")
+                .isEqualTo("\"public\";r=15;t=60");
+    }
+}
