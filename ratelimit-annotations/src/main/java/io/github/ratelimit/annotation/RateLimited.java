@@ -77,4 +77,12 @@ public @interface RateLimited {
      * every limit in shadow mode.
      */
     boolean shadow() default false;
+
+    /**
+     * What happens when Redis cannot decide in time (down, slow, out of memory): by default the call goes
+     * through unchecked (fail-open) and the fallback is logged and counted; with {@code failClosed = true}
+     * the call is refused with {@code RedisUnavailableException} (HTTP 503). If any limit of a method fails
+     * closed, the method does. {@code ratelimit.fail-closed=true} makes every limit fail closed.
+     */
+    boolean failClosed() default false;
 }

@@ -15,7 +15,18 @@ import org.springframework.expression.Expression;
 record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
 
     /** One {@code @RateLimited}: the limit, its key expressions and its cost expression (null when 1). */
-    record CompiledLimit(RateLimit limit, List<KeyExpression> keys, Expression cost, String costText, boolean shadow) {}
+    record CompiledLimit(
+            RateLimit limit,
+            List<KeyExpression> keys,
+            Expression cost,
+            String costText,
+            boolean shadow,
+            boolean failClosed) {}
+
+    /** Whether any limit of the method fails closed when Redis cannot decide. */
+    boolean failClosed() {
+        return limits.stream().anyMatch(CompiledLimit::failClosed);
+    }
 
     /** Resolves the keys and costs of one invocation into requests for the limiter. */
     List<LimitRequest> requests(Object target, Object[] args, CallerContext caller, boolean allShadow) {

@@ -2,7 +2,6 @@ package io.github.ratelimit.aop;
 
 import io.github.ratelimit.core.RateLimiter;
 import java.lang.reflect.Method;
-import java.util.function.BooleanSupplier;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 
@@ -19,19 +18,21 @@ public final class RateLimitAdvisor extends AnnotationAdvisor {
     /**
      * @param limiter decides the calls; looked up on first use
      * @param caller describes the caller of the current call; {@link CallerContext#NONE} when absent
-     * @param allShadow whether every limit is in shadow mode (asked on every call)
+     * @param settings shadow and failure modes; {@link RateLimitSettings#defaults()} when absent
      */
     public RateLimitAdvisor(
-            ObjectProvider<RateLimiter> limiter, ObjectProvider<CallerContext> caller, BooleanSupplier allShadow) {
-        this(new RateLimitedMethods(), limiter, caller, allShadow);
+            ObjectProvider<RateLimiter> limiter,
+            ObjectProvider<CallerContext> caller,
+            ObjectProvider<RateLimitSettings> settings) {
+        this(new RateLimitedMethods(), limiter, caller, settings);
     }
 
     private RateLimitAdvisor(
             RateLimitedMethods methods,
             ObjectProvider<RateLimiter> limiter,
             ObjectProvider<CallerContext> caller,
-            BooleanSupplier allShadow) {
-        super(new RateLimitInterceptor(methods, limiter, caller, allShadow), Ordered.HIGHEST_PRECEDENCE + 100);
+            ObjectProvider<RateLimitSettings> settings) {
+        super(new RateLimitInterceptor(methods, limiter, caller, settings), Ordered.HIGHEST_PRECEDENCE + 100);
         this.methods = methods;
     }
 

@@ -4,10 +4,10 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.ShadowRejections;
 import java.lang.reflect.Method;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,18 +18,28 @@ final class RateLimitInterceptor implements MethodInterceptor {
     private final RateLimitedMethods methods;
     private final ObjectProvider<RateLimiter> limiter;
     private final ObjectProvider<CallerContext> caller;
-    private final BooleanSupplier allShadow;
+    private final ObjectProvider<RateLimitSettings> settingsProvider;
+    private volatile RateLimitSettings settings;
     private final ShadowRejections shadowRejections = new ShadowRejections();
 
     RateLimitInterceptor(
             RateLimitedMethods methods,
             ObjectProvider<RateLimiter> limiter,
             ObjectProvider<CallerContext> caller,
-            BooleanSupplier allShadow) {
+            ObjectProvider<RateLimitSettings> settings) {
         this.methods = methods;
         this.limiter = limiter;
         this.caller = caller;
-        this.allShadow = allShadow;
+        this.settingsProvider = settings;
+    }
+
+    private RateLimitSettings settings() {
+        RateLimitSettings resolved = settings;
+        if (resolved == null) {
+            resolved = settingsProvider.getIfAvailable(RateLimitSettings::defaults);
+            settings = resolved;
+        }
+        return resolved;
     }
 
     @Override
@@ -37,11 +47,25 @@ final class RateLimitInterceptor implements MethodInterceptor {
         Object target = invocation.getThis();
         Method method = AnnotationAdvisor.targetMethod(invocation);
         CallerContext context = caller.getIfAvailable(() -> CallerContext.NONE);
+        RateLimitSettings settings = settings();
+        MethodLimits limits;
+        List<LimitRequest> requests;
+        try {
+            limits = methods.get(method);
+            requests = limits.requests(target, invocation.getArguments(), context, settings.allShadow());
+        } catch (RuntimeException e) {
+            return AnnotationAdvisor.refuse(invocation, e);
+        }
         Decision decision;
         try {
-            List<LimitRequest> requests =
-                    methods.get(method).requests(target, invocation.getArguments(), context, allShadow.getAsBoolean());
             decision = limiter.getObject().tryAcquire(requests);
+        } catch (RedisUnavailableException e) {
+            if (limits.failClosed() || settings.allFailClosed()) {
+                settings.fallbacks().failedClosed(limits.expressions().source(), e);
+                return AnnotationAdvisor.refuse(invocation, e);
+            }
+            settings.fallbacks().failedOpen(limits.expressions().source(), e);
+            return invocation.proceed();
         } catch (RuntimeException e) {
             return AnnotationAdvisor.refuse(invocation, e);
         }

@@ -79,7 +79,8 @@ final class RateLimitedMethods {
                 throw expressions.invalid("cost " + number + " is outside 0.." + annotation.limit() + " (the limit)");
             }
         }
-        return new MethodLimits.CompiledLimit(limit, List.copyOf(keys), cost, costText, annotation.shadow());
+        return new MethodLimits.CompiledLimit(
+                limit, List.copyOf(keys), cost, costText, annotation.shadow(), annotation.failClosed());
     }
 
     private static Object constantValue(Expression expression) {

@@ -4,10 +4,13 @@ import io.github.ratelimit.aop.AnnotationStartupValidator;
 import io.github.ratelimit.aop.CallerContext;
 import io.github.ratelimit.aop.LockedAdvisor;
 import io.github.ratelimit.aop.RateLimitAdvisor;
+import io.github.ratelimit.aop.RateLimitSettings;
 import io.github.ratelimit.aop.SingleUseAdvisor;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RedisFallbacks;
 import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisLockManager;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.redis.RedisSingleUseTokens;
@@ -32,9 +35,31 @@ import org.springframework.context.annotation.Role;
 public final class RateLimitAutoConfiguration {
 
     @Bean
+    @ConditionalOnMissingBean
+    RedisGuard rateLimitRedisGuard(RateLimitProperties properties) {
+        RateLimitProperties.Redis redis = properties.getRedis();
+        return new RedisGuard(redis.getTimeout(), redis.getFailureThreshold(), redis.getOpenFor());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RedisFallbacks rateLimitRedisFallbacks() {
+        return new RedisFallbacks();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimitSettings rateLimitSettings(ObjectProvider<RateLimitProperties> properties, RedisFallbacks fallbacks) {
+        return new RateLimitSettings(
+                () -> properties.getObject().isShadow(),
+                () -> properties.getObject().isFailClosed(),
+                fallbacks);
+    }
+
+    @Bean
     @ConditionalOnMissingBean(RateLimiter.class)
-    RedisRateLimiter rateLimiter(RedissonClient redisson, RateLimitProperties properties) {
-        return new RedisRateLimiter(redisson, properties.getKeyPrefix());
+    RedisRateLimiter rateLimiter(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+        return new RedisRateLimiter(redisson, properties.getKeyPrefix(), guard);
     }
 
     @Bean
@@ -43,15 +68,14 @@ public final class RateLimitAutoConfiguration {
     static RateLimitAdvisor rateLimitAdvisor(
             ObjectProvider<RateLimiter> limiter,
             ObjectProvider<CallerContext> caller,
-            ObjectProvider<RateLimitProperties> properties) {
-        return new RateLimitAdvisor(
-                limiter, caller, () -> properties.getObject().isShadow());
+            ObjectProvider<RateLimitSettings> settings) {
+        return new RateLimitAdvisor(limiter, caller, settings);
     }
 
     @Bean
     @ConditionalOnMissingBean(SingleUseTokens.class)
-    RedisSingleUseTokens singleUseTokens(RedissonClient redisson, RateLimitProperties properties) {
-        return new RedisSingleUseTokens(redisson, properties.getKeyPrefix());
+    RedisSingleUseTokens singleUseTokens(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+        return new RedisSingleUseTokens(redisson, properties.getKeyPrefix(), guard);
     }
 
     @Bean
@@ -64,8 +88,8 @@ public final class RateLimitAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockManager.class)
-    RedisLockManager lockManager(RedissonClient redisson, RateLimitProperties properties) {
-        return new RedisLockManager(redisson, properties.getKeyPrefix());
+    RedisLockManager lockManager(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+        return new RedisLockManager(redisson, properties.getKeyPrefix(), guard);
     }
 
     @Bean

@@ -26,6 +26,15 @@ public class RateLimitProperties {
      */
     private boolean shadow;
 
+    /**
+     * Whether every rate limit fails closed (refusing calls with 503) when Redis cannot decide in time;
+     * by default they fail open. Single-use tokens and locks always fail closed.
+     */
+    private boolean failClosed;
+
+    /** How calls to Redis are bounded. */
+    private final Redis redis = new Redis();
+
     /** How clients are identified by address. */
     private final Client client = new Client();
 
@@ -34,6 +43,58 @@ public class RateLimitProperties {
 
     public Client getClient() {
         return client;
+    }
+
+    public boolean isFailClosed() {
+        return failClosed;
+    }
+
+    public void setFailClosed(boolean failClosed) {
+        this.failClosed = failClosed;
+    }
+
+    public Redis getRedis() {
+        return redis;
+    }
+
+    /** How calls to Redis are bounded. */
+    public static class Redis {
+
+        /**
+         * Latency budget of one decision: when Redis has not answered by then, the decision is made without it
+         * (fail-open or fail-closed). Also the command timeout of the Redisson client the starter creates.
+         */
+        private Duration timeout = Duration.ofMillis(200);
+
+        /** Failures in a row after which Redis is not asked for open-for, so requests do not pile up. */
+        private int failureThreshold = 5;
+
+        /** How long Redis is not asked after failure-threshold failures in a row; then one call probes it. */
+        private Duration openFor = Duration.ofSeconds(1);
+
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public int getFailureThreshold() {
+            return failureThreshold;
+        }
+
+        public void setFailureThreshold(int failureThreshold) {
+            this.failureThreshold = failureThreshold;
+        }
+
+        public Duration getOpenFor() {
+            return openFor;
+        }
+
+        public void setOpenFor(Duration openFor) {
+            this.openFor = openFor;
+        }
     }
 
     public Filter getFilter() {
@@ -156,6 +217,17 @@ public class RateLimitProperties {
 
         /** Whether every concrete path gets its own count instead of sharing the rule's. */
         private boolean perPath;
+
+        /** Whether requests are refused (503) rather than let through when Redis cannot decide. */
+        private boolean failClosed;
+
+        public boolean isFailClosed() {
+            return failClosed;
+        }
+
+        public void setFailClosed(boolean failClosed) {
+            this.failClosed = failClosed;
+        }
 
         public String getName() {
             return name;

@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.aop.CallerContext;
+import io.github.ratelimit.aop.RateLimitSettings;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.web.ClientAddresses;
 import io.github.ratelimit.web.FilterRuleSpec;
@@ -8,6 +9,7 @@ import io.github.ratelimit.web.InterceptorArgumentResolver;
 import io.github.ratelimit.web.LockExceptionHandler;
 import io.github.ratelimit.web.RateLimitExceptionHandler;
 import io.github.ratelimit.web.RateLimitFilter;
+import io.github.ratelimit.web.RedisUnavailableHandler;
 import io.github.ratelimit.web.ServletCallerContext;
 import io.github.ratelimit.web.SingleUseTokenExceptionHandler;
 import java.util.ArrayList;
@@ -57,7 +59,7 @@ public final class RateLimitWebAutoConfiguration {
     @ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
     @ConditionalOnProperty(name = "ratelimit.filter.rules[0].paths[0]")
     FilterRegistrationBean<RateLimitFilter> rateLimitFilter(
-            RateLimitProperties properties, RateLimiter limiter, ClientAddresses clients) {
+            RateLimitProperties properties, RateLimiter limiter, ClientAddresses clients, RateLimitSettings settings) {
         RateLimitProperties.Filter filter = properties.getFilter();
         List<FilterRuleSpec> specs = new ArrayList<>();
         for (int i = 0; i < filter.getRules().size(); i++) {
@@ -75,10 +77,10 @@ public final class RateLimitWebAutoConfiguration {
                     rule.getCost(),
                     rule.getOrder(),
                     rule.isShadow(),
-                    rule.isPerPath()));
+                    rule.isPerPath(),
+                    rule.isFailClosed()));
         }
-        RateLimitFilter rateLimitFilter =
-                new RateLimitFilter(specs, filter.getExclude(), limiter, clients, properties::isShadow);
+        RateLimitFilter rateLimitFilter = new RateLimitFilter(specs, filter.getExclude(), limiter, clients, settings);
         FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(rateLimitFilter);
         registration.setName("rateLimitFilter");
         registration.setOrder(filter.getOrder());
@@ -95,6 +97,12 @@ public final class RateLimitWebAutoConfiguration {
     @ConditionalOnMissingBean(SingleUseTokenExceptionHandler.class)
     SingleUseTokenExceptionHandler singleUseTokenExceptionHandler() {
         return new SingleUseTokenExceptionHandler();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(RedisUnavailableHandler.class)
+    RedisUnavailableHandler redisUnavailableHandler() {
+        return new RedisUnavailableHandler();
     }
 
     @Bean

@@ -48,7 +48,12 @@ record RedisConnectionSettings(
         return ssl != null && Boolean.TRUE.equals(ssl.enabled());
     }
 
-    Config toRedissonConfig() {
+    /**
+     * The Redisson configuration. Unless spring.data.redis.timeout says otherwise, commands time out after the
+     * rate limiter's budget, and Redisson does not retry: a script that was sent but not answered may have run,
+     * and sending it again could count twice. Connecting gives up after connect-timeout (default 1 s).
+     */
+    Config toRedissonConfig(Duration budget) {
         Config config = new Config();
         if (sentinel != null && sentinel.master() != null) {
             var servers =
@@ -62,7 +67,7 @@ record RedisConnectionSettings(
             if (sentinel.password() != null) {
                 servers.setSentinelPassword(sentinel.password());
             }
-            apply(servers, username, password);
+            apply(servers, username, password, budget);
         } else if (cluster != null
                 && cluster.nodes() != null
                 && !cluster.nodes().isEmpty()) {
@@ -70,24 +75,28 @@ record RedisConnectionSettings(
             for (String node : nodes(cluster.nodes(), "spring.data.redis.cluster.nodes")) {
                 servers.addNodeAddress(node);
             }
-            apply(servers, username, password);
+            apply(servers, username, password, budget);
         } else if (url != null && !url.isBlank()) {
             ParsedUrl parsed = ParsedUrl.parse(url);
             var server = config.useSingleServer().setAddress(parsed.address()).setDatabase(parsed.database());
             apply(
                     server,
                     parsed.username() != null ? parsed.username() : username,
-                    parsed.password() != null ? parsed.password() : password);
+                    parsed.password() != null ? parsed.password() : password,
+                    budget);
         } else {
             var server = config.useSingleServer()
                     .setAddress((sslEnabled() ? "rediss://" : "redis://") + hostAndPort(host, port))
                     .setDatabase(database);
-            apply(server, username, password);
+            apply(server, username, password, budget);
         }
         return config;
     }
 
-    private void apply(BaseConfig<?> server, String user, String secret) {
+    private void apply(BaseConfig<?> server, String user, String secret, Duration budget) {
+        server.setRetryAttempts(0);
+        server.setTimeout(millis(budget, "ratelimit.redis.timeout"));
+        server.setConnectTimeout(1_000);
         if (user != null && !user.isEmpty()) {
             server.setUsername(user);
         }

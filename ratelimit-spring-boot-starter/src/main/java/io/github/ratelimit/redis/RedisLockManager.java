@@ -4,6 +4,7 @@ import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.RedisUnavailableException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
@@ -54,8 +55,17 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
      * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
      */
     public RedisLockManager(RedissonClient redisson, String keyPrefix) {
+        this(redisson, keyPrefix, RedisGuard.defaults());
+    }
+
+    /**
+     * @param redisson the client to use; not closed by this class
+     * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
+     * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
+     */
+    public RedisLockManager(RedissonClient redisson, String keyPrefix, RedisGuard guard) {
         this.redisson = redisson;
-        this.executor = new ScriptExecutor(redisson);
+        this.executor = new ScriptExecutor(redisson, guard);
         this.keys = new RedisKeys(keyPrefix);
         this.watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "ratelimit-lock-watchdog");
@@ -83,9 +93,9 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
             while (true) {
                 String owner = owner();
                 long sentAt = System.nanoTime();
-                List<Object> reply = ScriptExecutor.await(executor.run(ACQUIRE, lockKeys, new Object[] {
+                List<Object> reply = executor.call(ACQUIRE, lockKeys, new Object[] {
                     owner, Long.toString(options.lease().toMillis()), Long.toString(FENCE_TTL_MS)
-                }));
+                });
                 if (ScriptExecutor.number(reply.get(0)) == 1) {
                     RedisLock lock =
                             new RedisLock(key, lockKey, owner, ScriptExecutor.number(reply.get(1)), options, sentAt);
@@ -262,8 +272,7 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
                 return;
             }
             try {
-                List<Object> reply = ScriptExecutor.await(
-                        executor.run(RENEW, List.of(lockKey), new Object[] {owner, Long.toString(lease)}));
+                List<Object> reply = executor.call(RENEW, List.of(lockKey), new Object[] {owner, Long.toString(lease)});
                 if (ScriptExecutor.number(reply.get(0)) == 1) {
                     validUntil = now + TimeUnit.MILLISECONDS.toNanos(lease);
                 } else {
@@ -312,8 +321,13 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
             if (Thread.currentThread() == thread) {
                 heldByThread.get().remove(key, this);
             }
-            List<Object> reply = ScriptExecutor.await(
-                    executor.run(RELEASE, List.of(lockKey), new Object[] {owner, keys.lockReleasedChannel()}));
+            List<Object> reply;
+            try {
+                reply = executor.call(RELEASE, List.of(lockKey), new Object[] {owner, keys.lockReleasedChannel()});
+            } catch (RedisUnavailableException e) {
+                log.warn("Could not release lock '{}'; it expires within its lease", key, e);
+                return false;
+            }
             boolean wasOurs = ScriptExecutor.number(reply.get(0)) == 1;
             if (!wasOurs) {
                 log.warn("Lock '{}' had expired or been taken by another holder when released", key);

@@ -28,7 +28,16 @@ public final class RedisRateLimiter implements RateLimiter {
      * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
      */
     public RedisRateLimiter(RedissonClient redisson, String keyPrefix) {
-        this.executor = new ScriptExecutor(redisson);
+        this(redisson, keyPrefix, RedisGuard.defaults());
+    }
+
+    /**
+     * @param redisson the client to use; not closed by this class
+     * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
+     * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
+     */
+    public RedisRateLimiter(RedissonClient redisson, String keyPrefix, RedisGuard guard) {
+        this.executor = new ScriptExecutor(redisson, guard);
         this.keys = new RedisKeys(keyPrefix);
     }
 
@@ -55,7 +64,7 @@ public final class RedisRateLimiter implements RateLimiter {
             args[i++] = Long.toString(request.cost());
             args[i++] = request.shadow() ? "1" : "0";
         }
-        List<Object> reply = ScriptExecutor.await(executor.run(SCRIPT, keyList, args));
+        List<Object> reply = executor.call(SCRIPT, keyList, args);
         return toDecision(new ArrayList<>(byKey.values()), reply);
     }
 

@@ -41,7 +41,16 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
      * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
      */
     public RedisSingleUseTokens(RedissonClient redisson, String keyPrefix) {
-        this.executor = new ScriptExecutor(redisson);
+        this(redisson, keyPrefix, RedisGuard.defaults());
+    }
+
+    /**
+     * @param redisson the client to use; not closed by this class
+     * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
+     * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
+     */
+    public RedisSingleUseTokens(RedissonClient redisson, String keyPrefix, RedisGuard guard) {
+        this.executor = new ScriptExecutor(redisson, guard);
         this.keys = new RedisKeys(keyPrefix);
     }
 
@@ -107,7 +116,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
     }
 
     private List<Object> run(LuaScript script, String key, Object[] args) {
-        return ScriptExecutor.await(executor.run(script, List.of(key), args));
+        return executor.call(script, List.of(key), args);
     }
 
     private static void checkPurpose(String purpose) {

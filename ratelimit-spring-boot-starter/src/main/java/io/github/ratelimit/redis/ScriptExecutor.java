@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
+import org.redisson.api.options.OptionalOptions;
 import org.redisson.client.RedisNoScriptException;
 import org.redisson.client.codec.StringCodec;
 
@@ -14,13 +15,26 @@ import org.redisson.client.codec.StringCodec;
  * Runs scripts by EVALSHA, one round trip. When Redis does not know the script (restart, failover,
  * {@code SCRIPT FLUSH}) it answers NOSCRIPT without running anything, and the call is repeated once as EVAL
  * with the full source, which also caches the script again. No error reaches the caller.
+ *
+ * <p>Every call is bounded by the {@link RedisGuard}'s budget and made with Redisson's retries turned off: a
+ * script that was sent but not answered in time may have run, so sending it again could count twice.
  */
 final class ScriptExecutor {
 
     private final RScript script;
+    private final RedisGuard guard;
 
-    ScriptExecutor(RedissonClient redisson) {
-        this.script = redisson.getScript(StringCodec.INSTANCE);
+    ScriptExecutor(RedissonClient redisson, RedisGuard guard) {
+        this.guard = guard;
+        this.script = redisson.getScript(OptionalOptions.defaults()
+                .codec(StringCodec.INSTANCE)
+                .timeout(guard.budget())
+                .retryAttempts(0));
+    }
+
+    /** Runs the script within the guard's budget; throws RedisUnavailableException when Redis does not answer. */
+    List<Object> call(LuaScript lua, List<Object> keys, Object[] args) {
+        return guard.call(() -> run(lua, keys, args));
     }
 
     /** Runs the script for keys that share one hash slot; returns its reply as a list. */
@@ -42,22 +56,6 @@ final class ScriptExecutor {
                 .thenCompose(stage -> stage);
     }
 
-    /** Waits for a reply, rethrowing the failure as it came from Redis. */
-    static <T> T await(CompletionStage<T> stage) {
-        try {
-            return stage.toCompletableFuture().get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while waiting for Redis", e);
-        } catch (ExecutionException e) {
-            Throwable cause = unwrap(e);
-            if (cause instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(cause);
-        }
-    }
-
     /** An integer from a script reply. */
     static long number(Object value) {
         return value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));
@@ -73,7 +71,7 @@ final class ScriptExecutor {
         return false;
     }
 
-    private static Throwable unwrap(Throwable error) {
+    static Throwable unwrap(Throwable error) {
         Throwable t = error;
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();

@@ -39,6 +39,7 @@ final class FilterRule {
     final int order;
     final boolean shadow;
     final boolean perPath;
+    final boolean failClosed;
     private final String header;
     private final Expression spel;
 
@@ -121,6 +122,7 @@ final class FilterRule {
         this.order = spec.order();
         this.shadow = spec.shadow();
         this.perPath = spec.perPath();
+        this.failClosed = spec.failClosed();
     }
 
     static FilterRule compile(FilterRuleSpec spec) {

@@ -21,6 +21,7 @@ import java.util.List;
  * @param order rules are listed in headers by order, then index
  * @param shadow counted and reported, never refusing
  * @param perPath whether each concrete path gets its own count instead of sharing the rule's
+ * @param failClosed whether requests are refused (503) rather than let through when Redis cannot decide
  */
 public record FilterRuleSpec(
         int index,
@@ -33,7 +34,8 @@ public record FilterRuleSpec(
         long cost,
         int order,
         boolean shadow,
-        boolean perPath) {
+        boolean perPath,
+        boolean failClosed) {
 
     /** One limit of a rule. */
     public record LimitSpec(long limit, Duration window, Algorithm algorithm) {}

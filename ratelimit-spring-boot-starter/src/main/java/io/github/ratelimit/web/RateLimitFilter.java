@@ -1,9 +1,11 @@
 package io.github.ratelimit.web;
 
+import io.github.ratelimit.aop.RateLimitSettings;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.ShadowRejections;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -15,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.util.pattern.PathPattern;
@@ -31,20 +32,20 @@ public final class RateLimitFilter extends OncePerRequestFilter {
     private final List<PathPattern> excluded;
     private final RateLimiter limiter;
     private final ClientAddresses clients;
-    private final BooleanSupplier allShadow;
+    private final RateLimitSettings settings;
     private final ShadowRejections shadowRejections = new ShadowRejections();
 
     /**
      * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
      * @param excludedPaths path patterns no rule applies to
-     * @param allShadow whether every limit is in shadow mode
+     * @param settings shadow and failure modes, asked on every request
      */
     public RateLimitFilter(
             List<FilterRuleSpec> rules,
             List<String> excludedPaths,
             RateLimiter limiter,
             ClientAddresses clients,
-            BooleanSupplier allShadow) {
+            RateLimitSettings settings) {
         List<FilterRule> compiled = new ArrayList<>();
         for (FilterRuleSpec spec : rules) {
             compiled.add(FilterRule.compile(spec));
@@ -54,7 +55,7 @@ public final class RateLimitFilter extends OncePerRequestFilter {
         this.excluded = FilterRule.parsePatterns(excludedPaths, "ratelimit.filter.exclude");
         this.limiter = limiter;
         this.clients = clients;
-        this.allShadow = allShadow;
+        this.settings = settings;
     }
 
     @Override
@@ -69,7 +70,9 @@ public final class RateLimitFilter extends OncePerRequestFilter {
         }
         String method = request.getMethod();
         String clientAddress = null;
-        boolean shadowAll = allShadow.getAsBoolean();
+        boolean shadowAll = settings.shadow().getAsBoolean();
+        boolean failClosed = settings.failClosed().getAsBoolean();
+        List<String> names = new ArrayList<>();
         List<LimitRequest> requests = new ArrayList<>();
         for (FilterRule rule : rules) {
             if (!rule.matches(method, path)) {
@@ -92,6 +95,8 @@ public final class RateLimitFilter extends OncePerRequestFilter {
                 }
                 identifier = "ip\u0000" + clientAddress;
             }
+            failClosed |= rule.failClosed;
+            names.add(rule.name);
             if (rule.perPath) {
                 identifier = identifier + '\u0000' + rawPath;
             }
@@ -103,7 +108,28 @@ public final class RateLimitFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
-        Decision decision = limiter.tryAcquire(requests);
+        Decision decision;
+        try {
+            decision = limiter.tryAcquire(requests);
+        } catch (RedisUnavailableException e) {
+            String what = "rules " + names;
+            if (failClosed) {
+                settings.fallbacks().failedClosed(what, e);
+                long seconds = Math.max(1, RateLimitHeaders.seconds(e.retryAfter()));
+                response.setHeader(RateLimitHeaders.RETRY_AFTER, Long.toString(seconds));
+                writeProblem(
+                        response,
+                        request,
+                        503,
+                        RedisUnavailableHandler.TITLE,
+                        RedisUnavailableHandler.detail(seconds),
+                        Map.of());
+                return;
+            }
+            settings.fallbacks().failedOpen(what, e);
+            chain.doFilter(request, response);
+            return;
+        }
         shadowRejections.record(decision);
         RateLimitHeaders.remember(request, decision);
         RateLimitHeaders.of(decision).forEach(response::setHeader);

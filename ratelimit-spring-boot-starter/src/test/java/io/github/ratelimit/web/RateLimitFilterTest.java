@@ -3,6 +3,8 @@ package io.github.ratelimit.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.aop.RateLimitSettings;
+import io.github.ratelimit.core.RedisFallbacks;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.testing.RedisCommands;
 import io.github.ratelimit.testing.SharedRedis;
@@ -46,6 +48,7 @@ class RateLimitFilterTest {
                 1,
                 0,
                 false,
+                false,
                 false);
     }
 
@@ -59,7 +62,7 @@ class RateLimitFilterTest {
                 List.of("/api/public/health"),
                 limiter,
                 new ClientAddresses(List.of("10.0.0.0/8"), 64),
-                () -> allShadow);
+                new RateLimitSettings(() -> allShadow, () -> false, new RedisFallbacks()));
     }
 
     static MockHttpServletResponse call(
@@ -121,7 +124,8 @@ class RateLimitFilterTest {
                 1,
                 0,
                 false,
-                true);
+                true,
+                false);
         RateLimitFilter perPathFilter = filter(List.of(perPath), false);
         assertThat(call(perPathFilter, "GET", "/items/1", "203.0.113.5").getStatus())
                 .isEqualTo(200);
@@ -148,6 +152,7 @@ class RateLimitFilterTest {
                 FilterRuleSpec.MissingKey.REJECT,
                 1,
                 0,
+                false,
                 false,
                 false);
         RateLimitFilter filter = filter(List.of(wideRule, narrowRule), false);
@@ -216,6 +221,7 @@ class RateLimitFilterTest {
                 1,
                 0,
                 false,
+                false,
                 false);
         RateLimitFilter byIp = filter(List.of(fallback), false);
         assertThat(call(byIp, "GET", "/x", "203.0.113.31").getStatus()).isEqualTo(200);
@@ -239,6 +245,7 @@ class RateLimitFilterTest {
                 1,
                 0,
                 true,
+                false,
                 false);
         RateLimitFilter filter = filter(List.of(shadow), false);
         List<String> remaining = new java.util.ArrayList<>();
@@ -267,6 +274,7 @@ class RateLimitFilterTest {
                 FilterRuleSpec.MissingKey.REJECT,
                 1,
                 0,
+                false,
                 false,
                 false);
         assertThat(call(filter(List.of(enforced), false), "GET", "/x", "203.0.113.40")
