@@ -21,6 +21,8 @@ import org.redisson.client.codec.StringCodec;
  */
 final class ScriptExecutor {
 
+    private static final int MAX_NOSCRIPT_ATTEMPTS = 5;
+
     private final RScript script;
     private final RedisGuard guard;
 
@@ -39,17 +41,27 @@ final class ScriptExecutor {
 
     /** Runs the script for keys that share one hash slot; returns its reply as a list. */
     CompletionStage<List<Object>> run(LuaScript lua, List<Object> keys, Object[] args) {
+        return run(lua, keys, args, 0);
+    }
+
+    /**
+     * NOSCRIPT means the script did not run, so trying again cannot count twice. The source is sent with
+     * EVAL; a client whose script cache turns that into EVALSHA again can meet another flush in between, so a
+     * few attempts are allowed.
+     */
+    private CompletionStage<List<Object>> run(LuaScript lua, List<Object> keys, Object[] args, int attempt) {
         String routingKey = (String) keys.get(0);
-        CompletionStage<List<Object>> first = script.evalShaAsync(
-                routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args);
-        return first.handle((reply, error) -> {
+        CompletionStage<List<Object>> sent = attempt == 0
+                ? script.evalShaAsync(
+                        routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args)
+                : script.evalAsync(
+                        routingKey, RScript.Mode.READ_WRITE, lua.source(), RScript.ReturnType.LIST, keys, args);
+        return sent.handle((reply, error) -> {
                     if (error == null) {
                         return CompletableFuture.completedFuture(reply);
                     }
-                    if (isNoScript(error)) {
-                        CompletionStage<List<Object>> again = script.evalAsync(
-                                routingKey, RScript.Mode.READ_WRITE, lua.source(), RScript.ReturnType.LIST, keys, args);
-                        return again;
+                    if (isNoScript(error) && attempt < MAX_NOSCRIPT_ATTEMPTS) {
+                        return run(lua, keys, args, attempt + 1);
                     }
                     return CompletableFuture.<List<Object>>failedFuture(unwrap(error));
                 })

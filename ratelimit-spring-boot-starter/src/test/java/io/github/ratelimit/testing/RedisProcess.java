@@ -20,6 +20,7 @@ public final class RedisProcess implements AutoCloseable {
     private final Path dir;
     private final List<String> settings;
     private RedisServer server;
+    private long pid;
 
     private RedisProcess(int port, Path dir, List<String> settings) {
         this.port = port;
@@ -53,6 +54,7 @@ public final class RedisProcess implements AutoCloseable {
         }
         server = builder.build();
         server.start();
+        pid = RawRedis.pid(port);
     }
 
     /** Stops and starts the same server on the same port and data directory. */
@@ -67,10 +69,41 @@ public final class RedisProcess implements AutoCloseable {
 
     /** Kills the server with SIGKILL, as a crash would, and starts it again on the same port and data. */
     public void crashAndRestart() {
-        ProcessHandle process = ProcessHandle.of(RawRedis.pid(port)).orElseThrow();
+        crash();
+        restart();
+    }
+
+    /** Kills the server with SIGKILL, as a crash would; {@link #restart()} brings it back. */
+    public void crash() {
+        ProcessHandle process = ProcessHandle.of(pid).orElseThrow();
         process.destroyForcibly();
         process.onExit().join();
-        restart();
+    }
+
+    /** Freezes the server (SIGSTOP): it keeps its connections but answers nothing until {@link #thaw()}. */
+    public void freeze() {
+        signal("STOP");
+    }
+
+    /** Lets a frozen server go on (SIGCONT). */
+    public void thaw() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid))
+                    .inheritIO()
+                    .start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + name + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     public int port() {
