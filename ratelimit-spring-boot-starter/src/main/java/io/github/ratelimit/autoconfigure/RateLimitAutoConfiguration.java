@@ -100,6 +100,11 @@ public final class RateLimitAutoConfiguration {
     }
 
     @Bean
+    static RedisMemoryPolicyCheck rateLimitRedisMemoryPolicyCheck(ObjectProvider<RedissonClient> redisson) {
+        return new RedisMemoryPolicyCheck(redisson);
+    }
+
+    @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static AnnotationStartupValidator annotationStartupValidator(ConfigurableListableBeanFactory beanFactory) {
         return new AnnotationStartupValidator(beanFactory);
