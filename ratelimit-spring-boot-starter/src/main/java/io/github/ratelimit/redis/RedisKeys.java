@@ -32,6 +32,19 @@ final class RedisKeys {
         return prefix;
     }
 
+    /** The Redis Cluster slot of a hash tag: CRC16 (XMODEM) of the tag, modulo 16384. */
+    static int slot(String tag) {
+        int crc = 0;
+        for (byte b : tag.getBytes(StandardCharsets.UTF_8)) {
+            crc ^= (b & 0xFF) << 8;
+            for (int i = 0; i < 8; i++) {
+                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+            }
+            crc &= 0xFFFF;
+        }
+        return crc % 16384;
+    }
+
     /** The hash tag of an identifier, without braces. */
     static String tag(String identifier) {
         try {

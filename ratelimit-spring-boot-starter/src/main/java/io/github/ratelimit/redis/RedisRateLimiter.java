@@ -15,6 +15,10 @@ import org.redisson.api.RedissonClient;
 /**
  * Decides all requests of one call in a single Lua script call: one network round trip, atomic, time taken
  * from the Redis server.
+ *
+ * <p>On a Redis Cluster, keys of one identifier share a hash slot; a call whose identifiers fall into several
+ * slots sends one script per slot, all at once (about one round trip). Each slot's part is atomic; across
+ * slots a call refused by one identifier may already have been counted for another.
  */
 public final class RedisRateLimiter implements RateLimiter {
 
@@ -22,6 +26,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
     private final ScriptExecutor executor;
     private final RedisKeys keys;
+    private final boolean cluster;
 
     /**
      * @param redisson the client to use; not closed by this class
@@ -39,6 +44,7 @@ public final class RedisRateLimiter implements RateLimiter {
     public RedisRateLimiter(RedissonClient redisson, String keyPrefix, RedisGuard guard) {
         this.executor = new ScriptExecutor(redisson, guard);
         this.keys = new RedisKeys(keyPrefix);
+        this.cluster = redisson.getConfig().isClusterConfig();
     }
 
     @Override
@@ -46,26 +52,55 @@ public final class RedisRateLimiter implements RateLimiter {
         if (requests.isEmpty()) {
             throw new IllegalArgumentException("at least one limit request is needed");
         }
+        // the same counter asked for twice is counted once; enforced wins over shadow
         Map<String, LimitRequest> byKey = new LinkedHashMap<>();
+        Map<String, Integer> slotOfKey = new LinkedHashMap<>();
         for (LimitRequest request : requests) {
-            // the same counter asked for twice is counted once; enforced wins over shadow
-            byKey.merge(
-                    keys.rateLimitKey(request.limit(), RedisKeys.tag(request.identifier())),
-                    request,
-                    (first, second) -> first.shadow() && !second.shadow() ? second : first);
+            String tag = RedisKeys.tag(request.identifier());
+            String key = keys.rateLimitKey(request.limit(), tag);
+            byKey.merge(key, request, (first, second) -> first.shadow() && !second.shadow() ? second : first);
+            slotOfKey.put(key, cluster ? RedisKeys.slot(tag) : 0);
         }
-        List<Object> keyList = new ArrayList<>(byKey.keySet());
-        Object[] args = new Object[keyList.size() * 5];
+        // one script call per hash slot: a single Redis has one slot space, so one call decides everything
+        Map<Integer, List<String>> groups = new LinkedHashMap<>();
+        slotOfKey.forEach((key, slot) ->
+                groups.computeIfAbsent(slot, s -> new ArrayList<>()).add(key));
+        List<List<Object>> keyGroups = new ArrayList<>();
+        List<Object[]> argGroups = new ArrayList<>();
+        for (List<String> group : groups.values()) {
+            keyGroups.add(new ArrayList<>(group));
+            argGroups.add(arguments(group, byKey));
+        }
+        List<List<Object>> replies = executor.callAll(SCRIPT, keyGroups, argGroups);
+        boolean admitted = true;
+        Instant decidedAt = Instant.EPOCH;
+        Map<String, LimitOutcome> outcomes = new LinkedHashMap<>();
+        int g = 0;
+        for (List<String> group : groups.values()) {
+            Decision part = toDecision(group.stream().map(byKey::get).toList(), replies.get(g++));
+            admitted &= part.allowed();
+            decidedAt = decidedAt.isAfter(part.decidedAt()) ? decidedAt : part.decidedAt();
+            for (int i = 0; i < group.size(); i++) {
+                outcomes.put(group.get(i), part.outcomes().get(i));
+            }
+        }
+        List<LimitOutcome> ordered = new ArrayList<>();
+        byKey.keySet().forEach(key -> ordered.add(outcomes.get(key)));
+        return new Decision(admitted, ordered, decidedAt);
+    }
+
+    private static Object[] arguments(List<String> group, Map<String, LimitRequest> byKey) {
+        Object[] args = new Object[group.size() * 5];
         int i = 0;
-        for (LimitRequest request : byKey.values()) {
+        for (String key : group) {
+            LimitRequest request = byKey.get(key);
             args[i++] = Integer.toString(algorithmCode(request));
             args[i++] = Long.toString(request.limit().limit());
             args[i++] = Long.toString(request.limit().windowMs());
             args[i++] = Long.toString(request.cost());
             args[i++] = request.shadow() ? "1" : "0";
         }
-        List<Object> reply = executor.call(SCRIPT, keyList, args);
-        return toDecision(new ArrayList<>(byKey.values()), reply);
+        return args;
     }
 
     private static Decision toDecision(List<LimitRequest> requests, List<Object> reply) {

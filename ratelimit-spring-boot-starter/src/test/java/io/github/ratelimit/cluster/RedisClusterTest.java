@@ -1,0 +1,265 @@
+package io.github.ratelimit.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.IssuedToken;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.LockHandle;
+import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.TokenConsumption;
+import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.RedisLockManager;
+import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.RedisSingleUseTokens;
+import io.github.ratelimit.testing.RawRedis;
+import io.github.ratelimit.testing.RedisClusterProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.redisson.api.RedissonClient;
+
+/** Rate limits, tokens and locks on a real Redis Cluster of three masters with a replica each. */
+class RedisClusterTest {
+
+    static RedisClusterProcess cluster;
+    static RedissonClient clientA;
+    static RedissonClient clientB;
+    static RedisGuard guard = new RedisGuard(Duration.ofSeconds(2), 5, Duration.ofSeconds(1));
+    static RedisRateLimiter limiterA;
+    static RedisRateLimiter limiterB;
+
+    @BeforeAll
+    static void start() {
+        cluster = RedisClusterProcess.start();
+        clientA = cluster.newClient();
+        clientB = cluster.newClient();
+        limiterA = new RedisRateLimiter(clientA, "ratelimit:", guard);
+        limiterB = new RedisRateLimiter(
+                clientB, "ratelimit:", new RedisGuard(Duration.ofSeconds(2), 5, Duration.ofSeconds(1)));
+    }
+
+    @AfterAll
+    static void stop() {
+        clientA.shutdown();
+        clientB.shutdown();
+        cluster.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void exactUnderConcurrencyAcrossInstances(Algorithm algorithm) throws Exception {
+        RateLimit limit = RateLimit.of("cluster-exact-" + algorithm, algorithm, 50, 3_600_000);
+        String id = "u-" + UUID.randomUUID();
+        AtomicInteger admitted = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(64);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < 64; t++) {
+            RedisRateLimiter limiter = t % 2 == 0 ? limiterA : limiterB;
+            futures.add(pool.submit(() -> {
+                go.await();
+                for (int i = 0; i < 20; i++) {
+                    if (limiter.tryAcquire(List.of(new LimitRequest(limit, id, 1)))
+                            .allowed()) {
+                        admitted.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        go.countDown();
+        for (Future<?> future : futures) {
+            future.get(120, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        assertThat(admitted.get()).isEqualTo(50);
+    }
+
+    /** 2,000 users with three limits each: no CROSSSLOT, keys spread over many slots and every master. */
+    @Test
+    void manyUsersSpreadOverSlotsWithoutCrossSlotErrors() {
+        List<RateLimit> limits = List.of(
+                RateLimit.of("spread", Algorithm.SLIDING_WINDOW, 10, 1_000),
+                RateLimit.of("spread", Algorithm.SLIDING_WINDOW, 120, 60_000),
+                RateLimit.of("spread", Algorithm.TOKEN_BUCKET, 240, 3_600_000));
+        Set<String> slots = new HashSet<>();
+        for (int u = 0; u < 2_000; u++) {
+            String user = "spread-user-" + u;
+            List<LimitRequest> requests =
+                    limits.stream().map(l -> new LimitRequest(l, user, 1)).toList();
+            assertThat(limiterA.tryAcquire(requests).allowed()).isTrue();
+        }
+        for (int port : cluster.masterPorts()) {
+            String keys = RawRedis.command(port, "DBSIZE");
+            assertThat(Long.parseLong(keys.substring(1).trim()))
+                    .as("keys on master %d", port)
+                    .isGreaterThan(500);
+        }
+        for (int u = 0; u < 2_000; u += 1) {
+            slots.add(RawRedis.command(
+                    cluster.masterPorts().get(0), "CLUSTER", "KEYSLOT", "{" + tagOf("spread-user-" + u) + "}"));
+        }
+        assertThat(slots.size()).isGreaterThan(1_500);
+    }
+
+    /**
+     * Identifiers in different slots: each identifier's limits are atomic; across slots they are decided at
+     * once, but not all or nothing: a call refused for the user has still been counted for the IP.
+     */
+    @Test
+    void identifiersInDifferentSlotsAreAtomicPerIdentifier() {
+        RateLimit perUser = RateLimit.of("split-user", Algorithm.FIXED_WINDOW, 3, 60_000);
+        RateLimit perIp = RateLimit.of("split-ip", Algorithm.FIXED_WINDOW, 10, 60_000);
+        String user = "user-" + UUID.randomUUID();
+        String ip = "ip-" + UUID.randomUUID();
+        List<Boolean> allowed = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            allowed.add(limiterA.tryAcquire(List.of(new LimitRequest(perUser, user, 1), new LimitRequest(perIp, ip, 1)))
+                    .allowed());
+        }
+        assertThat(allowed).containsExactly(true, true, true, false, false);
+        Decision ipNow = limiterA.tryAcquire(List.of(new LimitRequest(perIp, ip, 0)));
+        assertThat(ipNow.remaining()).isEqualTo(10 - 5);
+
+        // latency: two slots sent at once cost about one round trip
+        long one = median(() -> limiterA.tryAcquire(List.of(new LimitRequest(perIp, "l-" + UUID.randomUUID(), 1))));
+        long two = median(() -> limiterA.tryAcquire(List.of(
+                new LimitRequest(perIp, "l-" + UUID.randomUUID(), 1),
+                new LimitRequest(perIp, "m-" + UUID.randomUUID(), 1))));
+        System.out.printf("cluster decision median: one slot %d us, two slots %d us%n", one / 1000, two / 1000);
+    }
+
+    @Test
+    void aTokenWorksExactlyOnceUnderConcurrency() throws Exception {
+        RedisSingleUseTokens tokensA = new RedisSingleUseTokens(clientA, "ratelimit:", guard);
+        RedisSingleUseTokens tokensB = new RedisSingleUseTokens(clientB, "ratelimit:", guard);
+        IssuedToken issued = tokensA.issue("cluster", Map.of("k", "v"), Duration.ofMinutes(1));
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        List<Future<TokenConsumption>> futures = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            RedisSingleUseTokens tokens = i % 2 == 0 ? tokensA : tokensB;
+            futures.add(pool.submit(() -> tokens.consume("cluster", issued.token())));
+        }
+        int consumed = 0;
+        for (Future<TokenConsumption> future : futures) {
+            consumed += future.get(60, TimeUnit.SECONDS).consumed() ? 1 : 0;
+        }
+        pool.shutdown();
+        assertThat(consumed).isEqualTo(1);
+    }
+
+    @Test
+    void locksExcludeAndWakeWaitersAcrossTheCluster() throws Exception {
+        try (RedisLockManager locksA = new RedisLockManager(clientA, "ratelimit:", guard);
+                RedisLockManager locksB = new RedisLockManager(clientB, "ratelimit:", guard)) {
+            String key = "cluster-job-" + UUID.randomUUID();
+            int[] counter = {0};
+            AtomicInteger inside = new AtomicInteger();
+            AtomicInteger maxInside = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(16);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                RedisLockManager locks = t % 2 == 0 ? locksA : locksB;
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        try (LockHandle lock = locks.tryAcquire(
+                                key, LockOptions.lease(Duration.ofSeconds(10)).waitingUpTo(Duration.ofSeconds(60)))) {
+                            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            counter[0]++;
+                            inside.decrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(120, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            assertThat(counter[0]).isEqualTo(160);
+            assertThat(maxInside.get()).isEqualTo(1);
+        }
+    }
+
+    /** CLUSTER FAILOVER of a master under load: every call answered within the budget, decisions resume. */
+    @Test
+    void failoverUnderLoadIsAnsweredInTime() {
+        RedisGuard tight = new RedisGuard(Duration.ofMillis(200), 5, Duration.ofMillis(500));
+        RedisRateLimiter limiter = new RedisRateLimiter(clientA, "ratelimit:", tight);
+        RateLimit limit = RateLimit.of("failover", Algorithm.SLIDING_WINDOW, 1_000_000, 60_000);
+        int replica = cluster.replicaPorts().get(0);
+        AtomicLong worst = new AtomicLong();
+        int failures = 0;
+        int calls = 0;
+        long start = System.nanoTime();
+        boolean failedOver = false;
+        while (System.nanoTime() - start < TimeUnit.SECONDS.toNanos(4)) {
+            if (!failedOver && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(1)) {
+                failedOver = true;
+                assertThat(RawRedis.command(replica, "CLUSTER", "FAILOVER")).startsWith("+OK");
+            }
+            long began = System.nanoTime();
+            try {
+                limiter.tryAcquire(List.of(new LimitRequest(limit, "user-" + (calls % 100), 1)));
+            } catch (RedisUnavailableException e) {
+                failures++;
+            }
+            worst.accumulateAndGet((System.nanoTime() - began) / 1_000_000, Math::max);
+            calls++;
+            long next = start + calls * 5_000_000L; // 200 calls per second
+            while (System.nanoTime() < next) {
+                Thread.onSpinWait();
+            }
+        }
+        System.out.printf(
+                "CLUSTER FAILOVER under load: %d calls, %d without Redis, worst %d ms%n", calls, failures, worst.get());
+        assertThat(RawRedis.command(replica, "INFO", "replication")).contains("role:master");
+        assertThat(worst.get()).isLessThanOrEqualTo(500);
+        assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "after", 1)))
+                        .allowed())
+                .isTrue();
+    }
+
+    static long median(Runnable call) {
+        List<Long> nanos = new ArrayList<>();
+        for (int i = 0; i < 201; i++) {
+            long started = System.nanoTime();
+            call.run();
+            nanos.add(System.nanoTime() - started);
+        }
+        nanos.sort(null);
+        return nanos.get(100);
+    }
+
+    static String tagOf(String identifier) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(identifier.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.Base64.getUrlEncoder()
+                    .withoutPadding()
+                    .encodeToString(java.util.Arrays.copyOf(digest, 16));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.github.ratelimit.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+import redis.embedded.RedisServer;
+
+/**
+ * A real Redis Cluster of redis-server processes on free loopback ports: three masters, each with one replica,
+ * slots assigned with CLUSTER ADDSLOTS, nodes joined with CLUSTER MEET, replicas with CLUSTER REPLICATE.
+ */
+public final class RedisClusterProcess implements AutoCloseable {
+
+    private static final int MASTERS = 3;
+
+    private final List<RedisServer> servers = new ArrayList<>();
+    private final List<Integer> masterPorts = new ArrayList<>();
+    private final List<Integer> replicaPorts = new ArrayList<>();
+
+    private RedisClusterProcess() {}
+
+    public static RedisClusterProcess start() {
+        RedisClusterProcess cluster = new RedisClusterProcess();
+        try {
+            for (int i = 0; i < MASTERS * 2; i++) {
+                int port = RedisProcess.freePort();
+                Path dir = Files.createTempDirectory("redis-cluster");
+                RedisServer server = RedisServer.newRedisServer()
+                        .port(port)
+                        .setting("bind 127.0.0.1")
+                        .setting("save \"\"")
+                        .setting("dir " + dir)
+                        .setting("cluster-enabled yes")
+                        .setting("cluster-config-file nodes.conf")
+                        .setting("cluster-node-timeout 1000")
+                        .setting("cluster-replica-validity-factor 0")
+                        .build();
+                server.start();
+                cluster.servers.add(server);
+                (i < MASTERS ? cluster.masterPorts : cluster.replicaPorts).add(port);
+            }
+            cluster.form();
+            return cluster;
+        } catch (IOException e) {
+            cluster.close();
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    private void form() {
+        int slotsPerMaster = 16384 / MASTERS;
+        for (int m = 0; m < MASTERS; m++) {
+            int from = m * slotsPerMaster;
+            int to = m == MASTERS - 1 ? 16383 : from + slotsPerMaster - 1;
+            List<String> command = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
+            for (int slot = from; slot <= to; slot++) {
+                command.add(Integer.toString(slot));
+            }
+            expectOk(RawRedis.command(masterPorts.get(m), command.toArray(String[]::new)));
+        }
+        int first = masterPorts.get(0);
+        for (int port : allPorts()) {
+            if (port != first) {
+                expectOk(RawRedis.command(port, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(first)));
+            }
+        }
+        awaitKnown();
+        for (int r = 0; r < MASTERS; r++) {
+            String masterId =
+                    RawRedis.command(masterPorts.get(r), "CLUSTER", "MYID").split("\r\n")[1];
+            expectOk(RawRedis.command(replicaPorts.get(r), "CLUSTER", "REPLICATE", masterId));
+        }
+        awaitState();
+    }
+
+    private void awaitKnown() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        for (int port : allPorts()) {
+            while (RawRedis.command(port, "CLUSTER", "NODES").split("\n").length < MASTERS * 2 + 1) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("cluster nodes did not meet");
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** Waits until every node says the cluster is ok and every replica is in sync. */
+    public void awaitState() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        for (int port : allPorts()) {
+            while (!RawRedis.command(port, "CLUSTER", "INFO").contains("cluster_state:ok")) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("cluster did not reach state ok");
+                }
+                Thread.onSpinWait();
+            }
+        }
+        for (int port : replicaPorts) {
+            while (!RawRedis.command(port, "INFO", "replication").contains("master_link_status:up")) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("replica did not sync");
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private static void expectOk(String reply) {
+        if (!reply.startsWith("+OK")) {
+            throw new IllegalStateException("cluster setup failed: " + reply);
+        }
+    }
+
+    public List<Integer> allPorts() {
+        List<Integer> all = new ArrayList<>(masterPorts);
+        all.addAll(replicaPorts);
+        return all;
+    }
+
+    public List<Integer> masterPorts() {
+        return List.copyOf(masterPorts);
+    }
+
+    public List<Integer> replicaPorts() {
+        return List.copyOf(replicaPorts);
+    }
+
+    /** A Redisson client in cluster mode, as an application instance would have. */
+    public RedissonClient newClient() {
+        Config config = new Config();
+        config.setCodec(StringCodec.INSTANCE);
+        var servers = config.useClusterServers().setScanInterval(200).setMasterConnectionPoolSize(32);
+        for (int port : masterPorts) {
+            servers.addNodeAddress("redis://127.0.0.1:" + port);
+        }
+        return Redisson.create(config);
+    }
+
+    /** The node list for spring.data.redis.cluster.nodes. */
+    public String nodes() {
+        return String.join(",", masterPorts.stream().map(p -> "127.0.0.1:" + p).toList());
+    }
+
+    @Override
+    public void close() {
+        for (RedisServer server : servers) {
+            try {
+                server.stop();
+            } catch (IOException | RuntimeException e) {
+                // best effort: the other servers still need stopping
+            }
+        }
+    }
+}
