@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -29,28 +28,52 @@ public final class RawRedis implements AutoCloseable {
         }
     }
 
-    /** Sends one command and returns the raw reply (read until the server pauses). */
+    /** Sends one command and returns its raw RESP reply, read up to its end. */
     public static String command(int port, String... args) {
         try (Socket socket = connect(port)) {
+            socket.setSoTimeout(10_000);
             socket.getOutputStream().write(encode(args));
-            socket.setSoTimeout(200);
-            InputStream in = socket.getInputStream();
+            InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
             StringBuilder reply = new StringBuilder();
-            byte[] buffer = new byte[8192];
-            socket.setSoTimeout(5_000);
-            int n = in.read(buffer);
-            reply.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
-            socket.setSoTimeout(100);
-            try {
-                while ((n = in.read(buffer)) > 0) {
-                    reply.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
-                }
-            } catch (SocketTimeoutException done) {
-                // the whole reply has arrived
-            }
+            readReply(in, reply);
             return reply.toString();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void readReply(InputStream in, StringBuilder out) throws IOException {
+        String line = readLine(in);
+        out.append(line).append("\r\n");
+        char type = line.charAt(0);
+        if (type == '$') {
+            int length = Integer.parseInt(line.substring(1));
+            if (length >= 0) {
+                byte[] bulk = in.readNBytes(length + 2);
+                out.append(new String(bulk, StandardCharsets.UTF_8));
+            }
+        } else if (type == '*') {
+            int count = Integer.parseInt(line.substring(1));
+            for (int i = 0; i < count; i++) {
+                readReply(in, out);
+            }
+        }
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+        int previous = -1;
+        while (true) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("connection closed in the middle of a reply");
+            }
+            if (previous == '\r' && b == '\n') {
+                byte[] bytes = line.toByteArray();
+                return new String(bytes, 0, bytes.length - 1, StandardCharsets.UTF_8);
+            }
+            line.write(b);
+            previous = b;
         }
     }
 
