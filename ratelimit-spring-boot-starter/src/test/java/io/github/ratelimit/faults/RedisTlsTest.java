@@ -1,0 +1,108 @@
+package io.github.ratelimit.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.IssuedToken;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.RedisSingleUseTokens;
+import io.github.ratelimit.testing.RedisProcess;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+
+/** The scripts over TLS (rediss://) to a redis-server with a certificate made for the test. */
+class RedisTlsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void scriptsWorkOverTls() throws Exception {
+        assumeTrue(run("openssl", "version") == 0, "openssl is needed to make a test certificate");
+        Path key = dir.resolve("redis.key");
+        Path cert = dir.resolve("redis.crt");
+        Path truststore = dir.resolve("trust.p12");
+        assertThat(run(
+                        "openssl",
+                        "req",
+                        "-x509",
+                        "-newkey",
+                        "rsa:2048",
+                        "-nodes",
+                        "-days",
+                        "1",
+                        "-subj",
+                        "/CN=127.0.0.1",
+                        "-addext",
+                        "subjectAltName=IP:127.0.0.1",
+                        "-keyout",
+                        key.toString(),
+                        "-out",
+                        cert.toString()))
+                .isZero();
+        assertThat(run(
+                        "keytool",
+                        "-importcert",
+                        "-noprompt",
+                        "-alias",
+                        "redis",
+                        "-file",
+                        cert.toString(),
+                        "-keystore",
+                        truststore.toString(),
+                        "-storetype",
+                        "PKCS12",
+                        "-storepass",
+                        "changeit"))
+                .isZero();
+        int tlsPort = RedisProcess.freePort();
+        try (RedisProcess redis = RedisProcess.start(List.of(
+                "tls-port " + tlsPort, "tls-cert-file " + cert, "tls-key-file " + key, "tls-auth-clients no"))) {
+            Config config = new Config();
+            config.setCodec(StringCodec.INSTANCE);
+            config.useSingleServer()
+                    .setAddress("rediss://127.0.0.1:" + tlsPort)
+                    .setSslTruststore(truststore.toUri().toURL())
+                    .setSslTruststorePassword("changeit");
+            RedissonClient client = Redisson.create(config);
+            try {
+                RedisRateLimiter limiter = new RedisRateLimiter(client, "tls:");
+                RateLimit limit = RateLimit.of("tls", Algorithm.SLIDING_WINDOW, 1, 60_000);
+                assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
+                                .allowed())
+                        .isTrue();
+                assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
+                                .allowed())
+                        .isFalse();
+                RedisSingleUseTokens tokens = new RedisSingleUseTokens(client, "tls:");
+                IssuedToken token = tokens.issue("tls", Map.of(), Duration.ofMinutes(1));
+                assertThat(tokens.consume("tls", token.token()).consumed()).isTrue();
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    private static int run(String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        process.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            return -1;
+        }
+        return process.exitValue();
+    }
+}
