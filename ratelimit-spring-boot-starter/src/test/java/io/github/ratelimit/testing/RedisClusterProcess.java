@@ -17,7 +17,7 @@ import redis.embedded.RedisServer;
  * A real Redis Cluster of redis-server processes on free loopback ports: three masters, each with one replica,
  * slots assigned with CLUSTER ADDSLOTS, nodes joined with CLUSTER MEET, replicas with CLUSTER REPLICATE.
  */
-public final class RedisClusterProcess implements AutoCloseable {
+public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
 
     private static final int MASTERS = 3;
 
@@ -138,6 +138,7 @@ public final class RedisClusterProcess implements AutoCloseable {
     }
 
     /** A Redisson client in cluster mode, as an application instance would have. */
+    @Override
     public RedissonClient newClient() {
         Config config = new Config();
         config.setCodec(StringCodec.INSTANCE);

@@ -30,6 +30,23 @@ public final class RedisCommands {
                 .eval(RScript.Mode.READ_WRITE, lua.toString(), RScript.ReturnType.LIST, List.of(), values);
     }
 
+    /** Runs one command on a key, routed to the node that holds the key (in a Cluster too). */
+    @SuppressWarnings("unchecked")
+    public static <T> T onKey(RedissonClient client, String command, String key, Object... args) {
+        StringBuilder lua =
+                new StringBuilder("return redis.call('").append(command).append("', KEYS[1]");
+        for (int i = 1; i <= args.length; i++) {
+            lua.append(", ARGV[").append(i).append(']');
+        }
+        lua.append(')');
+        Object[] values = new Object[args.length];
+        for (int i = 0; i < args.length; i++) {
+            values[i] = String.valueOf(args[i]);
+        }
+        return (T) client.getScript(StringCodec.INSTANCE)
+                .eval(key, RScript.Mode.READ_WRITE, lua.toString(), RScript.ReturnType.LIST, List.of(key), values);
+    }
+
     /** The Redis server's clock in milliseconds. */
     public static long timeMs(RedissonClient client) {
         List<Object> time = call(client, "TIME");

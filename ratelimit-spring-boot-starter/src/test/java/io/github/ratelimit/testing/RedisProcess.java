@@ -14,7 +14,7 @@ import org.redisson.config.Config;
 import redis.embedded.RedisServer;
 
 /** A real redis-server process (from the embedded-redis jar) on a free loopback port, for tests. */
-public final class RedisProcess implements AutoCloseable {
+public final class RedisProcess implements AutoCloseable, RedisTopology {
 
     private final int port;
     private final Path dir;
@@ -115,6 +115,7 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     /** A new Redisson client for this server, as one application instance would have. */
+    @Override
     public RedissonClient newClient() {
         Config config = new Config();
         config.setCodec(StringCodec.INSTANCE);

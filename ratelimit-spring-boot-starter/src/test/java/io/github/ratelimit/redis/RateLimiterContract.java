@@ -1,0 +1,230 @@
+package io.github.ratelimit.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.testing.RedisCommands;
+import io.github.ratelimit.testing.RedisTopology;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.redisson.api.RedissonClient;
+
+/** The rate limiter's promises, run on a single Redis and on a Redis Cluster alike. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class RateLimiterContract {
+
+    RedissonClient clientA;
+    RedissonClient clientB;
+    RedisRateLimiter instanceA;
+    RedisRateLimiter instanceB;
+
+    /** Where the tests run. */
+    abstract RedisTopology topology();
+
+    @BeforeAll
+    void start() {
+        clientA = topology().newClient();
+        clientB = topology().newClient();
+        RedisGuard patient = new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1));
+        instanceA = new RedisRateLimiter(clientA, "ratelimit:", patient);
+        instanceB = new RedisRateLimiter(
+                clientB, "ratelimit:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)));
+    }
+
+    @AfterAll
+    void stop() {
+        clientA.shutdown();
+        clientB.shutdown();
+    }
+
+    static String fresh() {
+        return "user-" + UUID.randomUUID();
+    }
+
+    static Decision acquire(RedisRateLimiter limiter, RateLimit limit, String id) {
+        return limiter.tryAcquire(List.of(new LimitRequest(limit, id, 1)));
+    }
+
+    /** 64 threads on two clients: with a window far longer than the run, exactly `limit` calls get through. */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void admitsExactlyTheLimitUnderConcurrencyAcrossInstances(Algorithm algorithm) throws Exception {
+        RateLimit limit = RateLimit.of("exact-" + algorithm, algorithm, 50, 3_600_000);
+        String id = fresh();
+        int threads = 64;
+        int callsPerThread = 25;
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicInteger rejected = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            RedisRateLimiter limiter = t % 2 == 0 ? instanceA : instanceB;
+            futures.add(pool.submit(() -> {
+                go.await();
+                for (int i = 0; i < callsPerThread; i++) {
+                    (acquire(limiter, limit, id).allowed() ? admitted : rejected).incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        go.countDown();
+        for (Future<?> future : futures) {
+            future.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+
+        assertThat(admitted.get()).isEqualTo(50);
+        assertThat(rejected.get()).isEqualTo(threads * callsPerThread - 50);
+    }
+
+    /** The sliding window's promise, checked on the Redis clock: no interval of windowMs holds more than limit. */
+    @Test
+    void slidingWindowNeverAdmitsMoreThanTheLimitInAnyInterval() throws Exception {
+        int limit = 20;
+        long window = 300;
+        RateLimit rateLimit = RateLimit.of("sliding-any", Algorithm.SLIDING_WINDOW, limit, window);
+        String id = fresh();
+        List<Long> admittedAt = Collections.synchronizedList(new ArrayList<>());
+        long until = RedisCommands.timeMs(clientA) + 4 * window;
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < 16; t++) {
+            RedisRateLimiter limiter = t % 2 == 0 ? instanceA : instanceB;
+            futures.add(pool.submit(() -> {
+                while (true) {
+                    Decision d = acquire(limiter, rateLimit, id);
+                    if (d.decidedAt().toEpochMilli() > until) {
+                        return null;
+                    }
+                    if (d.allowed()) {
+                        admittedAt.add(d.decidedAt().toEpochMilli());
+                    }
+                }
+            }));
+        }
+        for (Future<?> future : futures) {
+            future.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+
+        List<Long> times = new ArrayList<>(admittedAt);
+        Collections.sort(times);
+        assertThat(times.size()).isGreaterThan(2 * limit);
+        for (int i = 0; i + limit < times.size(); i++) {
+            assertThat(times.get(i + limit) - times.get(i))
+                    .as("admissions %d and %d", i, i + limit)
+                    .isGreaterThanOrEqualTo(window);
+        }
+        // and the window is used to the full: the first window admits exactly the limit
+        long first = times.get(0);
+        assertThat(times.stream().filter(t -> t < first + window).count()).isEqualTo(limit);
+    }
+
+    /** A rejected call takes nothing: the limit with room keeps all of it, even under a hammering client. */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void rejectedMultiLimitCallConsumesNothing(Algorithm algorithm) throws Exception {
+        RateLimit small = RateLimit.of("small-" + algorithm, Algorithm.FIXED_WINDOW, 3, 3_600_000);
+        RateLimit large = RateLimit.of("large-" + algorithm, algorithm, 10, 3_600_000);
+        String id = fresh();
+        List<LimitRequest> both = List.of(new LimitRequest(small, id, 1), new LimitRequest(large, id, 1));
+        for (int i = 0; i < 3; i++) {
+            assertThat(instanceA.tryAcquire(both).allowed()).isTrue();
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        List<Future<Boolean>> futures = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            RedisRateLimiter limiter = i % 2 == 0 ? instanceA : instanceB;
+            futures.add(pool.submit(() -> limiter.tryAcquire(both).allowed()));
+        }
+        for (Future<Boolean> future : futures) {
+            assertThat(future.get(60, TimeUnit.SECONDS)).isFalse();
+        }
+        pool.shutdown();
+
+        Decision rejected = instanceB.tryAcquire(both);
+        assertThat(rejected.allowed()).isFalse();
+        assertThat(rejected.outcomes().get(0).allowed()).isFalse();
+        assertThat(rejected.outcomes().get(1).allowed()).isTrue();
+        assertThat(rejected.outcomes().get(1).remaining()).isEqualTo(7);
+        int admittedAlone = 0;
+        while (acquire(instanceA, large, id).allowed()) {
+            admittedAlone++;
+        }
+        assertThat(admittedAlone).isEqualTo(7);
+    }
+
+    @Test
+    void recoversFromScriptFlushWithoutErrors() {
+        RateLimit limit = RateLimit.of("flush", Algorithm.SLIDING_WINDOW, 5, 60_000);
+        String id = fresh();
+        assertThat(acquire(instanceA, limit, id).allowed()).isTrue();
+        clientB.getScript().scriptFlush();
+
+        Decision afterFlush = acquire(instanceA, limit, id);
+
+        assertThat(afterFlush.allowed()).isTrue();
+        assertThat(afterFlush.remaining()).isEqualTo(3);
+    }
+
+    @Test
+    void decisionTimeIsTheRedisServersClock() {
+        RateLimit limit = RateLimit.of("clock", Algorithm.TOKEN_BUCKET, 5, 60_000);
+        long before = RedisCommands.timeMs(clientA);
+        Decision decision = acquire(instanceA, limit, fresh());
+        long after = RedisCommands.timeMs(clientA);
+        assertThat(decision.decidedAt().toEpochMilli()).isBetween(before, after);
+    }
+
+    /** Waiting exactly retryAfter (on the Redis clock) succeeds; a retry before that fails. */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void retryAfterIsExact(Algorithm algorithm) {
+        RateLimit limit = RateLimit.of("retry-" + algorithm, algorithm, 3, 600);
+        String id = fresh();
+        Decision rejected;
+        do {
+            rejected = acquire(instanceA, limit, id);
+        } while (rejected.allowed());
+        long retryAt =
+                rejected.decidedAt().toEpochMilli() + rejected.retryAfter().toMillis();
+        assertThat(rejected.retryAfter().toMillis()).isBetween(1L, 600L + 1);
+
+        awaitRedisTime(retryAt - 40);
+        Decision early = acquire(instanceA, limit, id);
+        if (early.decidedAt().toEpochMilli() < retryAt) {
+            assertThat(early.allowed())
+                    .as("a retry %d ms early", retryAt - early.decidedAt().toEpochMilli())
+                    .isFalse();
+        }
+        awaitRedisTime(retryAt);
+        assertThat(acquire(instanceA, limit, id).allowed()).isTrue();
+    }
+
+    void awaitRedisTime(long epochMs) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (RedisCommands.timeMs(clientA) < epochMs) {
+            assertThat(System.nanoTime()).as("Redis clock reaching %d", epochMs).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+}
