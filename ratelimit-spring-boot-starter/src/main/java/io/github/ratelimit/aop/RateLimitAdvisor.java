@@ -1,7 +1,10 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.core.DeclaredLimit;
+import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.RateLimiter;
 import java.lang.reflect.Method;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 
@@ -9,7 +12,7 @@ import org.springframework.core.Ordered;
  * Applies {@code @RateLimited} to Spring beans. Runs before transactions and other advice by default, so a
  * rejected call opens nothing.
  */
-public final class RateLimitAdvisor extends AnnotationAdvisor {
+public final class RateLimitAdvisor extends AnnotationAdvisor implements DeclaredLimits {
 
     private static final long serialVersionUID = 1L;
 
@@ -34,6 +37,12 @@ public final class RateLimitAdvisor extends AnnotationAdvisor {
             ObjectProvider<RateLimitSettings> settings) {
         super(new RateLimitInterceptor(methods, limiter, caller, settings), Ordered.HIGHEST_PRECEDENCE + 100);
         this.methods = methods;
+    }
+
+    /** The limits of every annotated method checked so far: after startup, all of them. */
+    @Override
+    public List<DeclaredLimit> declaredLimits() {
+        return methods.declared();
     }
 
     @Override

@@ -30,6 +30,23 @@ final class RateLimitedMethods {
                 || AnnotatedElementUtils.hasAnnotation(method, RateLimits.class);
     }
 
+    /** Every limit compiled so far (all annotated bean methods, once the startup check has run). */
+    List<io.github.ratelimit.core.DeclaredLimit> declared() {
+        List<io.github.ratelimit.core.DeclaredLimit> all = new ArrayList<>();
+        for (MethodLimits method : compiled.values()) {
+            for (MethodLimits.CompiledLimit limit : method.limits()) {
+                all.add(new io.github.ratelimit.core.DeclaredLimit(
+                        method.expressions().source(),
+                        limit.limit(),
+                        limit.keys().stream().map(KeyExpression::text).toList(),
+                        limit.shadow(),
+                        limit.failClosed()));
+            }
+        }
+        all.sort(java.util.Comparator.comparing(io.github.ratelimit.core.DeclaredLimit::source));
+        return all;
+    }
+
     /** The compiled limits of a method (the most specific one, on the user's class). */
     MethodLimits get(Method method) {
         MethodLimits limits = compiled.get(method);

@@ -6,6 +6,7 @@ import io.github.ratelimit.aop.LockedAdvisor;
 import io.github.ratelimit.aop.RateLimitAdvisor;
 import io.github.ratelimit.aop.RateLimitSettings;
 import io.github.ratelimit.aop.SingleUseAdvisor;
+import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisFallbacks;
@@ -97,6 +98,14 @@ public final class RateLimitAutoConfiguration {
     @ConditionalOnMissingBean
     static LockedAdvisor lockedAdvisor(ObjectProvider<LockManager> locks, ObjectProvider<CallerContext> caller) {
         return new LockedAdvisor(locks, caller);
+    }
+
+    @Bean
+    StartupSummary rateLimitStartupSummary(
+            ObjectProvider<DeclaredLimits> sources,
+            ObjectProvider<RedissonClient> redisson,
+            RateLimitProperties properties) {
+        return new StartupSummary(sources, redisson, properties);
     }
 
     @Bean

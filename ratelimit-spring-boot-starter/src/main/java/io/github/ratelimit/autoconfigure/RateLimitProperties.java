@@ -35,6 +35,28 @@ public class RateLimitProperties {
     /** How calls to Redis are bounded. */
     private final Redis redis = new Redis();
 
+    /** The actuator endpoint. */
+    private final Actuator actuator = new Actuator();
+
+    public Actuator getActuator() {
+        return actuator;
+    }
+
+    /** The {@code ratelimits} actuator endpoint. */
+    public static class Actuator {
+
+        /** Whether the endpoint may reset a client's counts (a write operation); reading is always allowed. */
+        private boolean resetEnabled;
+
+        public boolean isResetEnabled() {
+            return resetEnabled;
+        }
+
+        public void setResetEnabled(boolean resetEnabled) {
+            this.resetEnabled = resetEnabled;
+        }
+    }
+
     /** How clients are identified by address. */
     private final Client client = new Client();
 

@@ -15,6 +15,7 @@ import io.github.ratelimit.web.SingleUseTokenExceptionHandler;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -58,7 +59,7 @@ public final class RateLimitWebAutoConfiguration {
     @Bean
     @ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
     @ConditionalOnProperty(name = "ratelimit.filter.rules[0].paths[0]")
-    FilterRegistrationBean<RateLimitFilter> rateLimitFilter(
+    RateLimitFilter rateLimitFilter(
             RateLimitProperties properties, RateLimiter limiter, ClientAddresses clients, RateLimitSettings settings) {
         RateLimitProperties.Filter filter = properties.getFilter();
         List<FilterRuleSpec> specs = new ArrayList<>();
@@ -80,10 +81,16 @@ public final class RateLimitWebAutoConfiguration {
                     rule.isPerPath(),
                     rule.isFailClosed()));
         }
-        RateLimitFilter rateLimitFilter = new RateLimitFilter(specs, filter.getExclude(), limiter, clients, settings);
-        FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(rateLimitFilter);
+        return new RateLimitFilter(specs, filter.getExclude(), limiter, clients, settings);
+    }
+
+    @Bean
+    @ConditionalOnBean(RateLimitFilter.class)
+    FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(
+            RateLimitFilter filter, RateLimitProperties properties) {
+        FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("rateLimitFilter");
-        registration.setOrder(filter.getOrder());
+        registration.setOrder(properties.getFilter().getOrder());
         return registration;
     }
 

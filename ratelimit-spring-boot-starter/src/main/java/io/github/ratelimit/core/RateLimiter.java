@@ -12,4 +12,14 @@ public interface RateLimiter {
      * @return the decision, never null
      */
     Decision tryAcquire(List<LimitRequest> requests);
+
+    /**
+     * Forgets everything counted for one identifier under one limit, as if it had never called (an operator
+     * unblocking a customer). Optional.
+     *
+     * @param identifier as the keys produce it: the key expression or kind, a NUL character, the value
+     */
+    default void reset(RateLimit limit, String identifier) {
+        throw new UnsupportedOperationException("this rate limiter cannot reset limits");
+    }
 }

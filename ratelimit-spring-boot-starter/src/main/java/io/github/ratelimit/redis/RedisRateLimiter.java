@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import java.time.Duration;
 import java.time.Instant;
@@ -87,6 +88,12 @@ public final class RedisRateLimiter implements RateLimiter {
         List<LimitOutcome> ordered = new ArrayList<>();
         byKey.keySet().forEach(key -> ordered.add(outcomes.get(key)));
         return new Decision(admitted, ordered, decidedAt);
+    }
+
+    @Override
+    public void reset(RateLimit limit, String identifier) {
+        String key = keys.rateLimitKey(limit, RedisKeys.tag(identifier));
+        executor.delete(key);
     }
 
     private static Object[] arguments(List<String> group, Map<String, LimitRequest> byKey) {

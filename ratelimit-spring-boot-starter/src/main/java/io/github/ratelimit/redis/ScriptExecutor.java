@@ -87,6 +87,16 @@ final class ScriptExecutor {
                 .thenCompose(stage -> stage);
     }
 
+    /** Deletes one key within the budget. */
+    void delete(String key) {
+        guard.call(() -> script.evalAsync(
+                key,
+                RScript.Mode.READ_WRITE,
+                "return {redis.call('DEL', KEYS[1])}",
+                RScript.ReturnType.LIST,
+                List.of(key)));
+    }
+
     /** An integer from a script reply. */
     static long number(Object value) {
         return value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));

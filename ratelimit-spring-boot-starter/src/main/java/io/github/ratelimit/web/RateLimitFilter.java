@@ -2,6 +2,8 @@ package io.github.ratelimit.web;
 
 import io.github.ratelimit.aop.RateLimitSettings;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.DeclaredLimit;
+import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
@@ -26,7 +28,7 @@ import org.springframework.web.util.pattern.PathPattern;
  * request are decided in one round trip, all or nothing, with the same 429 answer as {@code @RateLimited}.
  * Counters are per rule (the rule's name), not per concrete path, unless a rule asks for per-path counts.
  */
-public final class RateLimitFilter extends OncePerRequestFilter {
+public final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimits {
 
     private final List<FilterRule> rules;
     private final List<PathPattern> excluded;
@@ -56,6 +58,23 @@ public final class RateLimitFilter extends OncePerRequestFilter {
         this.limiter = limiter;
         this.clients = clients;
         this.settings = settings;
+    }
+
+    /** The limits of every rule. */
+    @Override
+    public List<DeclaredLimit> declaredLimits() {
+        List<DeclaredLimit> all = new ArrayList<>();
+        for (FilterRule rule : rules) {
+            for (RateLimit limit : rule.limits) {
+                all.add(new DeclaredLimit(
+                        "ratelimit.filter.rules[" + rule.index + "] " + rule.paths,
+                        limit,
+                        List.of(rule.key),
+                        rule.shadow,
+                        rule.failClosed));
+            }
+        }
+        return all;
     }
 
     @Override

@@ -1,0 +1,62 @@
+package io.github.ratelimit.actuate;
+
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimiter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Counts decisions per limit name and outcome ({@code ratelimit.decisions}) and times the Redis round trip
+ * ({@code ratelimit.redis.duration}, operation {@code decide}). Tags are limit names, never keys.
+ */
+final class MeteredRateLimiter implements RateLimiter {
+
+    private final RateLimiter delegate;
+    private final MeterRegistry registry;
+    private final Timer decide;
+
+    MeteredRateLimiter(RateLimiter delegate, MeterRegistry registry) {
+        this.delegate = delegate;
+        this.registry = registry;
+        this.decide = RateLimitMeters.redisTimer(registry, "decide");
+    }
+
+    @Override
+    public Decision tryAcquire(List<LimitRequest> requests) {
+        long started = System.nanoTime();
+        Decision decision = delegate.tryAcquire(requests);
+        decide.record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
+        Map<String, String> outcomeByName = new LinkedHashMap<>();
+        for (LimitOutcome outcome : decision.outcomes()) {
+            String name = outcome.request().limit().name();
+            String result = outcome.allowed() ? "allowed" : outcome.request().shadow() ? "shadow_rejected" : "rejected";
+            outcomeByName.merge(name, result, MeteredRateLimiter::worse);
+        }
+        outcomeByName.forEach((name, result) -> Counter.builder("ratelimit.decisions")
+                .description("Rate limit decisions by limit name and outcome")
+                .tag("limit", name)
+                .tag("outcome", result)
+                .register(registry)
+                .increment());
+        return decision;
+    }
+
+    @Override
+    public void reset(RateLimit limit, String identifier) {
+        delegate.reset(limit, identifier);
+    }
+
+    private static String worse(String a, String b) {
+        if (a.equals("rejected") || b.equals("rejected")) {
+            return "rejected";
+        }
+        return a.equals("shadow_rejected") || b.equals("shadow_rejected") ? "shadow_rejected" : "allowed";
+    }
+}

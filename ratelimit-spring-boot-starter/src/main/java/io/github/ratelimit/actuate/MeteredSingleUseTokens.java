@@ -1,0 +1,58 @@
+package io.github.ratelimit.actuate;
+
+import io.github.ratelimit.core.IssuedToken;
+import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.core.TokenConsumption;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+
+/** Counts token issues, consumptions and releases by outcome ({@code ratelimit.tokens}) and times them. */
+final class MeteredSingleUseTokens implements SingleUseTokens {
+
+    private final SingleUseTokens delegate;
+    private final MeterRegistry registry;
+
+    MeteredSingleUseTokens(SingleUseTokens delegate, MeterRegistry registry) {
+        this.delegate = delegate;
+        this.registry = registry;
+    }
+
+    @Override
+    public IssuedToken issue(String purpose, Map<String, String> metadata, Duration ttl, int uses) {
+        IssuedToken issued = time("token.issue", () -> delegate.issue(purpose, metadata, ttl, uses));
+        count("issue", "issued");
+        return issued;
+    }
+
+    @Override
+    public TokenConsumption consume(String purpose, String token) {
+        TokenConsumption consumption = time("token.consume", () -> delegate.consume(purpose, token));
+        count("consume", consumption.status().name().toLowerCase(Locale.ROOT));
+        return consumption;
+    }
+
+    @Override
+    public boolean release(String purpose, String token) {
+        boolean released = time("token.release", () -> delegate.release(purpose, token));
+        count("release", released ? "released" : "not_released");
+        return released;
+    }
+
+    private <T> T time(String operation, java.util.function.Supplier<T> call) {
+        Timer timer = RateLimitMeters.redisTimer(registry, operation);
+        return timer.record(call);
+    }
+
+    private void count(String operation, String outcome) {
+        Counter.builder("ratelimit.tokens")
+                .description("Single-use token operations by outcome")
+                .tag("operation", operation)
+                .tag("outcome", outcome)
+                .register(registry)
+                .increment();
+    }
+}

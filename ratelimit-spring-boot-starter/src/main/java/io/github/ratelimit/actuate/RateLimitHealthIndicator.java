@@ -1,0 +1,45 @@
+package io.github.ratelimit.actuate;
+
+import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.RedisHealthProbe;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * Whether the rate limiter's Redis answers within the budget and knows the scripts (forgotten ones are loaded
+ * again). One slow answer does not flap the health: the indicator turns DOWN after three failed checks in a row,
+ * or at once while the circuit breaker is open.
+ */
+public final class RateLimitHealthIndicator extends AbstractHealthIndicator {
+
+    static final int FAILED_CHECKS_FOR_DOWN = 3;
+
+    private final RedisHealthProbe probe;
+    private final RedisGuard guard;
+    private final AtomicInteger failedInARow = new AtomicInteger();
+
+    public RateLimitHealthIndicator(RedisHealthProbe probe, RedisGuard guard) {
+        super("Rate limit Redis health check failed");
+        this.probe = probe;
+        this.guard = guard;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) {
+        try {
+            builder.withDetails(probe.check());
+            failedInARow.set(0);
+            builder.up();
+        } catch (RuntimeException e) {
+            int failures = failedInARow.incrementAndGet();
+            builder.withDetail("failedChecksInARow", failures).withDetail("error", e.getMessage());
+            if (failures >= FAILED_CHECKS_FOR_DOWN || guard.isOpen()) {
+                builder.down();
+            } else {
+                builder.up(); // one slow answer is not an outage
+            }
+        }
+        builder.withDetail("circuitOpen", guard.isOpen());
+    }
+}

@@ -1,0 +1,33 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.core.RateLimiter;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/** The {@code ratelimits} actuator endpoint, when exposed. */
+@AutoConfiguration(after = {RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class})
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ConditionalOnClass(Endpoint.class)
+public final class RateLimitEndpointAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RateLimiter.class)
+    @ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
+    RateLimitsEndpoint rateLimitsEndpoint(
+            ObjectProvider<RateLimitAdvisor> advisor,
+            ObjectProvider<RateLimitFilter> filter,
+            RateLimiter limiter,
+            RateLimitProperties properties) {
+        return new RateLimitsEndpoint(
+                advisor, filter, limiter, properties.getActuator().isResetEnabled());
+    }
+}

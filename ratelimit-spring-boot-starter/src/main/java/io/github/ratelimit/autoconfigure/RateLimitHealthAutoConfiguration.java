@@ -1,0 +1,29 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.actuate.RateLimitHealthIndicator;
+import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.RedisHealthProbe;
+import org.redisson.api.RedissonClient;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/** The {@code ratelimit} health indicator: Redis answers in time and knows the scripts. */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ConditionalOnClass(AbstractHealthIndicator.class)
+@ConditionalOnEnabledHealthIndicator("ratelimit")
+public final class RateLimitHealthAutoConfiguration {
+
+    @Bean(name = "ratelimitHealthIndicator")
+    @ConditionalOnMissingBean(RateLimitHealthIndicator.class)
+    @ConditionalOnBean({RedissonClient.class, RedisGuard.class})
+    RateLimitHealthIndicator rateLimitHealthIndicator(RedissonClient redisson, RedisGuard guard) {
+        return new RateLimitHealthIndicator(new RedisHealthProbe(redisson, guard), guard);
+    }
+}

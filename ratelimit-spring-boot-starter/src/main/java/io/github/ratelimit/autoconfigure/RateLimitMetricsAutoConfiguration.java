@@ -1,0 +1,34 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.actuate.MeteringPostProcessor;
+import io.github.ratelimit.core.RedisFallbacks;
+import io.github.ratelimit.redis.RedisGuard;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Micrometer meters: {@code ratelimit.decisions} (limit, outcome), {@code ratelimit.fallbacks} (policy),
+ * {@code ratelimit.redis.duration} (operation), {@code ratelimit.redis.failures}, {@code ratelimit.redis.skipped},
+ * {@code ratelimit.redis.circuit.open}, {@code ratelimit.tokens} (operation, outcome),
+ * {@code ratelimit.locks.acquisitions} (outcome) and {@code ratelimit.locks.wait}.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ConditionalOnClass(MeterRegistry.class)
+public final class RateLimitMetricsAutoConfiguration {
+
+    @Bean
+    static MeteringPostProcessor rateLimitMeteringPostProcessor(ObjectProvider<MeterRegistry> registry) {
+        return new MeteringPostProcessor(registry);
+    }
+
+    @Bean
+    MeterBinder rateLimitMeters(ObjectProvider<RedisFallbacks> fallbacks, ObjectProvider<RedisGuard> guard) {
+        return MeteringPostProcessor.binder(fallbacks.getIfAvailable(), guard.getIfAvailable());
+    }
+}

@@ -1,0 +1,70 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.core.DeclaredLimit;
+import io.github.ratelimit.core.DeclaredLimits;
+import java.util.List;
+import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextRefreshedEvent;
+
+/** Logs one line at startup: what is limited, on which Redis, with which failure modes. */
+final class StartupSummary implements ApplicationListener<ContextRefreshedEvent> {
+
+    private static final Logger log = LoggerFactory.getLogger(StartupSummary.class);
+
+    private final ObjectProvider<DeclaredLimits> sources;
+    private final ObjectProvider<RedissonClient> redisson;
+    private final RateLimitProperties properties;
+    private boolean logged;
+
+    StartupSummary(
+            ObjectProvider<DeclaredLimits> sources,
+            ObjectProvider<RedissonClient> redisson,
+            RateLimitProperties properties) {
+        this.sources = sources;
+        this.redisson = redisson;
+        this.properties = properties;
+    }
+
+    @Override
+    public void onApplicationEvent(ContextRefreshedEvent event) {
+        if (logged) {
+            return;
+        }
+        logged = true;
+        List<DeclaredLimit> annotated =
+                advisor.stream().flatMap(a -> a.declaredLimits().stream()).toList();
+        List<DeclaredLimit> rules =
+                filter.stream().flatMap(f -> f.declaredLimits().stream()).toList();
+        long methods = annotated.stream().map(DeclaredLimit::source).distinct().count();
+        log.info(
+                "Rate limiting: {} limits on {} methods, {} filter limits; Redis {}; budget {} ms; rate limits fail {};"
+                        + " shadow {}; key prefix '{}'",
+                annotated.size(),
+                methods,
+                rules.size(),
+                topology(),
+                properties.getRedis().getTimeout().toMillis(),
+                properties.isFailClosed() ? "closed" : "open (per-limit overrides apply)",
+                properties.isShadow() ? "on for all" : "off",
+                properties.getKeyPrefix());
+    }
+
+    private String topology() {
+        RedissonClient client = redisson.getIfAvailable();
+        if (client == null) {
+            return "none";
+        }
+        var config = client.getConfig();
+        if (config.isClusterConfig()) {
+            return "cluster " + config.useClusterServers().getNodeAddresses();
+        }
+        if (config.isSentinelConfig()) {
+            return "sentinel master '" + config.useSentinelServers().getMasterName() + "'";
+        }
+        return "single " + config.useSingleServer().getAddress();
+    }
+}
