@@ -23,11 +23,7 @@ public final class RateLimitEndpointAutoConfiguration {
     @ConditionalOnBean(RateLimiter.class)
     @ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
     RateLimitsEndpoint rateLimitsEndpoint(
-            ObjectProvider<RateLimitAdvisor> advisor,
-            ObjectProvider<RateLimitFilter> filter,
-            RateLimiter limiter,
-            RateLimitProperties properties) {
-        return new RateLimitsEndpoint(
-                advisor, filter, limiter, properties.getActuator().isResetEnabled());
+            ObjectProvider<DeclaredLimits> sources, RateLimiter limiter, RateLimitProperties properties) {
+        return new RateLimitsEndpoint(sources, limiter, properties.getActuator().isResetEnabled());
     }
 }
