@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.RateLimiter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
