@@ -35,10 +35,13 @@ final class StartupSummary implements ApplicationListener<ContextRefreshedEvent>
             return;
         }
         logged = true;
+        List<DeclaredLimit> all =
+                sources.stream().flatMap(s -> s.declaredLimits().stream()).toList();
+        List<DeclaredLimit> rules = all.stream()
+                .filter(d -> d.source().startsWith("ratelimit.filter.rules"))
+                .toList();
         List<DeclaredLimit> annotated =
-                advisor.stream().flatMap(a -> a.declaredLimits().stream()).toList();
-        List<DeclaredLimit> rules =
-                filter.stream().flatMap(f -> f.declaredLimits().stream()).toList();
+                all.stream().filter(d -> !rules.contains(d)).toList();
         long methods = annotated.stream().map(DeclaredLimit::source).distinct().count();
         log.info(
                 "Rate limiting: {} limits on {} methods, {} filter limits; Redis {}; budget {} ms; rate limits fail {};"
