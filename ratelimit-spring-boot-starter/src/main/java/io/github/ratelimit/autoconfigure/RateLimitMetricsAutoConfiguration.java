@@ -6,6 +6,7 @@ import io.github.ratelimit.redis.RedisGuard;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -27,8 +28,15 @@ public final class RateLimitMetricsAutoConfiguration {
         return new MeteringPostProcessor(registry);
     }
 
+    /** Binds the meters to every registry once the context is ready (with or without Boot's metrics support). */
     @Bean
-    MeterBinder rateLimitMeters(ObjectProvider<RedisFallbacks> fallbacks, ObjectProvider<RedisGuard> guard) {
-        return MeteringPostProcessor.binder(fallbacks.getIfAvailable(), guard.getIfAvailable());
+    SmartInitializingSingleton rateLimitMeters(
+            ObjectProvider<RedisFallbacks> fallbacks,
+            ObjectProvider<RedisGuard> guard,
+            ObjectProvider<MeterRegistry> registries) {
+        return () -> {
+            MeterBinder binder = MeteringPostProcessor.binder(fallbacks.getIfAvailable(), guard.getIfAvailable());
+            registries.orderedStream().forEach(binder::bindTo);
+        };
     }
 }
