@@ -18,11 +18,13 @@ local t = redis.call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = math.floor(now_us / 1000)
 
--- Sliding window: a ring of the last `limit` admission times, 6 bytes each (big-endian epoch ms) behind a
--- 4-byte head. The head is the slot of the oldest entry, which is also where the next one is written. Slots
--- beyond the string's length read as 0 ("long ago"), so the string grows only as it is used. Entries are in
--- time order from the head, so a decision reads O(1) slots and the remaining count is a binary search.
-local HEAD = 4
+-- Sliding window: a ring of the last `limit` admission times, 6 bytes each (big-endian epoch ms), behind an
+-- 8-byte header: the head (the slot of the oldest entry, which is also where the next one is written) and the
+-- number of live entries at the last decision. Slots beyond the string's length read as 0 ("long ago"), so the
+-- string grows only as it is used. Entries are in time order from the head, and the live ones are the newest,
+-- so a decision reads O(1) slots: the header, the newest entry, the oldest live one, and (when entries left
+-- the window since the last decision) a galloping search over just those.
+local HEAD = 8
 local SLOT = 6
 
 -- big-endian unsigned integer of `width` bytes; a missing or short slot is 0
@@ -46,10 +48,6 @@ local function encode(v, width)
     return string.char(unpack(bytes))
 end
 
-local function read_head(key)
-    return decode(redis.call('GETRANGE', key, 0, HEAD - 1), HEAD)
-end
-
 -- the i-th oldest entry, i from 0
 local function entry(key, head, limit, i)
     local slot = (head + i) % limit
@@ -58,20 +56,45 @@ local function entry(key, head, limit, i)
 end
 
 local function sliding_check(key, limit, window, cost)
-    local head = read_head(key)
-    local newest = entry(key, head, limit, limit - 1)
-    local now = math.max(now_ms, newest) -- never let a clock step back reopen the window
-    -- entries in (now - window, now] are live; find the first live one
-    local lo, hi = 0, limit
-    while lo < hi do
-        local mid = math.floor((lo + hi) / 2)
-        if now - entry(key, head, limit, mid) >= window then
-            lo = mid + 1
-        else
-            hi = mid
-        end
+    local header = redis.call('GETRANGE', key, 0, HEAD - 1)
+    local head, live = 0, 0
+    if #header == HEAD then
+        head = decode(string.sub(header, 1, 4), 4)
+        live = decode(string.sub(header, 5, 8), 4)
     end
-    local live = limit - lo
+    local newest = 0
+    if live > 0 then
+        newest = entry(key, head, limit, limit - 1)
+    end
+    local now = math.max(now_ms, newest) -- never let a clock step back reopen the window
+    -- entries that left the window since the last decision: the oldest live ones; gallop, then bisect
+    local first = limit - live -- logical index of the oldest live entry
+    if live > 0 and now - entry(key, head, limit, first) >= window then
+        local lo, step = first + 1, 1
+        local hi = limit
+        while lo < limit do
+            local probe = math.min(first + step, limit - 1)
+            if now - entry(key, head, limit, probe) >= window then
+                lo = probe + 1
+                if probe == limit - 1 then
+                    break
+                end
+                step = step * 2
+            else
+                hi = probe
+                break
+            end
+        end
+        while lo < hi do
+            local mid = math.floor((lo + hi) / 2)
+            if now - entry(key, head, limit, mid) >= window then
+                lo = mid + 1
+            else
+                hi = mid
+            end
+        end
+        live = limit - lo
+    end
     local reset = 0
     if live > 0 then
         reset = newest + window - now
@@ -79,23 +102,23 @@ local function sliding_check(key, limit, window, cost)
     if cost == 0 then
         return {1, limit - live, reset, 0, nil}
     end
-    local needed = entry(key, head, limit, cost - 1) -- the cost-th oldest must have left the window
-    if needed + window - now > 0 then
-        -- counted from now_ms, the decision time the caller sees (now is later only if the clock stepped back)
+    if live + cost > limit then
+        -- the cost-th oldest entry must leave the window; counted from now_ms, the time the caller sees
+        local needed = entry(key, head, limit, cost - 1)
         return {0, limit - live, reset, needed + window - now_ms, nil}
     end
-    return {1, limit - live - cost, window, 0, {head, now}}
+    return {1, limit - live - cost, window, 0, {head, now, live}}
 end
 
 local function sliding_commit(key, limit, window, cost, state)
-    local head, now = state[1], state[2]
+    local head, now, live = state[1], state[2], state[3]
     local stamp = encode(now, SLOT)
     local first = math.min(cost, limit - head)
     redis.call('SETRANGE', key, HEAD + head * SLOT, string.rep(stamp, first))
     if cost > first then
         redis.call('SETRANGE', key, HEAD, string.rep(stamp, cost - first))
     end
-    redis.call('SETRANGE', key, 0, encode((head + cost) % limit, HEAD))
+    redis.call('SETRANGE', key, 0, encode((head + cost) % limit, 4) .. encode(live + cost, 4))
     redis.call('PEXPIRE', key, window)
 end
 

@@ -57,7 +57,7 @@ class FootprintTest {
                     zset,
                     (double) zset / bytes.get(Algorithm.SLIDING_WINDOW)));
             assertThat(bytes.get(Algorithm.SLIDING_WINDOW)).isLessThan(zset);
-            assertThat(bytes.get(Algorithm.SLIDING_WINDOW)).isLessThanOrEqualTo(160L + 7L * limit);
+            assertThat(bytes.get(Algorithm.SLIDING_WINDOW)).isLessThanOrEqualTo(200L + 7L * limit);
             assertThat(bytes.get(Algorithm.FIXED_WINDOW)).isLessThan(120);
             assertThat(bytes.get(Algorithm.TOKEN_BUCKET)).isLessThan(120);
         }

@@ -1,0 +1,406 @@
+package io.github.ratelimit.benchmarks;
+
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.BucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.IssuedToken;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.RedisLockManager;
+import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.RedisSingleUseTokens;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntFunction;
+import org.redisson.Redisson;
+import org.redisson.api.RAtomicLong;
+import org.redisson.api.RRateLimiter;
+import org.redisson.api.RateType;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisNode;
+import org.redisson.api.redisnode.RedisNodes;
+import org.redisson.config.Config;
+import redis.embedded.RedisServer;
+
+/**
+ * Runs every workload against a local redis-server started here, side by side in one run: our algorithms, a
+ * multi-limit decision, locks and tokens, Redisson's RRateLimiter, Bucket4j on Lettuce, and the floor (one INCR
+ * through the same Redisson client). Prints decisions per second (median over several windows), p50/p99
+ * latency, ratios, Redis memory per key and Redis commands per decision.
+ *
+ * <p>Options: {@code --windows=N} (default 5), {@code --window-ms=N} (1000), {@code --warmup-ms=N} (1000),
+ * {@code --concurrency=1,8,64}.
+ */
+public final class Benchmarks {
+
+    static final long LIMIT = 1_000_000;
+    static final Duration WINDOW = Duration.ofMinutes(1);
+    static final int MANY_KEYS = 10_000;
+
+    private final int windows;
+    private final long windowMs;
+    private final long warmupMs;
+    private final int[] concurrencies;
+    private final RedissonClient redisson;
+    private final RedisClient lettuce;
+    private final StatefulRedisConnection<String, byte[]> lettuceConnection;
+    private final RedisNode node;
+
+    private Benchmarks(Map<String, String> options, String url) {
+        this.windows = Integer.parseInt(options.getOrDefault("windows", "5"));
+        this.windowMs = Long.parseLong(options.getOrDefault("window-ms", "1000"));
+        this.warmupMs = Long.parseLong(options.getOrDefault("warmup-ms", "1000"));
+        this.concurrencies = Arrays.stream(
+                        options.getOrDefault("concurrency", "1,8,64").split(","))
+                .mapToInt(Integer::parseInt)
+                .toArray();
+        Config config = new Config();
+        config.useSingleServer()
+                .setAddress(url)
+                .setConnectionMinimumIdleSize(64)
+                .setConnectionPoolSize(64);
+        this.redisson = Redisson.create(config);
+        this.node = redisson.getRedisNodes(RedisNodes.SINGLE).getInstance();
+        this.lettuce = RedisClient.create(url);
+        this.lettuceConnection = lettuce.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new LinkedHashMap<>();
+        for (String arg : args) {
+            String[] pair = arg.replaceFirst("^--", "").split("=", 2);
+            options.put(pair[0], pair.length > 1 ? pair[1] : "true");
+        }
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        RedisServer server = RedisServer.newRedisServer()
+                .port(port)
+                .setting("bind 127.0.0.1")
+                .setting("save \"\"")
+                .setting("appendonly no")
+                .build();
+        server.start();
+        try {
+            Benchmarks benchmarks = new Benchmarks(options, "redis://127.0.0.1:" + port);
+            try {
+                benchmarks.run();
+            } finally {
+                benchmarks.close();
+            }
+        } finally {
+            server.stop();
+        }
+    }
+
+    /** One operation under test, for key number {@code i} (0 for the hot key). */
+    record Workload(String name, IntFunction<Runnable> operationForKey, boolean hotKey) {}
+
+    record Result(
+            String workload, int keys, int concurrency, double opsPerSecond, double p50Micros, double p99Micros) {}
+
+    private void run() throws Exception {
+        RedisGuard guard = new RedisGuard(Duration.ofSeconds(5), 1_000, Duration.ofMillis(1));
+        RedisRateLimiter ours = new RedisRateLimiter(redisson, "bench:", guard);
+        RedisLockManager locks = new RedisLockManager(redisson, "bench:", guard);
+        RedisSingleUseTokens tokens = new RedisSingleUseTokens(redisson, "bench:", guard);
+        LettuceBasedProxyManager<String> bucket4j = Bucket4jLettuce.casBasedBuilder(lettuceConnection)
+                .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(WINDOW))
+                .build();
+        BucketConfiguration bucketConfiguration = BucketConfiguration.builder()
+                .addLimit(limit -> limit.capacity(LIMIT).refillGreedy(LIMIT, WINDOW))
+                .build();
+
+        Map<String, List<Result>> results = new LinkedHashMap<>();
+        for (boolean hot : new boolean[] {true, false}) {
+            int keys = hot ? 1 : MANY_KEYS;
+            String space = hot ? "hot" : "10k";
+            List<Workload> workloads = new ArrayList<>();
+            workloads.add(floor(space, keys));
+            for (Algorithm algorithm : Algorithm.values()) {
+                RateLimit limit = RateLimit.of("b-" + space, algorithm, LIMIT, WINDOW.toMillis());
+                List<List<LimitRequest>> requests =
+                        prepare(keys, i -> List.of(new LimitRequest(limit, "user-" + i, 1)));
+                workloads.add(new Workload(
+                        "ours " + algorithm.name().toLowerCase(Locale.ROOT),
+                        i -> () -> ours.tryAcquire(requests.get(i)),
+                        hot));
+            }
+            List<RateLimit> three = List.of(
+                    RateLimit.of("m1-" + space, Algorithm.SLIDING_WINDOW, LIMIT, 1_000),
+                    RateLimit.of("m2-" + space, Algorithm.SLIDING_WINDOW, LIMIT, 60_000),
+                    RateLimit.of("m3-" + space, Algorithm.SLIDING_WINDOW, LIMIT, 3_600_000));
+            List<List<LimitRequest>> multi = prepare(keys, i -> {
+                List<LimitRequest> list = new ArrayList<>();
+                for (RateLimit limit : three) {
+                    list.add(new LimitRequest(limit, "ip-" + i, 1));
+                    list.add(new LimitRequest(limit, "user-" + i, 1));
+                }
+                return list;
+            });
+            workloads.add(new Workload("ours 3 limits x 2 ids", i -> () -> ours.tryAcquire(multi.get(i)), hot));
+            workloads.add(redissonRateLimiter(space, keys, hot));
+            List<BucketProxy> buckets =
+                    prepare(keys, i -> bucket4j.getProxy("b4j-" + space + ":" + i, () -> bucketConfiguration));
+            workloads.add(
+                    new Workload("bucket4j lettuce", i -> () -> buckets.get(i).tryConsume(1), hot));
+            if (!hot) {
+                workloads.add(new Workload(
+                        "ours lock+release",
+                        i -> () -> locks.tryAcquire(
+                                        "job-" + i + "-"
+                                                + ThreadLocalRandom.current().nextInt(),
+                                        LockOptions.lease(Duration.ofSeconds(10)))
+                                .release(),
+                        false));
+                workloads.add(new Workload(
+                        "ours token issue+consume",
+                        i -> () -> {
+                            IssuedToken token = tokens.issue("bench", Map.of(), Duration.ofMinutes(1));
+                            tokens.consume("bench", token.token());
+                        },
+                        false));
+            }
+            for (int concurrency : concurrencies) {
+                for (Workload workload : workloads) {
+                    Result result = measure(workload, keys, concurrency);
+                    results.computeIfAbsent(space + "/" + concurrency, k -> new ArrayList<>())
+                            .add(result);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "  %-26s %-4s c=%-3d %10.0f ops/s  p50 %7.0f us  p99 %7.0f us%n",
+                            result.workload(),
+                            space,
+                            concurrency,
+                            result.opsPerSecond(),
+                            result.p50Micros(),
+                            result.p99Micros());
+                }
+            }
+        }
+        printTable(results);
+        printMemoryAndCommands(ours, bucket4j, bucketConfiguration);
+        locks.close();
+    }
+
+    private Workload floor(String space, int keys) {
+        List<RAtomicLong> counters = prepare(keys, i -> redisson.getAtomicLong("incr-" + space + ":" + i));
+        return new Workload("floor: INCR (Redisson)", i -> () -> counters.get(i).incrementAndGet(), keys == 1);
+    }
+
+    private Workload redissonRateLimiter(String space, int keys, boolean hot) {
+        List<RRateLimiter> limiters = prepare(keys, i -> {
+            RRateLimiter limiter = redisson.getRateLimiter("rrl-" + space + ":" + i);
+            limiter.trySetRate(RateType.OVERALL, LIMIT, WINDOW);
+            return limiter;
+        });
+        return new Workload("redisson RRateLimiter", i -> () -> limiters.get(i).tryAcquire(), hot);
+    }
+
+    private static <T> List<T> prepare(int keys, IntFunction<T> factory) {
+        List<T> list = new ArrayList<>(keys);
+        for (int i = 0; i < keys; i++) {
+            list.add(factory.apply(i));
+        }
+        return list;
+    }
+
+    /** Warm up, then `windows` windows of `windowMs`: the median of their rates, and latency over all of them. */
+    private Result measure(Workload workload, int keys, int concurrency) throws Exception {
+        List<Runnable> operations = new ArrayList<>(keys);
+        for (int i = 0; i < keys; i++) {
+            operations.add(workload.operationForKey().apply(i));
+        }
+        LongAdder done = new LongAdder();
+        AtomicBoolean recording = new AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
+        long[][] samples = new long[concurrency][];
+        int[] counts = new int[concurrency];
+        CountDownLatch finished = new CountDownLatch(concurrency);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < concurrency; t++) {
+            int thread = t;
+            samples[t] = new long[1 << 20];
+            Thread worker = new Thread(() -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                try {
+                    while (!stop.get()) {
+                        Runnable operation = operations.get(keys == 1 ? 0 : random.nextInt(keys));
+                        long started = System.nanoTime();
+                        operation.run();
+                        long took = System.nanoTime() - started;
+                        if (recording.get()) {
+                            done.increment();
+                            if (counts[thread] < samples[thread].length) {
+                                samples[thread][counts[thread]++] = took;
+                            }
+                        }
+                    }
+                } finally {
+                    finished.countDown();
+                }
+            });
+            worker.setDaemon(true);
+            threads.add(worker);
+            worker.start();
+        }
+        pause(warmupMs);
+        recording.set(true);
+        double[] rates = new double[windows];
+        for (int w = 0; w < windows; w++) {
+            long before = done.sum();
+            long started = System.nanoTime();
+            pause(windowMs);
+            rates[w] = (done.sum() - before) * 1e9 / (System.nanoTime() - started);
+        }
+        stop.set(true);
+        finished.await(30, TimeUnit.SECONDS);
+        Arrays.sort(rates);
+        int total = Arrays.stream(counts).sum();
+        long[] all = new long[total];
+        int at = 0;
+        for (int t = 0; t < concurrency; t++) {
+            System.arraycopy(samples[t], 0, all, at, counts[t]);
+            at += counts[t];
+        }
+        Arrays.sort(all);
+        return new Result(
+                workload.name(),
+                keys,
+                concurrency,
+                rates[windows / 2],
+                percentile(all, 0.50) / 1_000.0,
+                percentile(all, 0.99) / 1_000.0);
+    }
+
+    private static long percentile(long[] sorted, double p) {
+        return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) (sorted.length * p))];
+    }
+
+    /** The benchmark's own pacing: windows are measured by wall time, so the main thread waits them out. */
+    private static void pause(long millis) throws InterruptedException {
+        Thread.sleep(millis);
+    }
+
+    private static void printTable(Map<String, List<Result>> results) {
+        System.out.println();
+        System.out.println(
+                "| keys / callers | workload | decisions/s (median) | p50 µs | p99 µs | vs floor | vs Redisson RRateLimiter | vs Bucket4j |");
+        System.out.println("|---|---|---:|---:|---:|---:|---:|---:|");
+        results.forEach((cell, list) -> {
+            double floor = rate(list, "floor: INCR (Redisson)");
+            double redisson = rate(list, "redisson RRateLimiter");
+            double bucket4j = rate(list, "bucket4j lettuce");
+            for (Result r : list) {
+                System.out.printf(
+                        Locale.ROOT,
+                        "| %s | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |%n",
+                        cell,
+                        r.workload(),
+                        r.opsPerSecond(),
+                        r.p50Micros(),
+                        r.p99Micros(),
+                        r.opsPerSecond() / floor,
+                        r.opsPerSecond() / redisson,
+                        r.opsPerSecond() / bucket4j);
+            }
+        });
+    }
+
+    private static double rate(List<Result> results, String workload) {
+        return results.stream()
+                .filter(r -> r.workload().equals(workload))
+                .mapToDouble(Result::opsPerSecond)
+                .findFirst()
+                .orElse(Double.NaN);
+    }
+
+    /** MEMORY USAGE of every key a fresh limiter writes after 100 admissions, and Redis commands per decision. */
+    private void printMemoryAndCommands(
+            RedisRateLimiter ours, LettuceBasedProxyManager<String> bucket4j, BucketConfiguration configuration) {
+        System.out.println();
+        System.out.println("| limiter | Redis memory per key (100 admitted) | Redis commands per decision |");
+        System.out.println("|---|---:|---:|");
+        for (Algorithm algorithm : Algorithm.values()) {
+            RateLimit limit = RateLimit.of("mem", algorithm, LIMIT, WINDOW.toMillis());
+            String id = "mem-" + algorithm;
+            report(
+                    "ours " + algorithm.name().toLowerCase(Locale.ROOT),
+                    "bench:*:mem:*",
+                    () -> ours.tryAcquire(List.of(new LimitRequest(limit, id, 1))),
+                    true);
+        }
+        RRateLimiter rrl = redisson.getRateLimiter("mem-rrl");
+        rrl.trySetRate(RateType.OVERALL, LIMIT, WINDOW);
+        report("redisson RRateLimiter", "*mem-rrl*", rrl::tryAcquire, false);
+        BucketProxy bucket = bucket4j.getProxy("mem-b4j", () -> configuration);
+        report("bucket4j lettuce", "mem-b4j*", () -> bucket.tryConsume(1), false);
+        RAtomicLong counter = redisson.getAtomicLong("mem-incr");
+        report("floor: INCR", "mem-incr", counter::incrementAndGet, false);
+    }
+
+    private void report(String name, String pattern, Runnable decision, boolean cleanPattern) {
+        for (int i = 0; i < 100; i++) {
+            decision.run();
+        }
+        long before = commands();
+        int n = 1_000;
+        for (int i = 0; i < n; i++) {
+            decision.run();
+        }
+        double perDecision = (commands() - before - 1) / (double) n; // one INFO of our own
+        long bytes = 0;
+        for (String key : redisson.getKeys().getKeysByPattern(pattern)) {
+            Long usage = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE)
+                    .eval(
+                            org.redisson.api.RScript.Mode.READ_ONLY,
+                            "return redis.call('MEMORY', 'USAGE', ARGV[1])",
+                            org.redisson.api.RScript.ReturnType.LONG,
+                            List.of(),
+                            key);
+            bytes += usage == null ? 0 : usage;
+        }
+        if (cleanPattern) {
+            redisson.getKeys().deleteByPattern(pattern);
+        }
+        System.out.printf(Locale.ROOT, "| %s | %d B | %.1f |%n", name, bytes, perDecision);
+    }
+
+    /** Every command Redis executed so far, inside scripts included. */
+    private long commands() {
+        long total = 0;
+        for (String line : node.info(RedisNode.InfoSection.COMMANDSTATS).values()) {
+            int at = line.indexOf("calls=");
+            total += Long.parseLong(line.substring(at + 6, line.indexOf(',', at)));
+        }
+        return total;
+    }
+
+    private void close() {
+        lettuceConnection.close();
+        lettuce.shutdown();
+        redisson.shutdown();
+    }
+}
