@@ -50,7 +50,7 @@ import redis.embedded.RedisServer;
  * latency, ratios, Redis memory per key and Redis commands per decision.
  *
  * <p>Options: {@code --windows=N} (default 5), {@code --window-ms=N} (1000), {@code --warmup-ms=N} (1000),
- * {@code --concurrency=1,8,64}.
+ * {@code --concurrency=1,8,64}, {@code --memory-only} (skip the throughput runs).
  */
 public final class Benchmarks {
 
@@ -62,6 +62,7 @@ public final class Benchmarks {
     private final long windowMs;
     private final long warmupMs;
     private final int[] concurrencies;
+    private final boolean throughput;
     private final RedissonClient redisson;
     private final RedisClient lettuce;
     private final StatefulRedisConnection<String, byte[]> lettuceConnection;
@@ -75,6 +76,7 @@ public final class Benchmarks {
                         options.getOrDefault("concurrency", "1,8,64").split(","))
                 .mapToInt(Integer::parseInt)
                 .toArray();
+        this.throughput = !options.containsKey("memory-only");
         Config config = new Config();
         config.useSingleServer()
                 .setAddress(url)
@@ -134,7 +136,7 @@ public final class Benchmarks {
                 .build();
 
         Map<String, List<Result>> results = new LinkedHashMap<>();
-        for (boolean hot : new boolean[] {true, false}) {
+        for (boolean hot : throughput ? new boolean[] {true, false} : new boolean[0]) {
             int keys = hot ? 1 : MANY_KEYS;
             String space = hot ? "hot" : "10k";
             List<Workload> workloads = new ArrayList<>();
@@ -200,7 +202,9 @@ public final class Benchmarks {
                 }
             }
         }
-        printTable(results);
+        if (throughput) {
+            printTable(results);
+        }
         printMemoryAndCommands(ours, bucket4j, bucketConfiguration);
         locks.close();
     }
@@ -337,31 +341,44 @@ public final class Benchmarks {
                 .orElse(Double.NaN);
     }
 
-    /** MEMORY USAGE of every key a fresh limiter writes after 100 admissions, and Redis commands per decision. */
+    /**
+     * Redis commands per decision (inside scripts included), at the benchmark's limit; then MEMORY USAGE of every
+     * key a fresh limiter of 1,000 per minute holds after 100 admissions (a limit low enough that the token
+     * bucket's key, which lives only while the bucket is below full, still exists).
+     */
     private void printMemoryAndCommands(
             RedisRateLimiter ours, LettuceBasedProxyManager<String> bucket4j, BucketConfiguration configuration) {
         System.out.println();
-        System.out.println("| limiter | Redis memory per key (100 admitted) | Redis commands per decision |");
+        System.out.println(
+                "| limiter | Redis commands per decision | Redis memory per key (1,000/min, 100 admitted) |");
         System.out.println("|---|---:|---:|");
+        BucketConfiguration small = BucketConfiguration.builder()
+                .addLimit(limit -> limit.capacity(1_000).refillGreedy(1_000, WINDOW))
+                .build();
         for (Algorithm algorithm : Algorithm.values()) {
-            RateLimit limit = RateLimit.of("mem", algorithm, LIMIT, WINDOW.toMillis());
+            RateLimit big = RateLimit.of("cmd", algorithm, LIMIT, WINDOW.toMillis());
+            RateLimit limit = RateLimit.of("mem", algorithm, 1_000, WINDOW.toMillis());
             String id = "mem-" + algorithm;
             report(
                     "ours " + algorithm.name().toLowerCase(Locale.ROOT),
-                    "bench:*:mem:*",
+                    () -> ours.tryAcquire(List.of(new LimitRequest(big, id, 1))),
                     () -> ours.tryAcquire(List.of(new LimitRequest(limit, id, 1))),
-                    true);
+                    "bench:*:mem:*");
         }
+        RRateLimiter rrlBig = redisson.getRateLimiter("cmd-rrl");
+        rrlBig.trySetRate(RateType.OVERALL, LIMIT, WINDOW);
         RRateLimiter rrl = redisson.getRateLimiter("mem-rrl");
-        rrl.trySetRate(RateType.OVERALL, LIMIT, WINDOW);
-        report("redisson RRateLimiter", "*mem-rrl*", rrl::tryAcquire, false);
-        BucketProxy bucket = bucket4j.getProxy("mem-b4j", () -> configuration);
-        report("bucket4j lettuce", "mem-b4j*", () -> bucket.tryConsume(1), false);
+        rrl.trySetRate(RateType.OVERALL, 1_000, WINDOW);
+        report("redisson RRateLimiter", rrlBig::tryAcquire, rrl::tryAcquire, "*mem-rrl*");
+        BucketProxy bucketBig = bucket4j.getProxy("cmd-b4j", () -> configuration);
+        BucketProxy bucket = bucket4j.getProxy("mem-b4j", () -> small);
+        report("bucket4j lettuce", () -> bucketBig.tryConsume(1), () -> bucket.tryConsume(1), "mem-b4j*");
+        RAtomicLong counterBig = redisson.getAtomicLong("cmd-incr");
         RAtomicLong counter = redisson.getAtomicLong("mem-incr");
-        report("floor: INCR", "mem-incr", counter::incrementAndGet, false);
+        report("floor: INCR", counterBig::incrementAndGet, counter::incrementAndGet, "mem-incr");
     }
 
-    private void report(String name, String pattern, Runnable decision, boolean cleanPattern) {
+    private void report(String name, Runnable decision, Runnable smallDecision, String pattern) {
         for (int i = 0; i < 100; i++) {
             decision.run();
         }
@@ -371,6 +388,9 @@ public final class Benchmarks {
             decision.run();
         }
         double perDecision = (commands() - before - 1) / (double) n; // one INFO of our own
+        for (int i = 0; i < 100; i++) {
+            smallDecision.run();
+        }
         long bytes = 0;
         for (String key : redisson.getKeys().getKeysByPattern(pattern)) {
             Long usage = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE)
@@ -382,10 +402,8 @@ public final class Benchmarks {
                             key);
             bytes += usage == null ? 0 : usage;
         }
-        if (cleanPattern) {
-            redisson.getKeys().deleteByPattern(pattern);
-        }
-        System.out.printf(Locale.ROOT, "| %s | %d B | %.1f |%n", name, bytes, perDecision);
+        redisson.getKeys().deleteByPattern(pattern);
+        System.out.printf(Locale.ROOT, "| %s | %.1f | %d B |%n", name, perDecision, bytes);
     }
 
     /** Every command Redis executed so far, inside scripts included. */
