@@ -50,7 +50,8 @@ import redis.embedded.RedisServer;
  * latency, ratios, Redis memory per key and Redis commands per decision.
  *
  * <p>Options: {@code --windows=N} (default 5), {@code --window-ms=N} (1000), {@code --warmup-ms=N} (1000),
- * {@code --concurrency=1,8,64}, {@code --memory-only} (skip the throughput runs).
+ * {@code --concurrency=1,8,64}, {@code --keys=hot,10k}, {@code --only=<part of a workload name>} (plus the
+ * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}.
  */
 public final class Benchmarks {
 
@@ -63,6 +64,8 @@ public final class Benchmarks {
     private final long warmupMs;
     private final int[] concurrencies;
     private final boolean throughput;
+    private final String only;
+    private final String keyspaces;
     private final RedissonClient redisson;
     private final RedisClient lettuce;
     private final StatefulRedisConnection<String, byte[]> lettuceConnection;
@@ -78,10 +81,13 @@ public final class Benchmarks {
                 .toArray();
         this.throughput = !options.containsKey("memory-only");
         Config config = new Config();
+        int pool = Integer.parseInt(options.getOrDefault("pool", "64"));
+        this.only = options.get("only");
+        this.keyspaces = options.getOrDefault("keys", "hot,10k");
         config.useSingleServer()
                 .setAddress(url)
-                .setConnectionMinimumIdleSize(64)
-                .setConnectionPoolSize(64);
+                .setConnectionMinimumIdleSize(pool)
+                .setConnectionPoolSize(pool);
         this.redisson = Redisson.create(config);
         this.node = redisson.getRedisNodes(RedisNodes.SINGLE).getInstance();
         this.lettuce = RedisClient.create(url);
@@ -139,6 +145,9 @@ public final class Benchmarks {
         for (boolean hot : throughput ? new boolean[] {true, false} : new boolean[0]) {
             int keys = hot ? 1 : MANY_KEYS;
             String space = hot ? "hot" : "10k";
+            if (!List.of(keyspaces.split(",")).contains(space)) {
+                continue;
+            }
             List<Workload> workloads = new ArrayList<>();
             workloads.add(floor(space, keys));
             for (Algorithm algorithm : Algorithm.values()) {
@@ -187,6 +196,11 @@ public final class Benchmarks {
             }
             for (int concurrency : concurrencies) {
                 for (Workload workload : workloads) {
+                    if (only != null
+                            && !workload.name().contains(only.replace('_', ' '))
+                            && !workload.name().startsWith("floor")) {
+                        continue;
+                    }
                     Result result = measure(workload, keys, concurrency);
                     results.computeIfAbsent(space + "/" + concurrency, k -> new ArrayList<>())
                             .add(result);
