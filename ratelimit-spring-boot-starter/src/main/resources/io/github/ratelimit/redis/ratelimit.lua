@@ -134,11 +134,12 @@ local function fixed_check(key, limit, window, cost)
             fresh = false
         end -- a counter without expiry cannot come from us: give it one on the next write
     end
-    -- Redis deletes a key one millisecond after its PTTL reaches 0
+    -- Redis deletes a key one millisecond after its PTTL reaches 0, and PTTL may be read in the millisecond
+    -- after now_ms (the decision time the caller sees): 2 ms more, so that waiting the answer always suffices
     if count + cost > limit then
-        return {0, limit - count, ttl + 1, ttl + 1, nil}
+        return {0, limit - count, ttl + 2, ttl + 2, nil}
     end
-    return {1, limit - count - cost, ttl + 1, 0, {count, ttl, fresh}}
+    return {1, limit - count - cost, ttl + 2, 0, {count, ttl, fresh}}
 end
 
 local function fixed_commit(key, limit, window, cost, state)
