@@ -66,4 +66,23 @@ class PublicRuleHttpTests {
                 .as("the rule counted every call, the refused one included, since the filter admitted it")
                 .isEqualTo("\"public\";r=15;t=60");
     }
+
+    /** Paths that reach the same handler through another spelling are counted by the rule all the same. */
+    @Test
+    void unusualSpellingsOfAPathDoNotSlipPastTheRule() {
+        for (String path : java.util.List.of(
+                "//api/public/ping",
+                "/api/./public/ping",
+                "/api/x/../public/ping",
+                "/api/%70ublic/ping",
+                "/api/public//ping",
+                "/api/public/ping;jsessionid=1")) {
+            RawHttp.Response response = RawHttp.get("127.0.0.64", port, path, Map.of());
+            if (response.status() == 200) {
+                assertThat(response.header("RateLimit")).as(path).startsWith("\"public\";");
+            } else {
+                assertThat(response.status()).as(path).isNotEqualTo(500);
+            }
+        }
+    }
 }

@@ -80,9 +80,8 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        String rawPath =
-                request.getRequestURI().substring(request.getContextPath().length());
-        PathContainer path = PathContainer.parsePath(rawPath.isEmpty() ? "/" : rawPath);
+        String rawPath = pathWithinApplication(request);
+        PathContainer path = PathContainer.parsePath(rawPath);
         if (excluded.stream().anyMatch(p -> p.matches(path))) {
             chain.doFilter(request, response);
             return;
@@ -163,6 +162,21 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             return;
         }
         chain.doFilter(request, response);
+    }
+
+    /**
+     * The path the servlet container routes by: decoded and normalized ({@code //}, {@code /./} and
+     * {@code /../} resolved), so that {@code //api/public} or {@code /api/./public} cannot slip past a rule for
+     * {@code /api/public/**} while still reaching the same handler.
+     */
+    static String pathWithinApplication(HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        if (path.isEmpty()) {
+            path = request.getRequestURI().substring(request.getContextPath().length());
+        }
+        return path.isEmpty() ? "/" : path;
     }
 
     /** Writes an RFC 9457 problem by hand: the filter runs outside Spring MVC's message converters. */
