@@ -73,7 +73,8 @@ public final class RedisGuard {
 
     /** Whether calls are currently refused without trying. */
     public boolean isOpen() {
-        return System.nanoTime() - openUntil.get() < 0;
+        long until = openUntil.get();
+        return until != 0 && System.nanoTime() - until < 0;
     }
 
     <T> T call(Supplier<CompletionStage<T>> call) {
