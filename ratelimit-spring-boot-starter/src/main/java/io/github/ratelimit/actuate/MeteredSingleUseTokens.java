@@ -15,36 +15,37 @@ final class MeteredSingleUseTokens implements SingleUseTokens {
 
     private final SingleUseTokens delegate;
     private final MeterRegistry registry;
+    private final Timer issue;
+    private final Timer consume;
+    private final Timer release;
 
     MeteredSingleUseTokens(SingleUseTokens delegate, MeterRegistry registry) {
         this.delegate = delegate;
         this.registry = registry;
+        this.issue = RateLimitMeters.redisTimer(registry, "token.issue");
+        this.consume = RateLimitMeters.redisTimer(registry, "token.consume");
+        this.release = RateLimitMeters.redisTimer(registry, "token.release");
     }
 
     @Override
     public IssuedToken issue(String purpose, Map<String, String> metadata, Duration ttl, int uses) {
-        IssuedToken issued = time("token.issue", () -> delegate.issue(purpose, metadata, ttl, uses));
+        IssuedToken issued = issue.record(() -> delegate.issue(purpose, metadata, ttl, uses));
         count("issue", "issued");
         return issued;
     }
 
     @Override
     public TokenConsumption consume(String purpose, String token) {
-        TokenConsumption consumption = time("token.consume", () -> delegate.consume(purpose, token));
+        TokenConsumption consumption = consume.record(() -> delegate.consume(purpose, token));
         count("consume", consumption.status().name().toLowerCase(Locale.ROOT));
         return consumption;
     }
 
     @Override
     public boolean release(String purpose, String token) {
-        boolean released = time("token.release", () -> delegate.release(purpose, token));
+        boolean released = release.record(() -> delegate.release(purpose, token));
         count("release", released ? "released" : "not_released");
         return released;
-    }
-
-    private <T> T time(String operation, java.util.function.Supplier<T> call) {
-        Timer timer = RateLimitMeters.redisTimer(registry, operation);
-        return timer.record(call);
     }
 
     private void count(String operation, String outcome) {

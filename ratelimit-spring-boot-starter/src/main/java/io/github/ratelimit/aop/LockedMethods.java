@@ -3,18 +3,16 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.RateLimit;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 
 /** Compiles and caches the {@link Locked} declarations of methods. */
 final class LockedMethods {
-
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
 
     /** One compiled declaration; {@code handleParameter} is -1 when the method takes no LockHandle. */
     record LockedMethod(
@@ -43,7 +41,7 @@ final class LockedMethods {
             throw expressions.invalid("no @Locked annotation");
         }
         String name = annotation.name().isEmpty() ? RateLimitedMethods.defaultName(method) : annotation.name();
-        if (!NAME.matcher(name).matches()) {
+        if (!RateLimit.NAME.matcher(name).matches()) {
             throw expressions.invalid("name must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
         }
         if (annotation.leaseMs() < 1) {
@@ -61,16 +59,7 @@ final class LockedMethods {
                 Duration.ofMillis(annotation.waitMs()),
                 Duration.ofMillis(annotation.maxLifetimeMs()));
         Expression key = expressions.parse(annotation.key(), "key");
-        int parameter = -1;
-        Class<?>[] types = method.getParameterTypes();
-        for (int i = 0; i < types.length; i++) {
-            if (types[i] == LockHandle.class) {
-                if (parameter >= 0) {
-                    throw expressions.invalid("at most one parameter may be a LockHandle");
-                }
-                parameter = i;
-            }
-        }
+        int parameter = expressions.parameterOfType(LockHandle.class);
         return new LockedMethod(expressions, name, key, annotation.key(), options, parameter);
     }
 }

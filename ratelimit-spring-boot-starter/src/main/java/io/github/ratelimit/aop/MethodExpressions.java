@@ -47,6 +47,24 @@ final class MethodExpressions {
         }
     }
 
+    /**
+     * The index of the method's parameter of this type, which an interceptor fills in, or -1 if there is none;
+     * more than one is a declaration error.
+     */
+    int parameterOfType(Class<?> type) {
+        int found = -1;
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            if (types[i] == type) {
+                if (found >= 0) {
+                    throw invalid("at most one parameter may be a " + type.getSimpleName());
+                }
+                found = i;
+            }
+        }
+        return found;
+    }
+
     /** The method as messages name it: {@code com.example.Service.call(String, int)}. */
     String source() {
         return source;

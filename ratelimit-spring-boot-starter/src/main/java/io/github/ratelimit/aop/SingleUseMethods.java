@@ -1,18 +1,16 @@
 package io.github.ratelimit.aop;
 
 import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.TokenConsumption;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 
 /** Compiles and caches the {@link SingleUse} declarations of methods. */
 final class SingleUseMethods {
-
-    private static final Pattern PURPOSE = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
 
     /** One compiled declaration; {@code consumptionParameter} is -1 when the method takes no TokenConsumption. */
     record SingleUseMethod(
@@ -39,21 +37,12 @@ final class SingleUseMethods {
         if (annotation == null) {
             throw expressions.invalid("no @SingleUse annotation");
         }
-        if (!PURPOSE.matcher(annotation.purpose()).matches()) {
+        if (!RateLimit.NAME.matcher(annotation.purpose()).matches()) {
             throw expressions.invalid(
                     "purpose must be 1 to 100 letters, digits or '._:/-', but was '" + annotation.purpose() + "'");
         }
         Expression token = expressions.parse(annotation.token(), "token");
-        int parameter = -1;
-        Class<?>[] types = method.getParameterTypes();
-        for (int i = 0; i < types.length; i++) {
-            if (types[i] == TokenConsumption.class) {
-                if (parameter >= 0) {
-                    throw expressions.invalid("at most one parameter may be a TokenConsumption");
-                }
-                parameter = i;
-            }
-        }
+        int parameter = expressions.parameterOfType(TokenConsumption.class);
         return new SingleUseMethod(expressions, annotation.purpose(), token, annotation.onFailure(), parameter);
     }
 }

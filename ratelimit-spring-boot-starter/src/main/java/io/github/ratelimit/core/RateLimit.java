@@ -11,8 +11,11 @@ import java.util.regex.Pattern;
  */
 public record RateLimit(String name, Algorithm algorithm, long limit, Duration window) {
 
-    /** Characters allowed in a limit name; they need no escaping in Redis keys or HTTP headers. */
-    static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
+    /**
+     * What a limit name, a token purpose or a lock name may be: 1 to 100 letters, digits or {@code ._:/-},
+     * characters that need no escaping in Redis keys or HTTP headers.
+     */
+    public static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
 
     public RateLimit {
         Objects.requireNonNull(name, "name");

@@ -19,25 +19,18 @@ public final class RedisFallbacks {
 
     /** A call let through unchecked because Redis was unavailable. */
     public void failedOpen(String what, RedisUnavailableException cause) {
-        long count = failedOpen.incrementAndGet();
-        if (count == 1 || count % EVERY == 0) {
-            log.warn(
-                    "Rate limit {} not checked, call allowed (fail-open; {} so far): {}",
-                    what,
-                    count,
-                    cause.getMessage());
-        }
+        log(failedOpen, "call allowed (fail-open", what, cause);
     }
 
     /** A call refused because Redis was unavailable. */
     public void failedClosed(String what, RedisUnavailableException cause) {
-        long count = failedClosed.incrementAndGet();
+        log(failedClosed, "call refused (fail-closed", what, cause);
+    }
+
+    private static void log(AtomicLong counter, String outcome, String what, RedisUnavailableException cause) {
+        long count = counter.incrementAndGet();
         if (count == 1 || count % EVERY == 0) {
-            log.warn(
-                    "Rate limit {} not checked, call refused (fail-closed; {} so far): {}",
-                    what,
-                    count,
-                    cause.getMessage());
+            log.warn("Rate limit {} not checked, {}; {} so far): {}", what, outcome, count, cause.getMessage());
         }
     }
 

@@ -28,10 +28,4 @@ public final class ShadowRejections {
             }
         }
     }
-
-    /** How many calls the named shadow limit would have refused so far. */
-    public long count(RateLimit limit) {
-        AtomicLong count = counts.get(limit.name() + " (" + limit.limit() + " per " + limit.windowMs() + " ms)");
-        return count == null ? 0 : count.get();
-    }
 }

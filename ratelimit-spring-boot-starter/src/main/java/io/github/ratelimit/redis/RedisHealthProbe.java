@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.Map;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.api.options.OptionalOptions;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * Checks that Redis answers within the budget and knows the starter's scripts, loading any it forgot. Used by
@@ -15,23 +13,20 @@ import org.redisson.client.codec.StringCodec;
 public final class RedisHealthProbe {
 
     private static final List<LuaScript> SCRIPTS = List.of(
-            LuaScript.load("ratelimit"),
-            LuaScript.load("token_issue"),
-            LuaScript.load("token_consume"),
-            LuaScript.load("token_release"),
-            LuaScript.load("lock_acquire"),
-            LuaScript.load("lock_release"),
-            LuaScript.load("lock_renew"));
+            RedisRateLimiter.SCRIPT,
+            RedisSingleUseTokens.ISSUE,
+            RedisSingleUseTokens.CONSUME,
+            RedisSingleUseTokens.RELEASE,
+            RedisLockManager.ACQUIRE,
+            RedisLockManager.RELEASE,
+            RedisLockManager.RENEW);
 
     private final RScript script;
     private final RedisGuard guard;
 
     public RedisHealthProbe(RedissonClient redisson, RedisGuard guard) {
         this.guard = guard;
-        this.script = redisson.getScript(OptionalOptions.defaults()
-                .codec(StringCodec.INSTANCE)
-                .timeout(guard.budget())
-                .retryAttempts(0));
+        this.script = ScriptExecutor.boundedScript(redisson, guard);
     }
 
     /** Details for the health endpoint: the scripts Redis had to be given again, and the breaker state. */

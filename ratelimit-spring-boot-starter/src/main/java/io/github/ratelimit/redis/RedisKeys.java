@@ -47,28 +47,24 @@ final class RedisKeys {
 
     /** The hash tag of an identifier, without braces. */
     static String tag(String identifier) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(sha256(identifier), 16));
+    }
+
+    private static byte[] sha256(String text) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(identifier.getBytes(StandardCharsets.UTF_8));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by the Java platform", e);
         }
     }
-
-    /** Letters, digits and {@code ._:/-}: the characters a purpose may have. */
-    static final Pattern PURPOSE = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
 
     /**
      * A token's key: {@code <prefix>{<SHA-256 of the token, base64url>}:tok:<purpose>}. The token itself is
      * never part of anything sent to Redis.
      */
     String tokenKey(String purpose, String token) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-            return prefix + '{' + Base64.getUrlEncoder().withoutPadding().encodeToString(digest) + "}:tok:" + purpose;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required by the Java platform", e);
-        }
+        return prefix + '{' + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(token)) + "}:tok:"
+                + purpose;
     }
 
     /** A lock's key: {@code <prefix>{<tag of the lock key>}:lock}. */

@@ -34,9 +34,9 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLockManager.class);
 
-    private static final LuaScript ACQUIRE = LuaScript.load("lock_acquire");
-    private static final LuaScript RELEASE = LuaScript.load("lock_release");
-    private static final LuaScript RENEW = LuaScript.load("lock_renew");
+    static final LuaScript ACQUIRE = LuaScript.load("lock_acquire");
+    static final LuaScript RELEASE = LuaScript.load("lock_release");
+    static final LuaScript RENEW = LuaScript.load("lock_renew");
     private static final long FENCE_TTL_MS = Duration.ofDays(1).toMillis();
     private static final long MAX_BACKOFF_MS = 50;
 

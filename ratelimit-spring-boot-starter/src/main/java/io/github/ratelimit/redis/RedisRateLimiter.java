@@ -23,7 +23,7 @@ import org.redisson.api.RedissonClient;
  */
 public final class RedisRateLimiter implements RateLimiter {
 
-    private static final LuaScript SCRIPT = LuaScript.load("ratelimit");
+    static final LuaScript SCRIPT = LuaScript.load("ratelimit");
 
     private final ScriptExecutor executor;
     private final RedisKeys keys;

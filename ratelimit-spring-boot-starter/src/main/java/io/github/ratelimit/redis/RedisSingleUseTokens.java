@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.IssuedToken;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.TokenConsumption;
 import io.github.ratelimit.core.TokenConsumption.Status;
@@ -28,9 +29,9 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
     static final int MAX_METADATA_BYTES = 4096;
     static final int MAX_USES = 1_000_000;
 
-    private static final LuaScript ISSUE = LuaScript.load("token_issue");
-    private static final LuaScript CONSUME = LuaScript.load("token_consume");
-    private static final LuaScript RELEASE = LuaScript.load("token_release");
+    static final LuaScript ISSUE = LuaScript.load("token_issue");
+    static final LuaScript CONSUME = LuaScript.load("token_consume");
+    static final LuaScript RELEASE = LuaScript.load("token_release");
 
     private final SecureRandom random = new SecureRandom();
     private final ScriptExecutor executor;
@@ -120,7 +121,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
     }
 
     private static void checkPurpose(String purpose) {
-        if (purpose == null || !RedisKeys.PURPOSE.matcher(purpose).matches()) {
+        if (purpose == null || !RateLimit.NAME.matcher(purpose).matches()) {
             throw new IllegalArgumentException(
                     "purpose must be 1 to 100 letters, digits or '._:/-', but was '" + purpose + "'");
         }

@@ -28,7 +28,12 @@ final class ScriptExecutor {
 
     ScriptExecutor(RedissonClient redisson, RedisGuard guard) {
         this.guard = guard;
-        this.script = redisson.getScript(OptionalOptions.defaults()
+        this.script = boundedScript(redisson, guard);
+    }
+
+    /** Scripts with strings in and out, the guard's budget as timeout, and no retries (see the class comment). */
+    static RScript boundedScript(RedissonClient redisson, RedisGuard guard) {
+        return redisson.getScript(OptionalOptions.defaults()
                 .codec(StringCodec.INSTANCE)
                 .timeout(guard.budget())
                 .retryAttempts(0));

@@ -22,7 +22,6 @@ import org.springframework.web.util.pattern.PatternParseException;
 final class FilterRule {
 
     static final int MAX_KEY_LENGTH = 256;
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
     private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}");
     private static final Set<String> METHODS =
             Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE");
@@ -46,7 +45,7 @@ final class FilterRule {
     private FilterRule(FilterRuleSpec spec, String prefix) {
         this.index = spec.index();
         this.name = spec.name() == null || spec.name().isBlank() ? "rule-" + spec.index() : spec.name();
-        if (!NAME.matcher(name).matches()) {
+        if (!RateLimit.NAME.matcher(name).matches()) {
             throw new InvalidFilterRuleException(
                     prefix + ".name", "must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
         }

@@ -14,27 +14,22 @@ public final class RedisCommands {
     private RedisCommands() {}
 
     /** Runs one command and returns its reply (as Redisson decodes a Lua reply). */
-    @SuppressWarnings("unchecked")
     public static <T> T call(RedissonClient client, String command, Object... args) {
-        StringBuilder lua =
-                new StringBuilder("return redis.call('").append(command).append('\'');
-        for (int i = 1; i <= args.length; i++) {
-            lua.append(", ARGV[").append(i).append(']');
-        }
-        lua.append(')');
-        Object[] values = new Object[args.length];
-        for (int i = 0; i < args.length; i++) {
-            values[i] = String.valueOf(args[i]);
-        }
-        return (T) client.getScript(StringCodec.INSTANCE)
-                .eval(RScript.Mode.READ_WRITE, lua.toString(), RScript.ReturnType.LIST, List.of(), values);
+        return run(client, command, null, args);
     }
 
     /** Runs one command on a key, routed to the node that holds the key (in a Cluster too). */
-    @SuppressWarnings("unchecked")
     public static <T> T onKey(RedissonClient client, String command, String key, Object... args) {
+        return run(client, command, key, args);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T run(RedissonClient client, String command, String key, Object[] args) {
         StringBuilder lua =
-                new StringBuilder("return redis.call('").append(command).append("', KEYS[1]");
+                new StringBuilder("return redis.call('").append(command).append('\'');
+        if (key != null) {
+            lua.append(", KEYS[1]");
+        }
         for (int i = 1; i <= args.length; i++) {
             lua.append(", ARGV[").append(i).append(']');
         }
@@ -43,8 +38,11 @@ public final class RedisCommands {
         for (int i = 0; i < args.length; i++) {
             values[i] = String.valueOf(args[i]);
         }
-        return (T) client.getScript(StringCodec.INSTANCE)
-                .eval(key, RScript.Mode.READ_WRITE, lua.toString(), RScript.ReturnType.LIST, List.of(key), values);
+        var script = client.getScript(StringCodec.INSTANCE);
+        return key == null
+                ? (T) script.eval(RScript.Mode.READ_WRITE, lua.toString(), RScript.ReturnType.LIST, List.of(), values)
+                : (T) script.eval(
+                        key, RScript.Mode.READ_WRITE, lua.toString(), RScript.ReturnType.LIST, List.of(key), values);
     }
 
     /** The Redis server's clock in milliseconds. */
