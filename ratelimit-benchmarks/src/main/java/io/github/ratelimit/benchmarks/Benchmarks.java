@@ -19,6 +19,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -127,7 +128,14 @@ public final class Benchmarks {
     record Workload(String name, IntFunction<Runnable> operationForKey, boolean hotKey) {}
 
     record Result(
-            String workload, int keys, int concurrency, double opsPerSecond, double p50Micros, double p99Micros) {}
+            String workload,
+            int keys,
+            int concurrency,
+            double opsPerSecond,
+            double p50Micros,
+            double p99Micros,
+            double clientCpuMicros,
+            double redisCpuMicros) {}
 
     private void run() throws Exception {
         RedisGuard guard = new RedisGuard(Duration.ofSeconds(5), 1_000, Duration.ofMillis(1));
@@ -206,13 +214,16 @@ public final class Benchmarks {
                             .add(result);
                     System.out.printf(
                             Locale.ROOT,
-                            "  %-26s %-4s c=%-3d %10.0f ops/s  p50 %7.0f us  p99 %7.0f us%n",
+                            "  %-26s %-4s c=%-3d %10.0f ops/s  p50 %7.0f us  p99 %7.0f us"
+                                    + "  cpu/decision: client %5.1f us, redis %5.1f us%n",
                             result.workload(),
                             space,
                             concurrency,
                             result.opsPerSecond(),
                             result.p50Micros(),
-                            result.p99Micros());
+                            result.p99Micros(),
+                            result.clientCpuMicros(),
+                            result.redisCpuMicros());
                 }
             }
         }
@@ -286,6 +297,9 @@ public final class Benchmarks {
         }
         pause(warmupMs);
         recording.set(true);
+        long clientCpuBefore = clientCpuNanos();
+        double redisCpuBefore = redisCpuSeconds();
+        long doneBefore = done.sum();
         double[] rates = new double[windows];
         for (int w = 0; w < windows; w++) {
             long before = done.sum();
@@ -293,6 +307,9 @@ public final class Benchmarks {
             pause(windowMs);
             rates[w] = (done.sum() - before) * 1e9 / (System.nanoTime() - started);
         }
+        long measured = done.sum() - doneBefore;
+        double clientCpu = (clientCpuNanos() - clientCpuBefore) / 1_000.0 / measured;
+        double redisCpu = (redisCpuSeconds() - redisCpuBefore) * 1e6 / measured;
         stop.set(true);
         finished.await(30, TimeUnit.SECONDS);
         Arrays.sort(rates);
@@ -310,7 +327,21 @@ public final class Benchmarks {
                 concurrency,
                 rates[windows / 2],
                 percentile(all, 0.50) / 1_000.0,
-                percentile(all, 0.99) / 1_000.0);
+                percentile(all, 0.99) / 1_000.0,
+                clientCpu,
+                redisCpu);
+    }
+
+    /** CPU time of this JVM (callers, client library, the benchmark's own loop), all threads. */
+    private static long clientCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /** CPU time of redis-server (user + system), as its INFO reports it. */
+    private double redisCpuSeconds() {
+        Map<String, String> cpu = node.info(RedisNode.InfoSection.CPU);
+        return Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
     }
 
     private static long percentile(long[] sorted, double p) {
@@ -325,8 +356,8 @@ public final class Benchmarks {
     private static void printTable(Map<String, List<Result>> results) {
         System.out.println();
         System.out.println(
-                "| keys / callers | workload | decisions/s (median) | p50 µs | p99 µs | vs floor | vs Redisson RRateLimiter | vs Bucket4j |");
-        System.out.println("|---|---|---:|---:|---:|---:|---:|---:|");
+                "| keys / callers | workload | decisions/s (median) | p50 µs | p99 µs | vs floor | vs Redisson RRateLimiter | vs Bucket4j | client CPU µs | Redis CPU µs |");
+        System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         results.forEach((cell, list) -> {
             double floor = rate(list, "floor: INCR (Redisson)");
             double redisson = rate(list, "redisson RRateLimiter");
@@ -334,7 +365,7 @@ public final class Benchmarks {
             for (Result r : list) {
                 System.out.printf(
                         Locale.ROOT,
-                        "| %s | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |%n",
+                        "| %s | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.1f | %.1f |%n",
                         cell,
                         r.workload(),
                         r.opsPerSecond(),
@@ -342,7 +373,9 @@ public final class Benchmarks {
                         r.p99Micros(),
                         r.opsPerSecond() / floor,
                         r.opsPerSecond() / redisson,
-                        r.opsPerSecond() / bucket4j);
+                        r.opsPerSecond() / bucket4j,
+                        r.clientCpuMicros(),
+                        r.redisCpuMicros());
             }
         });
     }

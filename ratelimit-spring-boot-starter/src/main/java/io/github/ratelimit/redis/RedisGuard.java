@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.RedisUnavailableException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -13,7 +14,7 @@ import java.util.function.Supplier;
 
 /**
  * Bounds every Redis call of the starter: a reply must come within the latency budget, else the call counts
- * as failed (its outcome is unknown, and it is never sent again). After {@code failureThreshold} failures in
+ * as failed (its outcome is unknown, and it is never sent again; if it had not been sent yet, it never is). After {@code failureThreshold} failures in
  * a row the guard opens: calls fail at once, without touching Redis, for {@code openFor}; then one call is let
  * through, and its success closes the guard again. Shared by the rate limiter, the tokens and the locks of one
  * Redis.
@@ -92,14 +93,18 @@ public final class RedisGuard {
             rejectedWhileOpen.incrementAndGet();
             throw new RedisUnavailableException("Redis is being probed after failures", Duration.ofSeconds(1), null);
         }
+        CompletableFuture<T> future = null;
         try {
-            T result = call.get().toCompletableFuture().get(budget.toNanos(), TimeUnit.NANOSECONDS);
+            future = call.get().toCompletableFuture();
+            T result = future.get(budget.toNanos(), TimeUnit.NANOSECONDS);
             consecutiveFailures.set(0);
             openUntil.set(0);
             return result;
         } catch (TimeoutException e) {
+            future.cancel(false); // what has not been sent yet is not sent
             throw failed("Redis did not answer within " + budget.toMillis() + " ms", e);
         } catch (InterruptedException e) {
+            future.cancel(false);
             Thread.currentThread().interrupt();
             throw failed("Interrupted while waiting for Redis", e);
         } catch (ExecutionException | CompletionException | IllegalStateException e) {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -26,6 +27,8 @@ public final class RedisRateLimiter implements RateLimiter {
     static final LuaScript SCRIPT = LuaScript.load("ratelimit");
 
     private final ScriptExecutor executor;
+    private final ScriptBatcher batcher;
+    private final RedisGuard guard;
     private final RedisKeys keys;
     private final boolean cluster;
 
@@ -44,6 +47,8 @@ public final class RedisRateLimiter implements RateLimiter {
      */
     public RedisRateLimiter(RedissonClient redisson, String keyPrefix, RedisGuard guard) {
         this.executor = new ScriptExecutor(redisson, guard);
+        this.batcher = new ScriptBatcher(executor, SCRIPT);
+        this.guard = guard;
         this.keys = new RedisKeys(keyPrefix);
         this.cluster = redisson.getConfig().isClusterConfig();
     }
@@ -66,13 +71,11 @@ public final class RedisRateLimiter implements RateLimiter {
         Map<Integer, List<String>> groups = new LinkedHashMap<>();
         slotOfKey.forEach((key, slot) ->
                 groups.computeIfAbsent(slot, s -> new ArrayList<>()).add(key));
-        List<List<Object>> keyGroups = new ArrayList<>();
-        List<Object[]> argGroups = new ArrayList<>();
-        for (List<String> group : groups.values()) {
-            keyGroups.add(new ArrayList<>(group));
-            argGroups.add(arguments(group, byKey));
-        }
-        List<List<Object>> replies = executor.callAll(SCRIPT, keyGroups, argGroups);
+        List<List<Object>> replies = guard.call(() -> {
+            List<CompletableFuture<List<Object>>> parts = new ArrayList<>(groups.size());
+            groups.forEach((slot, group) -> parts.add(batcher.submit(slot, group, arguments(group, byKey))));
+            return allOf(parts);
+        });
         boolean admitted = true;
         Instant decidedAt = Instant.EPOCH;
         Map<String, LimitOutcome> outcomes = new LinkedHashMap<>();
@@ -96,16 +99,31 @@ public final class RedisRateLimiter implements RateLimiter {
         executor.delete(key);
     }
 
-    private static Object[] arguments(List<String> group, Map<String, LimitRequest> byKey) {
-        Object[] args = new Object[group.size() * 5];
-        int i = 0;
+    /** The replies of every part in order; cancelling the whole cancels every part not yet sent. */
+    private static CompletableFuture<List<List<Object>>> allOf(List<CompletableFuture<List<Object>>> parts) {
+        if (parts.size() == 1) {
+            CompletableFuture<List<Object>> only = parts.get(0);
+            CompletableFuture<List<List<Object>>> whole = only.thenApply(List::of);
+            whole.whenComplete((r, e) -> only.cancel(false));
+            return whole;
+        }
+        CompletableFuture<List<List<Object>>> whole = CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new))
+                .thenApply(done -> parts.stream().map(CompletableFuture::join).toList());
+        whole.whenComplete((r, e) -> parts.forEach(part -> part.cancel(false)));
+        return whole;
+    }
+
+    /** The script's arguments for the keys of one call: their number, then five per key. */
+    private static List<String> arguments(List<String> group, Map<String, LimitRequest> byKey) {
+        List<String> args = new ArrayList<>(1 + group.size() * 5);
+        args.add(Integer.toString(group.size()));
         for (String key : group) {
             LimitRequest request = byKey.get(key);
-            args[i++] = Integer.toString(algorithmCode(request));
-            args[i++] = Long.toString(request.limit().limit());
-            args[i++] = Long.toString(request.limit().windowMs());
-            args[i++] = Long.toString(request.cost());
-            args[i++] = request.shadow() ? "1" : "0";
+            args.add(Integer.toString(algorithmCode(request)));
+            args.add(Long.toString(request.limit().limit()));
+            args.add(Long.toString(request.limit().windowMs()));
+            args.add(Long.toString(request.cost()));
+            args.add(request.shadow() ? "1" : "0");
         }
         return args;
     }

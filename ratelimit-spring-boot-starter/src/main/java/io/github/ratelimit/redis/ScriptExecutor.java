@@ -44,25 +44,6 @@ final class ScriptExecutor {
         return guard.call(() -> run(lua, keys, args));
     }
 
-    /**
-     * Runs the script once per key group (each group in one hash slot), all groups sent at once, within one
-     * budget: about one round trip however many slots. Replies come back in the order of the groups.
-     */
-    List<List<Object>> callAll(LuaScript lua, List<List<Object>> keyGroups, List<Object[]> argGroups) {
-        if (keyGroups.size() == 1) {
-            return List.of(call(lua, keyGroups.get(0), argGroups.get(0)));
-        }
-        return guard.call(() -> {
-            List<CompletableFuture<List<Object>>> stages = new java.util.ArrayList<>();
-            for (int i = 0; i < keyGroups.size(); i++) {
-                stages.add(run(lua, keyGroups.get(i), argGroups.get(i)).toCompletableFuture());
-            }
-            return CompletableFuture.allOf(stages.toArray(CompletableFuture[]::new))
-                    .thenApply(
-                            done -> stages.stream().map(CompletableFuture::join).toList());
-        });
-    }
-
     /** Runs the script for keys that share one hash slot; returns its reply as a list. */
     CompletionStage<List<Object>> run(LuaScript lua, List<Object> keys, Object[] args) {
         return run(lua, keys, args, 0);

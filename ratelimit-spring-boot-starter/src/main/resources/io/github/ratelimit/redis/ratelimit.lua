@@ -1,13 +1,16 @@
--- Decides every limit of one call atomically: the call is admitted only if every enforced key has room, and
--- then each key with room takes its cost; otherwise nothing is written. Shadow keys never decide the call:
--- they take their cost when the call is admitted and they have room, and report when they would have refused.
+-- Decides one or more calls, in order, in one atomic script: a batch of calls that reached the same Redis
+-- together (concurrent callers share a round trip; each call is still decided on its own). A call is admitted
+-- only if every enforced key of it has room, and then each of its keys with room takes its cost; otherwise
+-- nothing is written for that call. Shadow keys never decide a call: they take their cost when the call is
+-- admitted and they have room, and report when they would have refused.
 --
--- KEYS[i]          one key per limit and identifier (all in one hash slot)
--- ARGV[5i-4 .. 5i] algorithm (1 sliding window, 2 fixed window, 3 token bucket), limit, window ms, cost,
---                  shadow (1) or enforced (0)
+-- ARGV[1]          the number of calls
+-- then per call:   the number n of its keys, then per key: algorithm (1 sliding window, 2 fixed window,
+--                  3 token bucket), limit, window ms, cost, shadow (1) or enforced (0)
+-- KEYS             the keys of the calls, in order (all in one hash slot)
 --
--- Returns {admitted (1/0), redis time ms, then per key: allowed (1/0), remaining, reset ms, retry ms}.
--- Time comes from the Redis server only. Every key written gets a TTL no longer than its window.
+-- Returns one list per call: {admitted (1/0), redis time ms, then per key: allowed (1/0), remaining, reset ms,
+-- retry ms}. Time comes from the Redis server only. Every key written gets a TTL no longer than its window.
 
 if redis.replicate_commands then
     -- Redis < 5 replicates scripts verbatim unless told otherwise; TIME must not be re-run on replicas.
@@ -184,40 +187,62 @@ end
 local checks = {sliding_check, fixed_check, bucket_check}
 local commits = {sliding_commit, fixed_commit, bucket_commit}
 
-local results = {}
-local states = {}
-local admitted = 1
-for i, key in ipairs(KEYS) do
-    local base = (i - 1) * 5
-    local algorithm = tonumber(ARGV[base + 1])
-    local limit = tonumber(ARGV[base + 2])
-    local window = tonumber(ARGV[base + 3])
-    local cost = tonumber(ARGV[base + 4])
-    if checks[algorithm] == nil or limit < 1 or window < 1 or cost < 0 or cost > limit then
-        return redis.error_reply('ratelimit: bad arguments for key ' .. i)
+local calls = tonumber(ARGV[1])
+-- every call's arguments are checked before anything is written, so a bad one changes nothing
+local arg, keys = 2, 0
+for c = 1, calls do
+    local n = tonumber(ARGV[arg])
+    for i = 1, n do
+        local base = arg + (i - 1) * 5
+        local algorithm = tonumber(ARGV[base + 1])
+        local limit = tonumber(ARGV[base + 2])
+        local window = tonumber(ARGV[base + 3])
+        local cost = tonumber(ARGV[base + 4])
+        if checks[algorithm] == nil or limit < 1 or window < 1 or cost < 0 or cost > limit then
+            return redis.error_reply('ratelimit: bad arguments for key ' .. (keys + i))
+        end
     end
-    local r = checks[algorithm](key, limit, window, cost)
-    results[i] = r
-    states[i] = r[5]
-    if r[1] == 0 and ARGV[base + 5] ~= '1' then
-        admitted = 0
-    end
+    arg = arg + 1 + n * 5
+    keys = keys + n
+end
+if keys ~= #KEYS then
+    return redis.error_reply('ratelimit: ' .. #KEYS .. ' keys for ' .. keys .. ' limits')
 end
 
-local out = {admitted, now_ms}
-for i, key in ipairs(KEYS) do
-    local r = results[i]
-    local base = (i - 1) * 5
-    local took = admitted == 1 and r[1] == 1
-    if took and states[i] ~= nil then
-        commits[tonumber(ARGV[base + 1])](key, tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3]),
-            tonumber(ARGV[base + 4]), states[i])
+local replies = {}
+arg, keys = 2, 0
+for c = 1, calls do
+    local n = tonumber(ARGV[arg])
+    local results = {}
+    local admitted = 1
+    for i = 1, n do
+        local base = arg + (i - 1) * 5
+        local r = checks[tonumber(ARGV[base + 1])](KEYS[keys + i], tonumber(ARGV[base + 2]),
+            tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4]))
+        results[i] = r
+        if r[1] == 0 and ARGV[base + 5] ~= '1' then
+            admitted = 0
+        end
     end
-    local n = #out
-    out[n + 1] = r[1]
-    -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
-    out[n + 2] = (r[1] == 1 and not took) and (r[2] + tonumber(ARGV[base + 4])) or r[2]
-    out[n + 3] = r[3]
-    out[n + 4] = r[4]
+    local out = {admitted, now_ms}
+    for i = 1, n do
+        local r = results[i]
+        local base = arg + (i - 1) * 5
+        local cost = tonumber(ARGV[base + 4])
+        local took = admitted == 1 and r[1] == 1
+        if took and r[5] ~= nil then
+            commits[tonumber(ARGV[base + 1])](KEYS[keys + i], tonumber(ARGV[base + 2]),
+                tonumber(ARGV[base + 3]), cost, r[5])
+        end
+        local m = #out
+        out[m + 1] = r[1]
+        -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
+        out[m + 2] = (r[1] == 1 and not took) and (r[2] + cost) or r[2]
+        out[m + 3] = r[3]
+        out[m + 4] = r[4]
+    end
+    replies[c] = out
+    arg = arg + 1 + n * 5
+    keys = keys + n
 end
-return out
+return replies

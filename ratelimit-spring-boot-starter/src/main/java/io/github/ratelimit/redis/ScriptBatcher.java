@@ -1,0 +1,172 @@
+package io.github.ratelimit.redis;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Coalesces concurrent calls of a batch script into one script call: each call is still decided on its own and
+ * in one round trip, but calls that meet on the way to the same hash slot share that round trip, so the per
+ * command cost of the client, the network and Redis is paid once per batch instead of once per call.
+ *
+ * <p>Nothing ever waits for a batch to fill: a call is sent at once while fewer than {@link #MAX_IN_FLIGHT}
+ * script calls of its slot are on their way; only beyond that does it queue, and it leaves with the next batch
+ * as soon as one of them is answered. A call whose caller stopped waiting (its future is done, e.g. cancelled
+ * by the guard's budget) before it was sent is left out, so nothing is counted for it.
+ *
+ * <p>The script takes {@code ARGV = [number of calls, then per call: its arguments]}, the keys of all calls in
+ * order, and returns one reply (a list) per call. Each call's arguments must start with its number of keys.
+ */
+final class ScriptBatcher {
+
+    /** Script calls of one slot on their way at once; more callers than this queue for the next batch. */
+    static final int MAX_IN_FLIGHT = Integer.getInteger("ratelimit.batcher.in-flight", 4);
+
+    /** Keys in one script call at most, which bounds how long Redis is busy with one batch. */
+    static final int MAX_KEYS = Integer.getInteger("ratelimit.batcher.max-keys", 256);
+
+    private final ScriptExecutor executor;
+    private final LuaScript script;
+    private final ConcurrentMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
+
+    ScriptBatcher(ScriptExecutor executor, LuaScript script) {
+        this.executor = executor;
+        this.script = script;
+    }
+
+    /**
+     * Queues one call for the keys of one hash slot and sends it at once if the slot has room in flight.
+     *
+     * @param args the call's arguments, starting with {@code keys.size()}
+     * @return the call's own reply; cancelling it before it is sent keeps it from being sent
+     */
+    CompletableFuture<List<Object>> submit(int slot, List<String> keys, List<String> args) {
+        Pending pending = new Pending(keys, args, new CompletableFuture<>());
+        lanes.computeIfAbsent(slot, s -> new Lane()).submit(pending);
+        return pending.reply;
+    }
+
+    private record Pending(List<String> keys, List<String> args, CompletableFuture<List<Object>> reply) {}
+
+    /** The calls of one slot: a queue, and how many script calls are on their way. */
+    private final class Lane {
+
+        private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+        private int inFlight;
+
+        void submit(Pending pending) {
+            List<Pending> batch;
+            synchronized (this) {
+                queue.add(pending);
+                if (inFlight >= MAX_IN_FLIGHT) {
+                    return;
+                }
+                inFlight++;
+                batch = takeBatch();
+            }
+            send(batch);
+        }
+
+        /** Takes the next batch, or gives up this in-flight place when nothing is waiting. Holds the lock. */
+        private List<Pending> takeBatch() {
+            List<Pending> batch = new ArrayList<>();
+            int keys = 0;
+            while (!queue.isEmpty()) {
+                Pending next = queue.peek();
+                if (next.reply.isDone()) {
+                    queue.poll(); // its caller stopped waiting before it was sent
+                    continue;
+                }
+                if (!batch.isEmpty() && keys + next.keys.size() > MAX_KEYS) {
+                    break;
+                }
+                batch.add(queue.poll());
+                keys += next.keys.size();
+            }
+            if (batch.isEmpty()) {
+                inFlight--;
+                return null;
+            }
+            return batch;
+        }
+
+        private List<Pending> next() {
+            synchronized (this) {
+                return takeBatch();
+            }
+        }
+
+        private void send(List<Pending> batch) {
+            while (batch != null) {
+                CompletableFuture<List<Object>> sent;
+                try {
+                    sent = executor.run(script, keysOf(batch), argsOf(batch)).toCompletableFuture();
+                } catch (RuntimeException e) {
+                    sent = CompletableFuture.failedFuture(e);
+                }
+                if (!sent.isDone()) {
+                    List<Pending> current = batch;
+                    sent.whenComplete((reply, error) -> {
+                        List<Pending> following = next(); // keep Redis busy before waking the callers
+                        complete(current, reply, error);
+                        send(following);
+                    });
+                    return;
+                }
+                List<Pending> current = batch;
+                batch = next();
+                if (sent.isCompletedExceptionally()) {
+                    complete(current, null, failure(sent));
+                } else {
+                    complete(current, sent.join(), null);
+                }
+            }
+        }
+    }
+
+    private static List<Object> keysOf(List<Pending> batch) {
+        List<Object> keys = new ArrayList<>();
+        for (Pending pending : batch) {
+            keys.addAll(pending.keys);
+        }
+        return keys;
+    }
+
+    private static Object[] argsOf(List<Pending> batch) {
+        List<Object> args = new ArrayList<>();
+        args.add(Integer.toString(batch.size()));
+        for (Pending pending : batch) {
+            args.addAll(pending.args);
+        }
+        return args.toArray();
+    }
+
+    @SuppressWarnings("unchecked")
+    private void complete(List<Pending> batch, List<Object> reply, Throwable error) {
+        if (error == null && (reply == null || reply.size() != batch.size())) {
+            error = new IllegalStateException("Unexpected reply from script " + script.name() + ": " + reply);
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            CompletableFuture<List<Object>> target = batch.get(i).reply;
+            if (error != null) {
+                target.completeExceptionally(error);
+            } else if (reply.get(i) instanceof List<?> part) {
+                target.complete((List<Object>) part);
+            } else {
+                target.completeExceptionally(new IllegalStateException("Unexpected reply part: " + reply.get(i)));
+            }
+        }
+    }
+
+    private static Throwable failure(CompletableFuture<?> future) {
+        try {
+            future.join();
+            return new IllegalStateException("not failed");
+        } catch (RuntimeException e) {
+            return ScriptExecutor.unwrap(e);
+        }
+    }
+}
