@@ -32,7 +32,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
 import org.redisson.Redisson;
 import org.redisson.api.RAtomicLong;
@@ -50,7 +49,9 @@ import redis.embedded.RedisServer;
  * through the same Redisson client). Prints decisions per second (median over several windows), p50/p99
  * latency, ratios, Redis memory per key and Redis commands per decision.
  *
- * <p>Options: {@code --windows=N} (default 5), {@code --window-ms=N} (1000), {@code --warmup-ms=N} (1000),
+ * <p>Workloads of one key space and concurrency are measured in rounds, one window of each per round, after a
+ * first round that only warms up. Options: {@code --windows=N} (rounds measured, default 5),
+ * {@code --window-ms=N} (1000), {@code --warmup-ms=N} (before each window, 300),
  * {@code --concurrency=1,8,64}, {@code --keys=hot,10k}, {@code --only=<part of a workload name>} (plus the
  * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}.
  */
@@ -75,7 +76,7 @@ public final class Benchmarks {
     private Benchmarks(Map<String, String> options, String url) {
         this.windows = Integer.parseInt(options.getOrDefault("windows", "5"));
         this.windowMs = Long.parseLong(options.getOrDefault("window-ms", "1000"));
-        this.warmupMs = Long.parseLong(options.getOrDefault("warmup-ms", "1000"));
+        this.warmupMs = Long.parseLong(options.getOrDefault("warmup-ms", "300"));
         this.concurrencies = Arrays.stream(
                         options.getOrDefault("concurrency", "1,8,64").split(","))
                 .mapToInt(Integer::parseInt)
@@ -203,13 +204,12 @@ public final class Benchmarks {
                         false));
             }
             for (int concurrency : concurrencies) {
-                for (Workload workload : workloads) {
-                    if (only != null
-                            && !workload.name().contains(only.replace('_', ' '))
-                            && !workload.name().startsWith("floor")) {
-                        continue;
-                    }
-                    Result result = measure(workload, keys, concurrency);
+                List<Workload> selected = workloads.stream()
+                        .filter(w -> only == null
+                                || w.name().contains(only.replace('_', ' '))
+                                || w.name().startsWith("floor"))
+                        .toList();
+                for (Result result : measure(selected, keys, concurrency)) {
                     results.computeIfAbsent(space + "/" + concurrency, k -> new ArrayList<>())
                             .add(result);
                     System.out.printf(
@@ -256,22 +256,75 @@ public final class Benchmarks {
         return list;
     }
 
-    /** Warm up, then `windows` windows of `windowMs`: the median of their rates, and latency over all of them. */
-    private Result measure(Workload workload, int keys, int concurrency) throws Exception {
-        List<Runnable> operations = new ArrayList<>(keys);
-        for (int i = 0; i < keys; i++) {
-            operations.add(workload.operationForKey().apply(i));
+    /**
+     * Rounds over all workloads, one window of each per round, so that drift on a shared machine and the JIT's
+     * warm-up touch every workload alike; the first round only warms up. Per workload: the median of its
+     * windows' rates, latency percentiles over all its recorded calls, and CPU per decision over all of them.
+     */
+    private List<Result> measure(List<Workload> workloads, int keys, int concurrency) throws Exception {
+        Map<Workload, List<Runnable>> operations = new LinkedHashMap<>();
+        Map<Workload, Tally> tallies = new LinkedHashMap<>();
+        for (Workload workload : workloads) {
+            operations.put(
+                    workload, prepare(keys, i -> workload.operationForKey().apply(i)));
+            tallies.put(workload, new Tally());
         }
-        LongAdder done = new LongAdder();
+        for (int round = 0; round <= windows; round++) {
+            for (Workload workload : workloads) {
+                Window window = runWindow(operations.get(workload), concurrency);
+                if (round > 0) {
+                    tallies.get(workload).add(window);
+                }
+            }
+        }
+        List<Result> results = new ArrayList<>();
+        tallies.forEach((workload, tally) -> results.add(tally.result(workload.name(), keys, concurrency)));
+        return results;
+    }
+
+    /** One measurement window of one workload: its rate, the latency of every call, CPU used. */
+    record Window(double rate, long[] latencies, long calls, long clientCpuNanos, double redisCpuSeconds) {}
+
+    /** The windows of one workload. */
+    private static final class Tally {
+        private final List<Window> windows = new ArrayList<>();
+
+        void add(Window window) {
+            windows.add(window);
+        }
+
+        Result result(String name, int keys, int concurrency) {
+            double[] rates = windows.stream().mapToDouble(Window::rate).sorted().toArray();
+            long[] all = windows.stream()
+                    .flatMapToLong(w -> Arrays.stream(w.latencies()))
+                    .sorted()
+                    .toArray();
+            long calls = windows.stream().mapToLong(Window::calls).sum();
+            double client = windows.stream().mapToLong(Window::clientCpuNanos).sum() / 1_000.0 / calls;
+            double redis = windows.stream().mapToDouble(Window::redisCpuSeconds).sum() * 1e6 / calls;
+            return new Result(
+                    name,
+                    keys,
+                    concurrency,
+                    rates[rates.length / 2],
+                    percentile(all, 0.50) / 1_000.0,
+                    percentile(all, 0.99) / 1_000.0,
+                    client,
+                    redis);
+        }
+    }
+
+    /** `concurrency` callers on random keys: warm up for `warmupMs`, then record for `windowMs`. */
+    private Window runWindow(List<Runnable> operations, int concurrency) throws Exception {
+        int keys = operations.size();
         AtomicBoolean recording = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();
         long[][] samples = new long[concurrency][];
         int[] counts = new int[concurrency];
         CountDownLatch finished = new CountDownLatch(concurrency);
-        List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < concurrency; t++) {
             int thread = t;
-            samples[t] = new long[1 << 20];
+            samples[t] = new long[1 << 16];
             Thread worker = new Thread(() -> {
                 ThreadLocalRandom random = ThreadLocalRandom.current();
                 try {
@@ -281,10 +334,10 @@ public final class Benchmarks {
                         operation.run();
                         long took = System.nanoTime() - started;
                         if (recording.get()) {
-                            done.increment();
-                            if (counts[thread] < samples[thread].length) {
-                                samples[thread][counts[thread]++] = took;
+                            if (counts[thread] == samples[thread].length) {
+                                samples[thread] = Arrays.copyOf(samples[thread], counts[thread] * 2);
                             }
+                            samples[thread][counts[thread]++] = took;
                         }
                     }
                 } finally {
@@ -292,44 +345,36 @@ public final class Benchmarks {
                 }
             });
             worker.setDaemon(true);
-            threads.add(worker);
             worker.start();
         }
         pause(warmupMs);
-        recording.set(true);
         long clientCpuBefore = clientCpuNanos();
         double redisCpuBefore = redisCpuSeconds();
-        long doneBefore = done.sum();
-        double[] rates = new double[windows];
-        for (int w = 0; w < windows; w++) {
-            long before = done.sum();
-            long started = System.nanoTime();
-            pause(windowMs);
-            rates[w] = (done.sum() - before) * 1e9 / (System.nanoTime() - started);
-        }
-        long measured = done.sum() - doneBefore;
-        double clientCpu = (clientCpuNanos() - clientCpuBefore) / 1_000.0 / measured;
-        double redisCpu = (redisCpuSeconds() - redisCpuBefore) * 1e6 / measured;
+        long started = System.nanoTime();
+        recording.set(true);
+        pause(windowMs);
+        recording.set(false);
+        long elapsed = System.nanoTime() - started;
+        long clientCpu = clientCpuNanos() - clientCpuBefore;
+        double redisCpu = redisCpuSeconds() - redisCpuBefore;
         stop.set(true);
         finished.await(30, TimeUnit.SECONDS);
-        Arrays.sort(rates);
-        int total = Arrays.stream(counts).sum();
-        long[] all = new long[total];
+        long[] latencies = new long[Arrays.stream(counts).sum()];
         int at = 0;
         for (int t = 0; t < concurrency; t++) {
-            System.arraycopy(samples[t], 0, all, at, counts[t]);
+            System.arraycopy(samples[t], 0, latencies, at, counts[t]);
             at += counts[t];
         }
-        Arrays.sort(all);
-        return new Result(
-                workload.name(),
-                keys,
-                concurrency,
-                rates[windows / 2],
-                percentile(all, 0.50) / 1_000.0,
-                percentile(all, 0.99) / 1_000.0,
-                clientCpu,
-                redisCpu);
+        return new Window(latencies.length * 1e9 / elapsed, latencies, latencies.length, clientCpu, redisCpu);
+    }
+
+    private static long percentile(long[] sorted, double p) {
+        return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) (sorted.length * p))];
+    }
+
+    /** The benchmark's own pacing: windows are measured by wall time, so the main thread waits them out. */
+    private static void pause(long millis) throws InterruptedException {
+        Thread.sleep(millis);
     }
 
     /** CPU time of this JVM (callers, client library, the benchmark's own loop), all threads. */
@@ -342,15 +387,6 @@ public final class Benchmarks {
     private double redisCpuSeconds() {
         Map<String, String> cpu = node.info(RedisNode.InfoSection.CPU);
         return Double.parseDouble(cpu.get("used_cpu_user")) + Double.parseDouble(cpu.get("used_cpu_sys"));
-    }
-
-    private static long percentile(long[] sorted, double p) {
-        return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) (sorted.length * p))];
-    }
-
-    /** The benchmark's own pacing: windows are measured by wall time, so the main thread waits them out. */
-    private static void pause(long millis) throws InterruptedException {
-        Thread.sleep(millis);
     }
 
     private static void printTable(Map<String, List<Result>> results) {

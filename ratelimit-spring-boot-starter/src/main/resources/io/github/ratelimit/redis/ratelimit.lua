@@ -11,89 +11,112 @@
 --
 -- Returns one list per call: {admitted (1/0), redis time ms, then per key: allowed (1/0), remaining, reset ms,
 -- retry ms}. Time comes from the Redis server only. Every key written gets a TTL no longer than its window.
+--
+-- Written for speed: every redis.call costs about as much as a small command, so each algorithm makes as few
+-- as it can, and the checks return several values instead of building tables.
 
 if redis.replicate_commands then
     -- Redis < 5 replicates scripts verbatim unless told otherwise; TIME must not be re-run on replicas.
     redis.replicate_commands()
 end
 
-local t = redis.call('TIME')
-local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local now_ms = math.floor(now_us / 1000)
+local call = redis.call
+local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
+local byte, char, rep = string.byte, string.char, string.rep
 
--- Sliding window: a ring of the last `limit` admission times, 6 bytes each (big-endian epoch ms), behind an
--- 8-byte header: the head (the slot of the oldest entry, which is also where the next one is written) and the
--- number of live entries at the last decision. Slots beyond the string's length read as 0 ("long ago"), so the
--- string grows only as it is used. Entries are in time order from the head, and the live ones are the newest,
--- so a decision reads O(1) slots: the header, the newest entry, the oldest live one, and (when entries left
--- the window since the last decision) a galloping search over just those.
-local HEAD = 8
+local t = call('TIME')
+local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now_ms = floor(now_us / 1000)
+
+-- Sliding window: a ring of the last `limit` admission times, 6 bytes each (big-endian epoch ms), behind a
+-- 20-byte header: the head (4 bytes: the slot of the oldest entry, which is also where the next one is
+-- written), the number of live entries at the last admission (4 bytes), the newest entry and the oldest live
+-- one (6 bytes each). Slots beyond the string's length read as 0 ("long ago"), so the string grows only as it
+-- is used. Entries are in time order from the head and the live ones are the newest, so a decision reads the
+-- header only, unless entries left the window since the last admission: then a galloping search over just
+-- those finds the new oldest live entry.
+local HEAD = 20
 local SLOT = 6
 
--- big-endian unsigned integer of `width` bytes; a missing or short slot is 0
-local function decode(s, width)
-    if #s < width then
+-- big-endian unsigned integers of 4 and 6 bytes at position `at` of `s`; missing or short reads are 0
+local function u32(s, at)
+    local a, b, c, d = byte(s, at, at + 3)
+    if d == nil then
         return 0
     end
-    local v = 0
-    for i = 1, width do
-        v = v * 256 + string.byte(s, i)
-    end
-    return v
+    return ((a * 256 + b) * 256 + c) * 256 + d
 end
 
-local function encode(v, width)
-    local bytes = {}
-    for i = width, 1, -1 do
-        bytes[i] = v % 256
-        v = math.floor(v / 256)
+local function u48(s, at)
+    local a, b, c, d, e, f = byte(s, at, at + 5)
+    if f == nil then
+        return 0
     end
-    return string.char(unpack(bytes))
+    return ((((a * 256 + b) * 256 + c) * 256 + d) * 256 + e) * 256 + f
+end
+
+local function p32(v)
+    local d = v % 256
+    v = (v - d) / 256
+    local c = v % 256
+    v = (v - c) / 256
+    local b = v % 256
+    return char((v - b) / 256 % 256, b, c, d)
+end
+
+local function p48(v)
+    local f = v % 256
+    v = (v - f) / 256
+    local e = v % 256
+    return p32((v - e) / 256) .. char(e, f)
 end
 
 -- the i-th oldest entry, i from 0
 local function entry(key, head, limit, i)
-    local slot = (head + i) % limit
-    local from = HEAD + slot * SLOT
-    return decode(redis.call('GETRANGE', key, from, from + SLOT - 1), SLOT)
+    local from = HEAD + (head + i) % limit * SLOT
+    return u48(call('GETRANGE', key, from, from + SLOT - 1), 1)
 end
 
+-- returns allowed, remaining, reset, retry, then what the commit needs: head, the decision's time, live
+-- entries, the oldest live entry
 local function sliding_check(key, limit, window, cost)
-    local header = redis.call('GETRANGE', key, 0, HEAD - 1)
-    local head, live = 0, 0
+    local header = call('GETRANGE', key, 0, HEAD - 1)
+    local head, live, newest, oldest = 0, 0, 0, 0
     if #header == HEAD then
-        head = decode(string.sub(header, 1, 4), 4)
-        live = decode(string.sub(header, 5, 8), 4)
+        head = u32(header, 1)
+        live = u32(header, 5)
+        if live > 0 then
+            newest = u48(header, 9)
+            oldest = u48(header, 15)
+        end
     end
-    local newest = 0
-    if live > 0 then
-        newest = entry(key, head, limit, limit - 1)
-    end
-    local now = math.max(now_ms, newest) -- never let a clock step back reopen the window
-    -- entries that left the window since the last decision: the oldest live ones; gallop, then bisect
-    local first = limit - live -- logical index of the oldest live entry
-    if live > 0 and now - entry(key, head, limit, first) >= window then
-        local lo, step = first + 1, 1
-        local hi = limit
+    local now = max(now_ms, newest) -- never let a clock step back reopen the window
+    if live > 0 and now - oldest >= window then
+        -- entries left the window since the last admission: the oldest live ones. Gallop, then bisect, for
+        -- the first entry still inside; `hi` is always a live entry (value `oldest`) or `limit` (none).
+        local first = limit - live -- logical index of the oldest entry that was live
+        local lo, hi, step = first + 1, limit, 1
         while lo < limit do
-            local probe = math.min(first + step, limit - 1)
-            if now - entry(key, head, limit, probe) >= window then
+            local probe = min(first + step, limit - 1)
+            local v = entry(key, head, limit, probe)
+            if now - v >= window then
                 lo = probe + 1
                 if probe == limit - 1 then
                     break
                 end
                 step = step * 2
             else
-                hi = probe
+                hi, oldest = probe, v
                 break
             end
         end
         while lo < hi do
-            local mid = math.floor((lo + hi) / 2)
-            if now - entry(key, head, limit, mid) >= window then
+            local mid = floor((lo + hi) / 2)
+            local v = entry(key, head, limit, mid)
+            if now - v >= window then
                 lo = mid + 1
             else
-                hi = mid
+                hi, oldest = mid, v
             end
         end
         live = limit - lo
@@ -103,35 +126,38 @@ local function sliding_check(key, limit, window, cost)
         reset = newest + window - now
     end
     if cost == 0 then
-        return {1, limit - live, reset, 0, nil}
+        return 1, limit - live, reset, 0
     end
     if live + cost > limit then
         -- the cost-th oldest entry must leave the window; counted from now_ms, the time the caller sees
         local needed = entry(key, head, limit, cost - 1)
-        return {0, limit - live, reset, needed + window - now_ms, nil}
+        return 0, limit - live, reset, needed + window - now_ms
     end
-    return {1, limit - live - cost, window, 0, {head, now, live}}
+    return 1, limit - live - cost, window, 0, head, now, live, oldest
 end
 
-local function sliding_commit(key, limit, window, cost, state)
-    local head, now, live = state[1], state[2], state[3]
-    local stamp = encode(now, SLOT)
-    local first = math.min(cost, limit - head)
-    redis.call('SETRANGE', key, HEAD + head * SLOT, string.rep(stamp, first))
+local function sliding_commit(key, limit, window, cost, head, now, live, oldest)
+    local stamp = p48(now)
+    local first = min(cost, limit - head)
+    call('SETRANGE', key, HEAD + head * SLOT, first == 1 and stamp or rep(stamp, first))
     if cost > first then
-        redis.call('SETRANGE', key, HEAD, string.rep(stamp, cost - first))
+        call('SETRANGE', key, HEAD, rep(stamp, cost - first))
     end
-    redis.call('SETRANGE', key, 0, encode((head + cost) % limit, 4) .. encode(live + cost, 4))
-    redis.call('PEXPIRE', key, window)
+    if live == 0 then
+        oldest = now
+    end
+    call('SETRANGE', key, 0, p32((head + cost) % limit) .. p32(live + cost) .. stamp .. p48(oldest))
+    call('PEXPIRE', key, window)
 end
 
--- Fixed window: a counter that expires `window` ms after the window's first admitted call.
+-- Fixed window: a counter that expires `window` ms after the window's first admitted call. Returns allowed,
+-- remaining, reset, retry, then the count, the time left and whether the counter is new.
 local function fixed_check(key, limit, window, cost)
-    local count = tonumber(redis.call('GET', key) or '0')
+    local count = tonumber(call('GET', key) or '0')
     local ttl = window
     local fresh = true
     if count > 0 then
-        local pttl = redis.call('PTTL', key)
+        local pttl = call('PTTL', key)
         if pttl >= 0 then
             ttl = pttl
             fresh = false
@@ -140,109 +166,107 @@ local function fixed_check(key, limit, window, cost)
     -- Redis deletes a key one millisecond after its PTTL reaches 0, and PTTL may be read in the millisecond
     -- after now_ms (the decision time the caller sees): 2 ms more, so that waiting the answer always suffices
     if count + cost > limit then
-        return {0, limit - count, ttl + 2, ttl + 2, nil}
+        return 0, limit - count, ttl + 2, ttl + 2
     end
-    return {1, limit - count - cost, ttl + 2, 0, {count, ttl, fresh}}
+    return 1, limit - count - cost, ttl + 2, 0, count, ttl, fresh
 end
 
-local function fixed_commit(key, limit, window, cost, state)
-    if cost == 0 then
-        return
-    end
-    local count, ttl, fresh = state[1], state[2], state[3]
+local function fixed_commit(key, cost, count, ttl, fresh)
     if fresh then
-        redis.call('SET', key, count + cost, 'PX', ttl)
+        call('SET', key, count + cost, 'PX', ttl)
     else
-        redis.call('INCRBY', key, cost)
+        call('INCRBY', key, cost)
     end
 end
 
--- Token bucket as GCRA: one theoretical arrival time (TAT, epoch microseconds) per key.
+-- Token bucket as GCRA: one theoretical arrival time (TAT, epoch microseconds) per key. Returns allowed,
+-- remaining, reset, retry, then the new TAT.
 local function bucket_check(key, limit, window, cost)
     local interval = window * 1000 / limit
     local burst = window * 1000
-    local tat = tonumber(redis.call('GET', key) or '0')
-    tat = math.max(tat, now_us)
+    local tat = max(tonumber(call('GET', key) or '0'), now_us)
     local new_tat = tat + cost * interval
     local allow_at = new_tat - burst
     -- waits are counted from now_ms, the decision time the caller sees, and rounded up to whole ms, so
     -- that the decision time plus the wait is never before the moment the call can succeed
     if now_us < allow_at then
-        local remaining = math.floor((now_us + burst - tat) / interval)
-        return {0, remaining, math.ceil(tat / 1000) - now_ms, math.ceil(allow_at / 1000) - now_ms, nil}
+        local remaining = floor((now_us + burst - tat) / interval)
+        return 0, remaining, ceil(tat / 1000) - now_ms, ceil(allow_at / 1000) - now_ms
     end
-    local remaining = math.floor((now_us + burst - new_tat) / interval)
-    return {1, remaining, math.ceil(new_tat / 1000) - now_ms, 0, {new_tat}}
+    local remaining = floor((now_us + burst - new_tat) / interval)
+    return 1, remaining, ceil(new_tat / 1000) - now_ms, 0, new_tat
 end
 
-local function bucket_commit(key, limit, window, cost, state)
-    if cost == 0 then
-        return
-    end
-    local new_tat = math.ceil(state[1])
-    local ttl = math.max(1, math.ceil((new_tat - now_us) / 1000))
-    redis.call('SET', key, string.format('%.0f', new_tat), 'PX', ttl)
+local function bucket_commit(key, new_tat)
+    new_tat = ceil(new_tat)
+    call('SET', key, string.format('%.0f', new_tat), 'PX', max(1, ceil((new_tat - now_us) / 1000)))
 end
 
-local checks = {sliding_check, fixed_check, bucket_check}
-local commits = {sliding_commit, fixed_commit, bucket_commit}
-
-local calls = tonumber(ARGV[1])
 -- every call's arguments are checked before anything is written, so a bad one changes nothing
-local arg, keys = 2, 0
+local calls = tonumber(ARGV[1])
+local counts, algorithm, limit, window, cost, shadow = {}, {}, {}, {}, {}, {}
+local a, k = 2, 0
 for c = 1, calls do
-    local n = tonumber(ARGV[arg])
-    for i = 1, n do
-        local base = arg + (i - 1) * 5
-        local algorithm = tonumber(ARGV[base + 1])
-        local limit = tonumber(ARGV[base + 2])
-        local window = tonumber(ARGV[base + 3])
-        local cost = tonumber(ARGV[base + 4])
-        if checks[algorithm] == nil or limit < 1 or window < 1 or cost < 0 or cost > limit then
-            return redis.error_reply('ratelimit: bad arguments for key ' .. (keys + i))
+    local n = tonumber(ARGV[a])
+    counts[c] = n
+    a = a + 1
+    for _ = 1, n do
+        k = k + 1
+        local g, l, w, q = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+        if (g ~= 1 and g ~= 2 and g ~= 3) or not l or not w or not q or l < 1 or w < 1 or q < 0 or q > l then
+            return redis.error_reply('ratelimit: bad arguments for key ' .. k)
         end
+        algorithm[k], limit[k], window[k], cost[k], shadow[k] = g, l, w, q, ARGV[a + 4] == '1'
+        a = a + 5
     end
-    arg = arg + 1 + n * 5
-    keys = keys + n
 end
-if keys ~= #KEYS then
-    return redis.error_reply('ratelimit: ' .. #KEYS .. ' keys for ' .. keys .. ' limits')
+if k ~= #KEYS then
+    return redis.error_reply('ratelimit: ' .. #KEYS .. ' keys for ' .. k .. ' limits')
 end
 
 local replies = {}
-arg, keys = 2, 0
+local allowed, remaining, reset, retry, s1, s2, s3, s4 = {}, {}, {}, {}, {}, {}, {}, {}
+k = 0
 for c = 1, calls do
-    local n = tonumber(ARGV[arg])
-    local results = {}
+    local last = k + counts[c]
     local admitted = 1
-    for i = 1, n do
-        local base = arg + (i - 1) * 5
-        local r = checks[tonumber(ARGV[base + 1])](KEYS[keys + i], tonumber(ARGV[base + 2]),
-            tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4]))
-        results[i] = r
-        if r[1] == 0 and ARGV[base + 5] ~= '1' then
+    for i = k + 1, last do
+        local g, key = algorithm[i], KEYS[i]
+        if g == 1 then
+            allowed[i], remaining[i], reset[i], retry[i], s1[i], s2[i], s3[i], s4[i] =
+                sliding_check(key, limit[i], window[i], cost[i])
+        elseif g == 2 then
+            allowed[i], remaining[i], reset[i], retry[i], s1[i], s2[i], s3[i] =
+                fixed_check(key, limit[i], window[i], cost[i])
+        else
+            allowed[i], remaining[i], reset[i], retry[i], s1[i] = bucket_check(key, limit[i], window[i], cost[i])
+        end
+        if allowed[i] == 0 and not shadow[i] then
             admitted = 0
         end
     end
     local out = {admitted, now_ms}
-    for i = 1, n do
-        local r = results[i]
-        local base = arg + (i - 1) * 5
-        local cost = tonumber(ARGV[base + 4])
-        local took = admitted == 1 and r[1] == 1
-        if took and r[5] ~= nil then
-            commits[tonumber(ARGV[base + 1])](KEYS[keys + i], tonumber(ARGV[base + 2]),
-                tonumber(ARGV[base + 3]), cost, r[5])
+    local m = 2
+    for i = k + 1, last do
+        local took = admitted == 1 and allowed[i] == 1
+        if took and cost[i] > 0 then
+            local g = algorithm[i]
+            if g == 1 then
+                sliding_commit(KEYS[i], limit[i], window[i], cost[i], s1[i], s2[i], s3[i], s4[i])
+            elseif g == 2 then
+                fixed_commit(KEYS[i], cost[i], s1[i], s2[i], s3[i])
+            else
+                bucket_commit(KEYS[i], s1[i])
+            end
         end
-        local m = #out
-        out[m + 1] = r[1]
+        out[m + 1] = allowed[i]
         -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
-        out[m + 2] = (r[1] == 1 and not took) and (r[2] + cost) or r[2]
-        out[m + 3] = r[3]
-        out[m + 4] = r[4]
+        out[m + 2] = (allowed[i] == 1 and not took) and (remaining[i] + cost[i]) or remaining[i]
+        out[m + 3] = reset[i]
+        out[m + 4] = retry[i]
+        m = m + 4
     end
     replies[c] = out
-    arg = arg + 1 + n * 5
-    keys = keys + n
+    k = last
 end
 return replies
