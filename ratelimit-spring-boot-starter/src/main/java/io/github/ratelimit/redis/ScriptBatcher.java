@@ -23,10 +23,10 @@ import java.util.concurrent.ConcurrentMap;
 final class ScriptBatcher {
 
     /** Script calls of one slot on their way at once; more callers than this queue for the next batch. */
-    static final int MAX_IN_FLIGHT = Integer.getInteger("ratelimit.batcher.in-flight", 4);
+    static final int MAX_IN_FLIGHT = 4;
 
     /** Keys in one script call at most, which bounds how long Redis is busy with one batch. */
-    static final int MAX_KEYS = Integer.getInteger("ratelimit.batcher.max-keys", 256);
+    static final int MAX_KEYS = 256;
 
     private final ScriptExecutor executor;
     private final LuaScript script;
