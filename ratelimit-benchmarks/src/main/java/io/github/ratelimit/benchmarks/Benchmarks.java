@@ -159,6 +159,7 @@ public final class Benchmarks {
             }
             List<Workload> workloads = new ArrayList<>();
             workloads.add(floor(space, keys));
+            workloads.add(scriptFloor(space, keys));
             for (Algorithm algorithm : Algorithm.values()) {
                 RateLimit limit = RateLimit.of("b-" + space, algorithm, LIMIT, WINDOW.toMillis());
                 List<List<LimitRequest>> requests =
@@ -237,6 +238,21 @@ public final class Benchmarks {
     private Workload floor(String space, int keys) {
         List<RAtomicLong> counters = prepare(keys, i -> redisson.getAtomicLong("incr-" + space + ":" + i));
         return new Workload("floor: INCR (Redisson)", i -> () -> counters.get(i).incrementAndGet(), keys == 1);
+    }
+
+    /** The cheapest script call through the same client: EVALSHA of a script that only reads one key. */
+    private Workload scriptFloor(String space, int keys) {
+        org.redisson.api.RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
+        String sha = script.scriptLoad("return redis.call('EXISTS', KEYS[1])");
+        List<List<Object>> keyLists = prepare(keys, i -> List.of("script-" + space + ":" + i));
+        return new Workload(
+                "floor: EVALSHA (Redisson)",
+                i -> () -> script.evalSha(
+                        org.redisson.api.RScript.Mode.READ_WRITE,
+                        sha,
+                        org.redisson.api.RScript.ReturnType.LONG,
+                        keyLists.get(i)),
+                keys == 1);
     }
 
     private Workload redissonRateLimiter(String space, int keys, boolean hot) {
