@@ -74,7 +74,7 @@ public final class RedisRateLimiter implements RateLimiter {
         List<List<Object>> replies = guard.call(() -> {
             List<CompletableFuture<List<Object>>> parts = new ArrayList<>(groups.size());
             groups.forEach((slot, group) -> parts.add(batcher.submit(slot, group, arguments(group, byKey))));
-            return allOf(parts);
+            return ScriptBatcher.allOf(parts);
         });
         boolean admitted = true;
         Instant decidedAt = Instant.EPOCH;
@@ -97,20 +97,6 @@ public final class RedisRateLimiter implements RateLimiter {
     public void reset(RateLimit limit, String identifier) {
         String key = keys.rateLimitKey(limit, RedisKeys.tag(identifier));
         executor.delete(key);
-    }
-
-    /** The replies of every part in order; cancelling the whole cancels every part not yet sent. */
-    private static CompletableFuture<List<List<Object>>> allOf(List<CompletableFuture<List<Object>>> parts) {
-        if (parts.size() == 1) {
-            CompletableFuture<List<Object>> only = parts.get(0);
-            CompletableFuture<List<List<Object>>> whole = only.thenApply(List::of);
-            whole.whenComplete((r, e) -> only.cancel(false));
-            return whole;
-        }
-        CompletableFuture<List<List<Object>>> whole = CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new))
-                .thenApply(done -> parts.stream().map(CompletableFuture::join).toList());
-        whole.whenComplete((r, e) -> parts.forEach(part -> part.cancel(false)));
-        return whole;
     }
 
     /** The script's arguments for the keys of one call: their number, then five per key. */

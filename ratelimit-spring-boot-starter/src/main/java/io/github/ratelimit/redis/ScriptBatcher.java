@@ -49,6 +49,20 @@ final class ScriptBatcher {
         return pending.reply;
     }
 
+    /** The replies of every part in order; cancelling the whole cancels every part not yet sent. */
+    static CompletableFuture<List<List<Object>>> allOf(List<CompletableFuture<List<Object>>> parts) {
+        if (parts.size() == 1) {
+            CompletableFuture<List<Object>> only = parts.get(0);
+            CompletableFuture<List<List<Object>>> whole = only.thenApply(List::of);
+            whole.whenComplete((r, e) -> only.cancel(false));
+            return whole;
+        }
+        CompletableFuture<List<List<Object>>> whole = CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new))
+                .thenApply(done -> parts.stream().map(CompletableFuture::join).toList());
+        whole.whenComplete((r, e) -> parts.forEach(part -> part.cancel(false)));
+        return whole;
+    }
+
     private record Pending(List<String> keys, List<String> args, CompletableFuture<List<Object>> reply) {}
 
     /** The calls of one slot: a queue, and how many script calls are on their way. */

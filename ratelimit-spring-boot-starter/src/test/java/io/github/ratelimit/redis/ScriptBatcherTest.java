@@ -109,6 +109,35 @@ class ScriptBatcherTest {
         assertThat(never).isCancelled();
     }
 
+    @Test
+    void givingUpOnACallGivesUpOnEachOfItsSlotParts() {
+        for (int parts : new int[] {1, 3}) {
+            List<CompletableFuture<List<Object>>> slots = new ArrayList<>();
+            for (int i = 0; i < parts; i++) {
+                slots.add(new CompletableFuture<>());
+            }
+            CompletableFuture<List<List<Object>>> whole = ScriptBatcher.allOf(slots);
+
+            whole.cancel(false);
+
+            assertThat(slots).as("%d part(s)", parts).allSatisfy(part -> assertThat(part)
+                    .isCancelled());
+        }
+    }
+
+    @Test
+    void aCallAnsweredInPartsGetsThePartsInOrder() {
+        CompletableFuture<List<Object>> first = new CompletableFuture<>();
+        CompletableFuture<List<Object>> second = new CompletableFuture<>();
+        CompletableFuture<List<List<Object>>> whole = ScriptBatcher.allOf(List.of(first, second));
+
+        second.complete(List.of("b"));
+        first.complete(List.of("a"));
+
+        assertThat(whole.join()).containsExactly(List.of("a"), List.of("b"));
+        assertThat(first).isNotCancelled();
+    }
+
     /** One call of a fixed window on one key, as the rate limiter would send it. */
     private static CompletableFuture<List<Object>> call(String key, long limit, long cost) {
         List<String> args = List.of("1", "2", Long.toString(limit), "60000", Long.toString(cost), "0");
