@@ -38,15 +38,7 @@ local now_ms = floor(now_us / 1000)
 local HEAD = 20
 local SLOT = 6
 
--- big-endian unsigned integers of 4 and 6 bytes at position `at` of `s`; missing or short reads are 0
-local function u32(s, at)
-    local a, b, c, d = byte(s, at, at + 3)
-    if d == nil then
-        return 0
-    end
-    return ((a * 256 + b) * 256 + c) * 256 + d
-end
-
+-- a 6-byte big-endian time (0 when missing or short) at position `at` of `s`
 local function u48(s, at)
     local a, b, c, d, e, f = byte(s, at, at + 5)
     if f == nil then
@@ -55,21 +47,47 @@ local function u48(s, at)
     return ((((a * 256 + b) * 256 + c) * 256 + d) * 256 + e) * 256 + f
 end
 
-local function p32(v)
+-- the header's fields: head, live, newest, oldest (all 0 for a missing header)
+local function fields(h)
+    local h1, h2, h3, h4, l1, l2, l3, l4, n1, n2, n3, n4, n5, n6, o1, o2, o3, o4, o5, o6 = byte(h, 1, HEAD)
+    if o6 == nil then
+        return 0, 0, 0, 0
+    end
+    return ((h1 * 256 + h2) * 256 + h3) * 256 + h4, ((l1 * 256 + l2) * 256 + l3) * 256 + l4,
+        ((((n1 * 256 + n2) * 256 + n3) * 256 + n4) * 256 + n5) * 256 + n6,
+        ((((o1 * 256 + o2) * 256 + o3) * 256 + o4) * 256 + o5) * 256 + o6
+end
+
+-- a time as 6 bytes, big-endian
+local function p48(v)
+    local f = v % 256
+    v = (v - f) / 256
+    local e = v % 256
+    v = (v - e) / 256
     local d = v % 256
     v = (v - d) / 256
     local c = v % 256
     v = (v - c) / 256
     local b = v % 256
-    return char((v - b) / 256 % 256, b, c, d)
+    return char((v - b) / 256 % 256, b, c, d, e, f)
 end
 
-local function p48(v)
-    local f = v % 256
-    v = (v - f) / 256
-    local e = v % 256
-    return p32((v - e) / 256) .. char(e, f)
+-- head and live count as 8 bytes: two 4-byte big-endian integers
+local function p32x2(x, y)
+    local x4 = x % 256
+    x = (x - x4) / 256
+    local x3 = x % 256
+    x = (x - x3) / 256
+    local x2 = x % 256
+    local y4 = y % 256
+    y = (y - y4) / 256
+    local y3 = y % 256
+    y = (y - y3) / 256
+    local y2 = y % 256
+    return char((x - x2) / 256 % 256, x2, x3, x4, (y - y2) / 256 % 256, y2, y3, y4)
 end
+
+local now_stamp -- p48(now_ms), made once per script call
 
 -- the i-th oldest entry, i from 0
 local function entry(key, head, limit, i)
@@ -80,16 +98,11 @@ end
 -- returns allowed, remaining, reset, retry, then what the commit needs: head, the decision's time, live
 -- entries, the oldest live entry
 local function sliding_check(key, limit, window, cost)
-    local header = call('GETRANGE', key, 0, HEAD - 1)
-    local head, live, newest, oldest = 0, 0, 0, 0
-    if #header == HEAD then
-        head = u32(header, 1)
-        live = u32(header, 5)
-        if live > 0 then
-            newest = u48(header, 9)
-            oldest = u48(header, 15)
-        end
+    local head, live, newest, oldest = fields(call('GETRANGE', key, 0, HEAD - 1))
+    if live == 0 then
+        newest, oldest = 0, 0
     end
+    local moved = false -- whether the oldest live entry is another than the header says
     local now = max(now_ms, newest) -- never let a clock step back reopen the window
     if live > 0 and now - oldest >= window then
         -- entries left the window since the last admission: the oldest live ones. Gallop, then bisect, for
@@ -106,7 +119,7 @@ local function sliding_check(key, limit, window, cost)
                 end
                 step = step * 2
             else
-                hi, oldest = probe, v
+                hi, oldest, moved = probe, v, true
                 break
             end
         end
@@ -116,7 +129,7 @@ local function sliding_check(key, limit, window, cost)
             if now - v >= window then
                 lo = mid + 1
             else
-                hi, oldest = mid, v
+                hi, oldest, moved = mid, v, true
             end
         end
         live = limit - lo
@@ -133,20 +146,30 @@ local function sliding_check(key, limit, window, cost)
         local needed = entry(key, head, limit, cost - 1)
         return 0, limit - live, reset, needed + window - now_ms
     end
-    return 1, limit - live - cost, window, 0, head, now, live, oldest
+    return 1, limit - live - cost, window, 0, head, now, live, moved and oldest
 end
 
+-- `oldest` is the new oldest live entry when it is another than the header's, else false
 local function sliding_commit(key, limit, window, cost, head, now, live, oldest)
-    local stamp = p48(now)
+    local stamp
+    if now == now_ms then
+        now_stamp = now_stamp or p48(now_ms)
+        stamp = now_stamp
+    else
+        stamp = p48(now)
+    end
     local first = min(cost, limit - head)
     call('SETRANGE', key, HEAD + head * SLOT, first == 1 and stamp or rep(stamp, first))
     if cost > first then
         call('SETRANGE', key, HEAD, rep(stamp, cost - first))
     end
+    local header = p32x2((head + cost) % limit, live + cost) .. stamp
     if live == 0 then
-        oldest = now
-    end
-    call('SETRANGE', key, 0, p32((head + cost) % limit) .. p32(live + cost) .. stamp .. p48(oldest))
+        header = header .. stamp -- the oldest live entry is the first written now
+    elseif oldest then
+        header = header .. p48(oldest)
+    end -- else the oldest live entry is unchanged: the header's last 6 bytes stay
+    call('SETRANGE', key, 0, header)
     call('PEXPIRE', key, window)
 end
 
@@ -224,47 +247,65 @@ if k ~= #KEYS then
     return redis.error_reply('ratelimit: ' .. #KEYS .. ' keys for ' .. k .. ' limits')
 end
 
+-- key i's check, eight values: allowed, remaining, reset, retry, then up to four for its commit
+local function check(i)
+    local g = algorithm[i]
+    if g == 1 then
+        return sliding_check(KEYS[i], limit[i], window[i], cost[i])
+    elseif g == 2 then
+        return fixed_check(KEYS[i], limit[i], window[i], cost[i])
+    end
+    return bucket_check(KEYS[i], limit[i], window[i], cost[i])
+end
+
+local function commit(i, x1, x2, x3, x4)
+    local g = algorithm[i]
+    if g == 1 then
+        sliding_commit(KEYS[i], limit[i], window[i], cost[i], x1, x2, x3, x4)
+    elseif g == 2 then
+        fixed_commit(KEYS[i], cost[i], x1, x2, x3)
+    else
+        bucket_commit(KEYS[i], x1)
+    end
+end
+
 local replies = {}
-local allowed, remaining, reset, retry, s1, s2, s3, s4 = {}, {}, {}, {}, {}, {}, {}, {}
+local r = {} -- the checks of the current call's keys, eight values each
 k = 0
 for c = 1, calls do
-    local last = k + counts[c]
-    local admitted = 1
-    for i = k + 1, last do
-        local g, key = algorithm[i], KEYS[i]
-        if g == 1 then
-            allowed[i], remaining[i], reset[i], retry[i], s1[i], s2[i], s3[i], s4[i] =
-                sliding_check(key, limit[i], window[i], cost[i])
-        elseif g == 2 then
-            allowed[i], remaining[i], reset[i], retry[i], s1[i], s2[i], s3[i] =
-                fixed_check(key, limit[i], window[i], cost[i])
-        else
-            allowed[i], remaining[i], reset[i], retry[i], s1[i] = bucket_check(key, limit[i], window[i], cost[i])
+    local first, last = k + 1, k + counts[c]
+    local out = {1, now_ms}
+    if first == last then
+        -- one key: its check decides, unless it is a shadow key
+        local allowed, remaining, reset, retry, x1, x2, x3, x4 = check(first)
+        if allowed == 1 and cost[first] > 0 then
+            commit(first, x1, x2, x3, x4)
+        elseif allowed == 0 and not shadow[first] then
+            out[1] = 0
         end
-        if allowed[i] == 0 and not shadow[i] then
-            admitted = 0
-        end
-    end
-    local out = {admitted, now_ms}
-    local m = 2
-    for i = k + 1, last do
-        local took = admitted == 1 and allowed[i] == 1
-        if took and cost[i] > 0 then
-            local g = algorithm[i]
-            if g == 1 then
-                sliding_commit(KEYS[i], limit[i], window[i], cost[i], s1[i], s2[i], s3[i], s4[i])
-            elseif g == 2 then
-                fixed_commit(KEYS[i], cost[i], s1[i], s2[i], s3[i])
-            else
-                bucket_commit(KEYS[i], s1[i])
+        out[3], out[4], out[5], out[6] = allowed, remaining, reset, retry
+    else
+        for i = first, last do
+            local b = (i - first) * 8
+            r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8] = check(i)
+            if r[b + 1] == 0 and not shadow[i] then
+                out[1] = 0
             end
         end
-        out[m + 1] = allowed[i]
-        -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
-        out[m + 2] = (allowed[i] == 1 and not took) and (remaining[i] + cost[i]) or remaining[i]
-        out[m + 3] = reset[i]
-        out[m + 4] = retry[i]
-        m = m + 4
+        local m = 2
+        for i = first, last do
+            local b = (i - first) * 8
+            local took = out[1] == 1 and r[b + 1] == 1
+            if took and cost[i] > 0 then
+                commit(i, r[b + 5], r[b + 6], r[b + 7], r[b + 8])
+            end
+            out[m + 1] = r[b + 1]
+            -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
+            out[m + 2] = (r[b + 1] == 1 and not took) and (r[b + 2] + cost[i]) or r[b + 2]
+            out[m + 3] = r[b + 3]
+            out[m + 4] = r[b + 4]
+            m = m + 4
+        end
     end
     replies[c] = out
     k = last

@@ -139,6 +139,45 @@ abstract class RateLimiterContract {
         assertThat(times.stream().filter(t -> t < first + window).count()).isEqualTo(limit);
     }
 
+    /**
+     * Entries spaced in time leave one by one: each refusal names the moment the oldest live entry leaves, and
+     * at that moment exactly one call fits again (the script keeps the oldest live entry in the key's header).
+     */
+    @Test
+    void slidingWindowFreesRoomExactlyAsEachEntryLeaves() {
+        long window = 600;
+        long spacing = 150;
+        RateLimit limit = RateLimit.of("sliding-steps", Algorithm.SLIDING_WINDOW, 3, window);
+        String id = fresh();
+        List<Long> admittedAt = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Decision admitted = acquire(instanceA, limit, id);
+            assertThat(admitted.allowed()).isTrue();
+            admittedAt.add(admitted.decidedAt().toEpochMilli());
+            awaitRedisTime(admitted.decidedAt().toEpochMilli() + spacing);
+        }
+        for (int round = 0; round < 4; round++) {
+            long leaves = admittedAt.get(round) + window;
+            Decision early = acquire(instanceA, limit, id);
+            if (early.decidedAt().toEpochMilli() < leaves) { // unless this machine stalled for a whole spacing
+                assertThat(early.allowed())
+                        .as("round %d, before the oldest entry leaves", round)
+                        .isFalse();
+                assertThat(early.decidedAt().toEpochMilli() + early.retryAfter().toMillis())
+                        .isEqualTo(leaves);
+            }
+            awaitRedisTime(leaves);
+            Decision admitted = acquire(instanceA, limit, id);
+            assertThat(admitted.allowed())
+                    .as("round %d, once the oldest entry left", round)
+                    .isTrue();
+            if (admitted.decidedAt().toEpochMilli() < admittedAt.get(round + 1) + window) {
+                assertThat(admitted.remaining()).isZero();
+            }
+            admittedAt.add(admitted.decidedAt().toEpochMilli());
+        }
+    }
+
     /** A rejected call takes nothing: the limit with room keeps all of it, even under a hammering client. */
     @ParameterizedTest
     @EnumSource(Algorithm.class)
