@@ -50,7 +50,7 @@ final class RateLimitMeters implements MeterBinder {
 
     static Timer redisTimer(MeterRegistry registry, String operation) {
         return Timer.builder("ratelimit.redis.duration")
-                .description("Time of the starter's Redis round trips")
+                .description("Time a call waited for Redis, a coalesced decision's time in the queue included")
                 .tag("operation", operation)
                 .publishPercentileHistogram(false)
                 .register(registry);
