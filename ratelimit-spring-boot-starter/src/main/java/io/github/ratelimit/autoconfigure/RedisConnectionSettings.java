@@ -11,6 +11,7 @@ import org.redisson.config.Config;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.core.env.Environment;
 
 /**
@@ -31,7 +32,8 @@ record RedisConnectionSettings(
         Sentinel sentinel,
         Cluster cluster) {
 
-    record Ssl(Boolean enabled) {}
+    /** {@code enabled} defaults to whether a {@code bundle} is named, as in Spring Boot. */
+    record Ssl(Boolean enabled, String bundle) {}
 
     record Sentinel(String master, List<String> nodes, String username, String password) {}
 
@@ -45,7 +47,12 @@ record RedisConnectionSettings(
     }
 
     boolean sslEnabled() {
-        return ssl != null && Boolean.TRUE.equals(ssl.enabled());
+        return ssl != null && (ssl.enabled() != null ? ssl.enabled() : sslBundle() != null);
+    }
+
+    /** The name of the SSL bundle to trust (and present), from {@code spring.data.redis.ssl.bundle}, or null. */
+    String sslBundle() {
+        return ssl == null || ssl.bundle() == null || ssl.bundle().isBlank() ? null : ssl.bundle();
     }
 
     /**
@@ -54,6 +61,14 @@ record RedisConnectionSettings(
      * and sending it again could count twice. Connecting gives up after connect-timeout (default 1 s).
      */
     Config toRedissonConfig(Duration budget) {
+        return toRedissonConfig(budget, null);
+    }
+
+    /**
+     * As {@link #toRedissonConfig(Duration)}, with TLS trust, client key, protocols and ciphers from an SSL
+     * bundle ({@code spring.ssl.bundle.*}) when one is given.
+     */
+    Config toRedissonConfig(Duration budget, SslBundle bundle) {
         Config config = new Config();
         if (sentinel != null && sentinel.master() != null) {
             var servers =
@@ -67,7 +82,7 @@ record RedisConnectionSettings(
             if (sentinel.password() != null) {
                 servers.setSentinelPassword(sentinel.password());
             }
-            apply(servers, username, password, budget);
+            apply(servers, username, password, budget, bundle);
         } else if (cluster != null
                 && cluster.nodes() != null
                 && !cluster.nodes().isEmpty()) {
@@ -75,7 +90,7 @@ record RedisConnectionSettings(
             for (String node : nodes(cluster.nodes(), "spring.data.redis.cluster.nodes")) {
                 servers.addNodeAddress(node);
             }
-            apply(servers, username, password, budget);
+            apply(servers, username, password, budget, bundle);
         } else if (url != null && !url.isBlank()) {
             ParsedUrl parsed = ParsedUrl.parse(url);
             var server = config.useSingleServer().setAddress(parsed.address()).setDatabase(parsed.database());
@@ -83,17 +98,18 @@ record RedisConnectionSettings(
                     server,
                     parsed.username() != null ? parsed.username() : username,
                     parsed.password() != null ? parsed.password() : password,
-                    budget);
+                    budget,
+                    bundle);
         } else {
             var server = config.useSingleServer()
                     .setAddress((sslEnabled() ? "rediss://" : "redis://") + hostAndPort(host, port))
                     .setDatabase(database);
-            apply(server, username, password, budget);
+            apply(server, username, password, budget, bundle);
         }
         return config;
     }
 
-    private void apply(BaseConfig<?> server, String user, String secret, Duration budget) {
+    private void apply(BaseConfig<?> server, String user, String secret, Duration budget, SslBundle bundle) {
         server.setRetryAttempts(0);
         server.setTimeout(millis(budget, "ratelimit.redis.timeout"));
         server.setConnectTimeout(1_000);
@@ -111,6 +127,18 @@ record RedisConnectionSettings(
         }
         if (clientName != null) {
             server.setClientName(clientName);
+        }
+        if (bundle != null) {
+            server.setSslTrustManagerFactory(bundle.getManagers().getTrustManagerFactory());
+            if (bundle.getStores().getKeyStore() != null) {
+                server.setSslKeyManagerFactory(bundle.getManagers().getKeyManagerFactory());
+            }
+            if (bundle.getOptions().getEnabledProtocols() != null) {
+                server.setSslProtocols(bundle.getOptions().getEnabledProtocols());
+            }
+            if (bundle.getOptions().getCiphers() != null) {
+                server.setSslCiphers(bundle.getOptions().getCiphers());
+            }
         }
     }
 
