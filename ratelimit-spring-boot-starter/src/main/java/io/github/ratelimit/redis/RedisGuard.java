@@ -14,10 +14,10 @@ import java.util.function.Supplier;
 
 /**
  * Bounds every Redis call of the starter: a reply must come within the latency budget, else the call counts
- * as failed (its outcome is unknown, and it is never sent again; if it had not been sent yet, it never is). After {@code failureThreshold} failures in
- * a row the guard opens: calls fail at once, without touching Redis, for {@code openFor}; then one call is let
- * through, and its success closes the guard again. Shared by the rate limiter, the tokens and the locks of one
- * Redis.
+ * as failed (its outcome is unknown, and it is never sent again; if it had not been sent yet, it never is).
+ * After {@code failureThreshold} failures in a row the guard opens: calls fail at once, without touching Redis,
+ * for {@code openFor}; then one call is let through, and its success closes the guard again. Shared by the rate
+ * limiter, the tokens and the locks of one Redis.
  *
  * <p>Errors that mean the configuration is wrong (NOAUTH, WRONGPASS, NOPERM) are not turned into
  * {@link RedisUnavailableException}: they are thrown as they are, so they fail loudly instead of failing open.

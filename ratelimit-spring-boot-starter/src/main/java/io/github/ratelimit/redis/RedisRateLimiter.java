@@ -21,6 +21,9 @@ import org.redisson.api.RedissonClient;
  * <p>On a Redis Cluster, keys of one identifier share a hash slot; a call whose identifiers fall into several
  * slots sends one script per slot, all at once (about one round trip). Each slot's part is atomic; across
  * slots a call refused by one identifier may already have been counted for another.
+ *
+ * <p>Under load, concurrent calls for the same slot share a script call (see {@code ScriptBatcher}); each is
+ * still decided on its own, all or nothing, in the order it was queued.
  */
 public final class RedisRateLimiter implements RateLimiter {
 
