@@ -23,7 +23,7 @@ import java.util.concurrent.ConcurrentMap;
 final class ScriptBatcher {
 
     /** Script calls of one slot on their way at once; more callers than this queue for the next batch. */
-    static final int MAX_IN_FLIGHT = 4;
+    static final int MAX_IN_FLIGHT = 2;
 
     /** Keys in one script call at most, which bounds how long Redis is busy with one batch. */
     static final int MAX_KEYS = 256;
