@@ -125,8 +125,11 @@ final class ScriptBatcher {
                     List<Pending> current = batch;
                     sent.whenComplete((reply, error) -> {
                         List<Pending> following = next(); // keep Redis busy before waking the callers
-                        complete(current, reply, error);
-                        send(following);
+                        try {
+                            complete(current, reply, error);
+                        } finally {
+                            send(following); // whatever happens, what was taken is sent, so the lane never stalls
+                        }
                     });
                     return;
                 }
