@@ -124,7 +124,7 @@ final class ScriptBatcher {
                 if (!sent.isDone()) {
                     List<Pending> current = batch;
                     sent.whenComplete((reply, error) -> {
-                        List<Pending> following = next(); // keep Redis busy before waking the callers
+                        List<Pending> following = next(); // taken before the callers of this batch wake up
                         try {
                             complete(current, reply, error);
                         } finally {
