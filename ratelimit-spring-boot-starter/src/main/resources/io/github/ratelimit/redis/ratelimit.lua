@@ -275,37 +275,26 @@ k = 0
 for c = 1, calls do
     local first, last = k + 1, k + counts[c]
     local out = {1, now_ms}
-    if first == last then
-        -- one key: its check decides, unless it is a shadow key
-        local allowed, remaining, reset, retry, x1, x2, x3, x4 = check(first)
-        if allowed == 1 and cost[first] > 0 then
-            commit(first, x1, x2, x3, x4)
-        elseif allowed == 0 and not shadow[first] then
+    for i = first, last do
+        local b = (i - first) * 8
+        r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8] = check(i)
+        if r[b + 1] == 0 and not shadow[i] then
             out[1] = 0
         end
-        out[3], out[4], out[5], out[6] = allowed, remaining, reset, retry
-    else
-        for i = first, last do
-            local b = (i - first) * 8
-            r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8] = check(i)
-            if r[b + 1] == 0 and not shadow[i] then
-                out[1] = 0
-            end
+    end
+    local m = 2
+    for i = first, last do
+        local b = (i - first) * 8
+        local took = out[1] == 1 and r[b + 1] == 1
+        if took and cost[i] > 0 then
+            commit(i, r[b + 5], r[b + 6], r[b + 7], r[b + 8])
         end
-        local m = 2
-        for i = first, last do
-            local b = (i - first) * 8
-            local took = out[1] == 1 and r[b + 1] == 1
-            if took and cost[i] > 0 then
-                commit(i, r[b + 5], r[b + 6], r[b + 7], r[b + 8])
-            end
-            out[m + 1] = r[b + 1]
-            -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
-            out[m + 2] = (r[b + 1] == 1 and not took) and (r[b + 2] + cost[i]) or r[b + 2]
-            out[m + 3] = r[b + 3]
-            out[m + 4] = r[b + 4]
-            m = m + 4
-        end
+        out[m + 1] = r[b + 1]
+        -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
+        out[m + 2] = (r[b + 1] == 1 and not took) and (r[b + 2] + cost[i]) or r[b + 2]
+        out[m + 3] = r[b + 3]
+        out[m + 4] = r[b + 4]
+        m = m + 4
     end
     replies[c] = out
     k = last
