@@ -36,6 +36,7 @@ import java.util.function.IntFunction;
 import org.redisson.Redisson;
 import org.redisson.api.RAtomicLong;
 import org.redisson.api.RRateLimiter;
+import org.redisson.api.RScript;
 import org.redisson.api.RateType;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
@@ -242,16 +243,12 @@ public final class Benchmarks {
 
     /** The cheapest script call through the same client: EVALSHA of a script that only reads one key. */
     private Workload scriptFloor(String space, int keys) {
-        org.redisson.api.RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
+        RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
         String sha = script.scriptLoad("return redis.call('EXISTS', KEYS[1])");
         List<List<Object>> keyLists = prepare(keys, i -> List.of("script-" + space + ":" + i));
         return new Workload(
                 "floor: EVALSHA (Redisson)",
-                i -> () -> script.evalSha(
-                        org.redisson.api.RScript.Mode.READ_WRITE,
-                        sha,
-                        org.redisson.api.RScript.ReturnType.LONG,
-                        keyLists.get(i)),
+                i -> () -> script.evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LONG, keyLists.get(i)),
                 keys == 1);
     }
 
@@ -299,7 +296,7 @@ public final class Benchmarks {
     }
 
     /** One measurement window of one workload: its rate, the latency of every call, CPU used. */
-    record Window(double rate, long[] latencies, long calls, long clientCpuNanos, double redisCpuSeconds) {}
+    record Window(double rate, long[] latencies, long clientCpuNanos, double redisCpuSeconds) {}
 
     /** The windows of one workload. */
     private static final class Tally {
@@ -315,7 +312,7 @@ public final class Benchmarks {
                     .flatMapToLong(w -> Arrays.stream(w.latencies()))
                     .sorted()
                     .toArray();
-            long calls = windows.stream().mapToLong(Window::calls).sum();
+            long calls = all.length;
             double client = windows.stream().mapToLong(Window::clientCpuNanos).sum() / 1_000.0 / calls;
             double redis = windows.stream().mapToDouble(Window::redisCpuSeconds).sum() * 1e6 / calls;
             return new Result(
@@ -381,7 +378,7 @@ public final class Benchmarks {
             System.arraycopy(samples[t], 0, latencies, at, counts[t]);
             at += counts[t];
         }
-        return new Window(latencies.length * 1e9 / elapsed, latencies, latencies.length, clientCpu, redisCpu);
+        return new Window(latencies.length * 1e9 / elapsed, latencies, clientCpu, redisCpu);
     }
 
     private static long percentile(long[] sorted, double p) {
@@ -494,9 +491,9 @@ public final class Benchmarks {
         for (String key : redisson.getKeys().getKeysByPattern(pattern)) {
             Long usage = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE)
                     .eval(
-                            org.redisson.api.RScript.Mode.READ_ONLY,
+                            RScript.Mode.READ_ONLY,
                             "return redis.call('MEMORY', 'USAGE', ARGV[1])",
-                            org.redisson.api.RScript.ReturnType.LONG,
+                            RScript.ReturnType.LONG,
                             List.of(),
                             key);
             bytes += usage == null ? 0 : usage;

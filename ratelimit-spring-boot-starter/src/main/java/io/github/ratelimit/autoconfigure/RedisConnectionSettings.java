@@ -58,15 +58,8 @@ record RedisConnectionSettings(
     /**
      * The Redisson configuration. Unless spring.data.redis.timeout says otherwise, commands time out after the
      * rate limiter's budget, and Redisson does not retry: a script that was sent but not answered may have run,
-     * and sending it again could count twice. Connecting gives up after connect-timeout (default 1 s).
-     */
-    Config toRedissonConfig(Duration budget) {
-        return toRedissonConfig(budget, null);
-    }
-
-    /**
-     * As {@link #toRedissonConfig(Duration)}, with TLS trust, client key, protocols and ciphers from an SSL
-     * bundle ({@code spring.ssl.bundle.*}) when one is given.
+     * and sending it again could count twice. Connecting gives up after connect-timeout (default 1 s). With an
+     * SSL bundle ({@code spring.ssl.bundle.*}), TLS trust, client key, protocols and ciphers come from it.
      */
     Config toRedissonConfig(Duration budget, SslBundle bundle) {
         Config config = new Config();

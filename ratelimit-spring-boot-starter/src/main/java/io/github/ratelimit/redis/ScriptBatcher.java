@@ -135,11 +135,7 @@ final class ScriptBatcher {
                 }
                 List<Pending> current = batch;
                 batch = next();
-                if (sent.isCompletedExceptionally()) {
-                    complete(current, null, failure(sent));
-                } else {
-                    complete(current, sent.join(), null);
-                }
+                sent.whenComplete((reply, error) -> complete(current, reply, error)); // done: runs here and now
             }
         }
     }
@@ -175,15 +171,6 @@ final class ScriptBatcher {
             } else {
                 target.completeExceptionally(new IllegalStateException("Unexpected reply part: " + reply.get(i)));
             }
-        }
-    }
-
-    private static Throwable failure(CompletableFuture<?> future) {
-        try {
-            future.join();
-            return new IllegalStateException("not failed");
-        } catch (RuntimeException e) {
-            return ScriptExecutor.unwrap(e);
         }
     }
 }

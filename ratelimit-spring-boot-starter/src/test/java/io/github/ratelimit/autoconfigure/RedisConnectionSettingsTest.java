@@ -40,7 +40,8 @@ class RedisConnectionSettingsTest {
                 .withProperty("spring.data.redis.ssl.enabled", "true")
                 .withProperty("spring.data.redis.timeout", "250ms")
                 .withProperty("spring.data.redis.database", "2");
-        Config config = RedisConnectionSettings.from(environment).toRedissonConfig(java.time.Duration.ofMillis(200));
+        Config config =
+                RedisConnectionSettings.from(environment).toRedissonConfig(java.time.Duration.ofMillis(200), null);
         assertThat(config.useSingleServer().getAddress()).isEqualTo("rediss://redis.example:6390");
         assertThat(config.useSingleServer().getTimeout()).isEqualTo(250);
         assertThat(config.useSingleServer().getDatabase()).isEqualTo(2);
@@ -50,7 +51,8 @@ class RedisConnectionSettingsTest {
     void clusterNodesBecomeAClusterConfig() {
         MockEnvironment environment =
                 new MockEnvironment().withProperty("spring.data.redis.cluster.nodes", "10.0.0.1:7000,10.0.0.2:7001");
-        Config config = RedisConnectionSettings.from(environment).toRedissonConfig(java.time.Duration.ofMillis(200));
+        Config config =
+                RedisConnectionSettings.from(environment).toRedissonConfig(java.time.Duration.ofMillis(200), null);
         assertThat(config.isClusterConfig()).isTrue();
         assertThat(config.useClusterServers().getNodeAddresses())
                 .containsExactly("redis://10.0.0.1:7000", "redis://10.0.0.2:7001");
@@ -60,8 +62,8 @@ class RedisConnectionSettingsTest {
     void sentinelNeedsNodes() {
         MockEnvironment environment =
                 new MockEnvironment().withProperty("spring.data.redis.sentinel.master", "mymaster");
-        assertThatThrownBy(() ->
-                        RedisConnectionSettings.from(environment).toRedissonConfig(java.time.Duration.ofMillis(200)))
+        assertThatThrownBy(() -> RedisConnectionSettings.from(environment)
+                        .toRedissonConfig(java.time.Duration.ofMillis(200), null))
                 .hasMessageContaining("spring.data.redis.sentinel.nodes must list at least one host:port");
     }
 }
