@@ -9,7 +9,9 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * Whether the rate limiter's Redis answers within the budget and knows the scripts (forgotten ones are loaded
  * again). One slow answer does not flap the health: the indicator turns DOWN after three failed checks in a row,
- * or at once while the circuit breaker is open.
+ * or at once while the circuit breaker is open or the first connection has not been made. A DOWN here says that
+ * Redis is unreachable (with its address and since when); it is not part of the liveness or readiness groups
+ * unless the application adds it there.
  */
 public final class RateLimitHealthIndicator extends AbstractHealthIndicator {
 
@@ -27,6 +29,14 @@ public final class RateLimitHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
+        builder.withDetail("redis", guard.target());
+        if (!guard.isConnected()) {
+            builder.down()
+                    .withDetail("connected", false)
+                    .withDetail("unavailableSince", String.valueOf(guard.unavailableSince()))
+                    .withDetail("error", String.valueOf(guard.lastError()));
+            return;
+        }
         try {
             builder.withDetails(probe.check());
             failedInARow.set(0);
@@ -41,5 +51,8 @@ public final class RateLimitHealthIndicator extends AbstractHealthIndicator {
             }
         }
         builder.withDetail("circuitOpen", guard.isOpen());
+        if (guard.unavailableSince() != null) {
+            builder.withDetail("unavailableSince", guard.unavailableSince().toString());
+        }
     }
 }

@@ -6,71 +6,95 @@ import io.github.ratelimit.aop.LockedAdvisor;
 import io.github.ratelimit.aop.RateLimitAdvisor;
 import io.github.ratelimit.aop.RateLimitSettings;
 import io.github.ratelimit.aop.SingleUseAdvisor;
+import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.DeclaredLimits;
+import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisFallbacks;
 import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisLockManager;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.redis.RedisSingleUseTokens;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 /**
- * The Redis rate limiter, single-use tokens and locks, and the interception of {@code @RateLimited},
- * {@code @SingleUse} and {@code @Locked} methods.
+ * The Redis guard and connector, single-use tokens and locks with the interception of {@code @SingleUse} and
+ * {@code @Locked} methods, and, unless {@code ratelimit.enabled=false}, the rate limiter with the interception of
+ * {@code @RateLimited} methods. With rate limits off, a {@link RateLimiter} that admits every call stands in, so
+ * that nothing an application injects goes missing; tokens and locks are never switched off with them.
  */
 @AutoConfiguration(after = RateLimitRedissonAutoConfiguration.class)
-@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
 
+    /** Pause between attempts to make the first connection. */
+    static final Duration CONNECT_RETRY = Duration.ofSeconds(1);
+
     @Bean
     @ConditionalOnMissingBean
-    RedisGuard rateLimitRedisGuard(RateLimitProperties properties) {
+    RedisGuard rateLimitRedisGuard(RateLimitProperties properties, ObjectProvider<RedissonClient> redisson) {
         RateLimitProperties.Redis redis = properties.getRedis();
-        return new RedisGuard(redis.getTimeout(), redis.getFailureThreshold(), redis.getOpenFor());
+        RedissonClient client = redisson.getIfAvailable();
+        String target = client == null ? "(none)" : StartupSummary.topology(client);
+        return RedisGuard.awaitingConnection(
+                target, redis.getTimeout(), redis.getFailureThreshold(), redis.getOpenFor());
     }
 
-    @Bean
+    /** The longest the start waits for the first attempt to connect, unless Redis is required at startup. */
+    static final Duration STARTUP_WAIT = Duration.ofSeconds(1);
+
+    /**
+     * Connects in the background and waits for the first attempt at most {@link #STARTUP_WAIT} (Redis refused, an
+     * unknown host or a wrong password fail the attempt at once), so that an application whose Redis is up decides
+     * from its first request. With require-at-startup it waits up to connect-timeout, and a failed attempt fails the
+     * start.
+     */
+    @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    RedisFallbacks rateLimitRedisFallbacks() {
-        return new RedisFallbacks();
+    @ConditionalOnBean(RedissonClient.class)
+    RedisConnector rateLimitRedisConnector(
+            RedissonClient redisson, RedisGuard guard, RateLimitProperties properties, Environment environment) {
+        Duration connectTimeout = connectTimeout(properties, environment);
+        RedisConnector connector = new RedisConnector(
+                redisson, guard, connectTimeout, CONNECT_RETRY, List.of(new RedisMemoryPolicyCheck()));
+        connector.start();
+        boolean required = properties.getRedis().isRequireAtStartup();
+        Throwable failure = connector.awaitFirstAttempt(
+                required || connectTimeout.compareTo(STARTUP_WAIT) < 0 ? connectTimeout : STARTUP_WAIT);
+        if (failure != null && required) {
+            connector.close();
+            String reason = guard.lastError() != null ? guard.lastError() : String.valueOf(failure.getMessage());
+            throw new RedisNotReachableException(guard.target(), reason, failure);
+        }
+        return connector;
     }
 
-    @Bean
-    @ConditionalOnMissingBean
-    RateLimitSettings rateLimitSettings(ObjectProvider<RateLimitProperties> properties, RedisFallbacks fallbacks) {
-        return new RateLimitSettings(
-                () -> properties.getObject().isShadow(),
-                () -> properties.getObject().isFailClosed(),
-                fallbacks);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean(RateLimiter.class)
-    RedisRateLimiter rateLimiter(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
-        return new RedisRateLimiter(redisson, properties.getKeyPrefix(), guard);
-    }
-
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    @ConditionalOnMissingBean
-    static RateLimitAdvisor rateLimitAdvisor(
-            ObjectProvider<RateLimiter> limiter,
-            ObjectProvider<CallerContext> caller,
-            ObjectProvider<RateLimitSettings> settings) {
-        return new RateLimitAdvisor(limiter, caller, settings);
+    static Duration connectTimeout(RateLimitProperties properties, Environment environment) {
+        if (properties.getRedis().getConnectTimeout() != null) {
+            return properties.getRedis().getConnectTimeout();
+        }
+        return Binder.get(environment)
+                .bind("spring.data.redis.connect-timeout", Duration.class)
+                .orElse(Duration.ofSeconds(3));
     }
 
     @Bean
@@ -102,20 +126,67 @@ public final class RateLimitAutoConfiguration {
 
     @Bean
     StartupSummary rateLimitStartupSummary(
-            ObjectProvider<DeclaredLimits> sources,
-            ObjectProvider<RedissonClient> redisson,
-            RateLimitProperties properties) {
-        return new StartupSummary(sources, redisson, properties);
-    }
-
-    @Bean
-    static RedisMemoryPolicyCheck rateLimitRedisMemoryPolicyCheck(ObjectProvider<RedissonClient> redisson) {
-        return new RedisMemoryPolicyCheck(redisson);
+            ObjectProvider<DeclaredLimits> sources, ObjectProvider<RedisGuard> guard, RateLimitProperties properties) {
+        return new StartupSummary(sources, guard, properties);
     }
 
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static AnnotationStartupValidator annotationStartupValidator(ConfigurableListableBeanFactory beanFactory) {
         return new AnnotationStartupValidator(beanFactory);
+    }
+
+    /** Rate limits on Redis and the interception of {@code @RateLimited} methods. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+    static final class Enabled {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RedisFallbacks rateLimitRedisFallbacks() {
+            return new RedisFallbacks();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        RateLimitSettings rateLimitSettings(ObjectProvider<RateLimitProperties> properties, RedisFallbacks fallbacks) {
+            return new RateLimitSettings(
+                    () -> properties.getObject().isShadow(),
+                    () -> properties.getObject().isFailClosed(),
+                    fallbacks);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(RateLimiter.class)
+        RedisRateLimiter rateLimiter(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+            return new RedisRateLimiter(redisson, properties.getKeyPrefix(), guard);
+        }
+
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        @ConditionalOnMissingBean
+        static RateLimitAdvisor rateLimitAdvisor(
+                ObjectProvider<RateLimiter> limiter,
+                ObjectProvider<CallerContext> caller,
+                ObjectProvider<RateLimitSettings> settings) {
+            return new RateLimitAdvisor(limiter, caller, settings);
+        }
+    }
+
+    /** {@code ratelimit.enabled=false}: a limiter that admits every call without asking Redis. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "ratelimit.enabled", havingValue = false)
+    static final class Disabled {
+
+        @Bean
+        @ConditionalOnMissingBean(RateLimiter.class)
+        RateLimiter rateLimiter() {
+            return requests -> new Decision(
+                    true,
+                    requests.stream()
+                            .map(r -> new LimitOutcome(r, true, r.limit().limit(), Duration.ZERO, Duration.ZERO))
+                            .toList(),
+                    Instant.now());
+        }
     }
 }

@@ -6,7 +6,6 @@ import io.github.ratelimit.redis.RedisHealthProbe;
 import org.redisson.api.RedissonClient;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
@@ -15,7 +14,6 @@ import org.springframework.context.annotation.Bean;
 
 /** The {@code ratelimit} health indicator: Redis answers in time and knows the scripts. */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
-@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnClass(AbstractHealthIndicator.class)
 @ConditionalOnEnabledHealthIndicator("ratelimit")
 public final class RateLimitHealthAutoConfiguration {

@@ -8,7 +8,6 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
 
@@ -19,7 +18,6 @@ import org.springframework.context.annotation.Bean;
  * {@code ratelimit.locks.acquisitions} (outcome) and {@code ratelimit.locks.wait}.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
-@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnClass(MeterRegistry.class)
 public final class RateLimitMetricsAutoConfiguration {
 

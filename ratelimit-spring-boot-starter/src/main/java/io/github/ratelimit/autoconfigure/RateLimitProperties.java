@@ -1,17 +1,30 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.web.Cidr;
 import io.github.ratelimit.web.FilterRuleSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
-/** Settings of the rate limiter, under {@code ratelimit.*}. The Redis connection is {@code spring.data.redis.*}. */
+/**
+ * Settings of the rate limiter, under {@code ratelimit.*}. The Redis connection is {@code spring.data.redis.*}.
+ * Checks its own values when bound, so that a bad value fails the start with a report naming the property.
+ */
 @ConfigurationProperties("ratelimit")
-public class RateLimitProperties {
+public class RateLimitProperties implements Validator {
 
-    /** Whether rate limiting is on. When off, annotations are ignored and no Redis client is created. */
+    private static final Pattern KEY_PREFIX = Pattern.compile("[A-Za-z0-9._:/-]{0,64}");
+
+    /**
+     * Whether rate limits are on. When off, @RateLimited and filter rules limit nothing and rate limits make no
+     * Redis call; @SingleUse and @Locked keep working, since switching them off would make tokens reusable and
+     * locked code unlocked.
+     */
     private boolean enabled = true;
 
     /**
@@ -93,6 +106,34 @@ public class RateLimitProperties {
 
         /** How long Redis is not asked after failure-threshold failures in a row; then one call probes it. */
         private Duration openFor = Duration.ofSeconds(1);
+
+        /**
+         * Time allowed to open a connection and for its handshake (AUTH, SELECT, CLIENT SETNAME, PING), apart from
+         * the decision budget. Defaults to spring.data.redis.connect-timeout, else 3s.
+         */
+        private Duration connectTimeout;
+
+        /**
+         * Whether the application refuses to start when Redis cannot be reached within connect-timeout. By default
+         * it starts at once and connects in the background, answering calls with the fallback until then.
+         */
+        private boolean requireAtStartup;
+
+        public Duration getConnectTimeout() {
+            return connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
+
+        public boolean isRequireAtStartup() {
+            return requireAtStartup;
+        }
+
+        public void setRequireAtStartup(boolean requireAtStartup) {
+            this.requireAtStartup = requireAtStartup;
+        }
 
         public Duration getTimeout() {
             return timeout;
@@ -391,5 +432,43 @@ public class RateLimitProperties {
 
     public void setKeyPrefix(String keyPrefix) {
         this.keyPrefix = keyPrefix;
+    }
+
+    @Override
+    public boolean supports(Class<?> type) {
+        return RateLimitProperties.class.isAssignableFrom(type);
+    }
+
+    @Override
+    public void validate(Object target, Errors errors) {
+        RateLimitProperties p = (RateLimitProperties) target;
+        if (p.keyPrefix == null || !KEY_PREFIX.matcher(p.keyPrefix).matches()) {
+            errors.rejectValue("keyPrefix", "pattern", "must be at most 64 of A-Z a-z 0-9 . _ : / -");
+        }
+        if (p.redis.timeout == null || p.redis.timeout.toMillis() < 1) {
+            errors.rejectValue("redis.timeout", "min", "must be at least 1ms");
+        }
+        if (p.redis.failureThreshold < 1) {
+            errors.rejectValue("redis.failureThreshold", "min", "must be at least 1");
+        }
+        if (p.redis.openFor == null || p.redis.openFor.isNegative()) {
+            errors.rejectValue("redis.openFor", "min", "must not be negative");
+        }
+        if (p.redis.connectTimeout != null && p.redis.connectTimeout.toMillis() < 1) {
+            errors.rejectValue("redis.connectTimeout", "min", "must be at least 1ms");
+        }
+        if (p.client.ipv6PrefixLength < 1 || p.client.ipv6PrefixLength > 128) {
+            errors.rejectValue("client.ipv6PrefixLength", "range", "must be between 1 and 128");
+        }
+        for (int i = 0; i < p.client.trustedProxies.size(); i++) {
+            try {
+                Cidr.parse(p.client.trustedProxies.get(i), "trusted proxy");
+            } catch (IllegalArgumentException e) {
+                errors.rejectValue(
+                        "client.trustedProxies[" + i + "]",
+                        "format",
+                        "must be an IP address or a CIDR block such as 10.0.0.0/8 or 2001:db8::/32");
+            }
+        }
     }
 }

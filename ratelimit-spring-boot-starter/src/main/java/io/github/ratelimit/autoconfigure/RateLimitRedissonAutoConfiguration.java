@@ -5,42 +5,65 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
- * A Redisson client from {@code spring.data.redis.*} (url or host/port, username, password, ssl and SSL bundle,
- * timeouts, sentinel, cluster), unless the application has its own {@link RedissonClient}. Shut down with the context.
- * Commands time out after {@code ratelimit.redis.timeout} (or {@code spring.data.redis.timeout}) and are never
- * retried by Redisson, since a script resent after a timeout could count twice.
+ * A Redisson client for the rate limits, tokens and locks, unless the application has its own
+ * {@link RedissonClient}. Where to connect comes from Spring Boot's Redis connection-details bean when there is one
+ * (Testcontainers' {@code @ServiceConnection}, Docker Compose), else from {@code spring.data.redis.*} (url or
+ * host/port, username, password, ssl and SSL bundle, sentinel, cluster). The client connects lazily: the first
+ * connection is made in the background (see {@code RedisConnector}), so the application starts whatever state Redis
+ * is in. Shut down with the context. Commands are never retried by Redisson, since a script resent after a timeout
+ * could count twice.
  */
-@AutoConfiguration(after = SslAutoConfiguration.class)
-@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@AutoConfiguration(
+        after = SslAutoConfiguration.class,
+        afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 public final class RateLimitRedissonAutoConfiguration {
+
+    private static final String DETAILS =
+            "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
 
     @Bean(destroyMethod = "shutdown")
     @ConditionalOnMissingBean(RedissonClient.class)
-    RedissonClient rateLimitRedissonClient(Environment environment, ObjectProvider<SslBundles> sslBundles) {
-        Duration budget = Binder.get(environment)
-                .bind("ratelimit.redis.timeout", Duration.class)
-                .orElse(Duration.ofMillis(200));
-        RedisConnectionSettings settings = RedisConnectionSettings.from(environment);
-        SslBundle bundle = null;
-        if (settings.sslBundle() != null) {
-            SslBundles bundles = sslBundles.getIfAvailable();
-            if (bundles == null) {
-                throw new IllegalStateException("spring.data.redis.ssl.bundle names '" + settings.sslBundle()
-                        + "', but there are no SSL bundles: define it under spring.ssl.bundle.*"
-                        + " and keep SslAutoConfiguration");
+    RedissonClient rateLimitRedissonClient(
+            Environment environment,
+            ObjectProvider<SslBundles> sslBundles,
+            ObjectProvider<ConnectionDetails> connectionDetails) {
+        Duration configured = Binder.get(environment)
+                .bind("ratelimit.redis.connect-timeout", Duration.class)
+                .orElse(null);
+        try {
+            RedisConnectionSettings settings = RedisConnectionSettings.from(environment);
+            Object details = ClassUtils.isPresent(DETAILS, getClass().getClassLoader())
+                    ? ConnectionDetailsSettings.find(
+                            connectionDetails.orderedStream().toList())
+                    : null;
+            SslBundle bundle = null;
+            if (details != null) {
+                bundle = ConnectionDetailsSettings.sslBundle(details);
+                settings = ConnectionDetailsSettings.apply(details, settings);
+            } else if (settings.sslBundle() != null) {
+                SslBundles bundles = sslBundles.getIfAvailable();
+                if (bundles == null) {
+                    throw new IllegalArgumentException("spring.data.redis.ssl.bundle names '" + settings.sslBundle()
+                            + "', but there are no SSL bundles: define it under spring.ssl.bundle.*"
+                            + " and keep SslAutoConfiguration");
+                }
+                bundle = bundles.getBundle(settings.sslBundle());
             }
-            bundle = bundles.getBundle(settings.sslBundle());
+            settings.describe(); // a malformed URL fails here, with the property named
+            return Redisson.create(settings.toRedissonConfig(settings.connectTimeout(configured), bundle));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRedisSettingsException(e.getMessage(), e);
         }
-        return Redisson.create(settings.toRedissonConfig(budget, bundle));
     }
 }

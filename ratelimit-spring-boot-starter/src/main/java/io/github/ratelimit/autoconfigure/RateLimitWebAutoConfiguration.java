@@ -30,10 +30,10 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * Servlet support: the caller's identity for keys, RateLimit headers, 429 answers, and problem answers for
- * refused single-use tokens (400/404/409) and busy locks (409).
+ * refused single-use tokens (400/404/409) and busy locks (409). The filter of path rules only while rate limits
+ * are on; everything tokens and locks need whatever {@code ratelimit.enabled} says.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
-@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
 public final class RateLimitWebAutoConfiguration {
@@ -57,6 +57,7 @@ public final class RateLimitWebAutoConfiguration {
     }
 
     @Bean
+    @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
     @ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
     @ConditionalOnProperty(name = "ratelimit.filter.rules[0].paths[0]")
     RateLimitFilter rateLimitFilter(

@@ -26,7 +26,6 @@ record RedisConnectionSettings(
         String username,
         String password,
         Ssl ssl,
-        Duration timeout,
         Duration connectTimeout,
         String clientName,
         Sentinel sentinel,
@@ -43,7 +42,18 @@ record RedisConnectionSettings(
         return Binder.get(environment)
                 .bind("spring.data.redis", Bindable.of(RedisConnectionSettings.class))
                 .orElseGet(() -> new RedisConnectionSettings(
-                        null, "localhost", 6379, 0, null, null, null, null, null, null, null, null));
+                        null, "localhost", 6379, 0, null, null, null, null, null, null, null));
+    }
+
+    /**
+     * The time allowed to connect and for the handshake: {@code ratelimit.redis.connect-timeout}, else
+     * {@code spring.data.redis.connect-timeout}, else 3 s.
+     */
+    Duration connectTimeout(Duration configured) {
+        if (configured != null) {
+            return configured;
+        }
+        return connectTimeout != null ? connectTimeout : Duration.ofSeconds(3);
     }
 
     boolean sslEnabled() {
@@ -55,14 +65,30 @@ record RedisConnectionSettings(
         return ssl == null || ssl.bundle() == null || ssl.bundle().isBlank() ? null : ssl.bundle();
     }
 
+    /** What the client connects to, for logs and failure reports (never the password). */
+    String describe() {
+        if (sentinel != null && sentinel.master() != null) {
+            return "sentinel master '" + sentinel.master() + "' via " + sentinel.nodes();
+        }
+        if (cluster != null && cluster.nodes() != null && !cluster.nodes().isEmpty()) {
+            return "cluster " + cluster.nodes();
+        }
+        if (url != null && !url.isBlank()) {
+            return ParsedUrl.parse(url).address();
+        }
+        return (sslEnabled() ? "rediss://" : "redis://") + hostAndPort(host, port);
+    }
+
     /**
-     * The Redisson configuration. Unless spring.data.redis.timeout says otherwise, commands time out after the
-     * rate limiter's budget, and Redisson does not retry: a script that was sent but not answered may have run,
-     * and sending it again could count twice. Connecting gives up after connect-timeout (default 1 s). With an
-     * SSL bundle ({@code spring.ssl.bundle.*}), TLS trust, client key, protocols and ciphers come from it.
+     * The Redisson configuration. The client connects lazily (the {@code RedisConnector} makes the first connection
+     * in the background), connecting and the handshake may take {@code connectTimeout}, and Redisson does not
+     * retry: a script that was sent but not answered may have run, and sending it again could count twice. Every
+     * call of the starter carries its own, shorter budget ({@code ratelimit.redis.timeout}). With an SSL bundle
+     * ({@code spring.ssl.bundle.*}), TLS trust, client key, protocols and ciphers come from it.
      */
-    Config toRedissonConfig(Duration budget, SslBundle bundle) {
+    Config toRedissonConfig(Duration connectTimeout, SslBundle bundle) {
         Config config = new Config();
+        config.setLazyInitialization(true);
         if (sentinel != null && sentinel.master() != null) {
             var servers =
                     config.useSentinelServers().setMasterName(sentinel.master()).setDatabase(database);
@@ -75,7 +101,7 @@ record RedisConnectionSettings(
             if (sentinel.password() != null) {
                 servers.setSentinelPassword(sentinel.password());
             }
-            apply(servers, username, password, budget, bundle);
+            apply(servers, username, password, connectTimeout, bundle);
         } else if (cluster != null
                 && cluster.nodes() != null
                 && !cluster.nodes().isEmpty()) {
@@ -83,7 +109,7 @@ record RedisConnectionSettings(
             for (String node : nodes(cluster.nodes(), "spring.data.redis.cluster.nodes")) {
                 servers.addNodeAddress(node);
             }
-            apply(servers, username, password, budget, bundle);
+            apply(servers, username, password, connectTimeout, bundle);
         } else if (url != null && !url.isBlank()) {
             ParsedUrl parsed = ParsedUrl.parse(url);
             var server = config.useSingleServer().setAddress(parsed.address()).setDatabase(parsed.database());
@@ -91,32 +117,26 @@ record RedisConnectionSettings(
                     server,
                     parsed.username() != null ? parsed.username() : username,
                     parsed.password() != null ? parsed.password() : password,
-                    budget,
+                    connectTimeout,
                     bundle);
         } else {
             var server = config.useSingleServer()
                     .setAddress((sslEnabled() ? "rediss://" : "redis://") + hostAndPort(host, port))
                     .setDatabase(database);
-            apply(server, username, password, budget, bundle);
+            apply(server, username, password, connectTimeout, bundle);
         }
         return config;
     }
 
-    private void apply(BaseConfig<?> server, String user, String secret, Duration budget, SslBundle bundle) {
+    private void apply(BaseConfig<?> server, String user, String secret, Duration connect, SslBundle bundle) {
         server.setRetryAttempts(0);
-        server.setTimeout(millis(budget, "ratelimit.redis.timeout"));
-        server.setConnectTimeout(1_000);
+        server.setTimeout(millis(connect, "ratelimit.redis.connect-timeout"));
+        server.setConnectTimeout(millis(connect, "ratelimit.redis.connect-timeout"));
         if (user != null && !user.isEmpty()) {
             server.setUsername(user);
         }
         if (secret != null && !secret.isEmpty()) {
             server.setPassword(secret);
-        }
-        if (timeout != null) {
-            server.setTimeout(millis(timeout, "spring.data.redis.timeout"));
-        }
-        if (connectTimeout != null) {
-            server.setConnectTimeout(millis(connectTimeout, "spring.data.redis.connect-timeout"));
         }
         if (clientName != null) {
             server.setClientName(clientName);

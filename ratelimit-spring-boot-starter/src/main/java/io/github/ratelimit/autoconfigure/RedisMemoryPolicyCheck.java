@@ -3,35 +3,25 @@ package io.github.ratelimit.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
 import org.redisson.api.redisnode.RedisNodes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
  * Warns at startup when Redis may evict keys under memory pressure: every key of the starter has a TTL, so
  * both {@code allkeys-*} and {@code volatile-*} policies can silently drop counters, tokens (a used token would
- * work again) and locks. Quietly skipped when the ACL user may not run {@code CONFIG GET}.
+ * work again) and locks. Quietly skipped when the ACL user may not run {@code CONFIG GET}. Runs once Redis has
+ * been reached (by the {@code RedisConnector}), never on the thread that starts the application.
  */
-final class RedisMemoryPolicyCheck implements SmartInitializingSingleton {
+final class RedisMemoryPolicyCheck implements Consumer<RedissonClient> {
 
     private static final Logger log = LoggerFactory.getLogger(RedisMemoryPolicyCheck.class);
 
-    private final ObjectProvider<RedissonClient> redisson;
-
-    RedisMemoryPolicyCheck(ObjectProvider<RedissonClient> redisson) {
-        this.redisson = redisson;
-    }
-
     @Override
-    public void afterSingletonsInstantiated() {
-        RedissonClient client = redisson.getIfAvailable();
-        if (client == null) {
-            return;
-        }
+    public void accept(RedissonClient client) {
         try {
             for (RedisNode node : masters(client)) {
                 Map<String, String> config = node.getConfig("maxmemory*");

@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
+import io.github.ratelimit.redis.RedisGuard;
 import java.util.List;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
@@ -16,16 +17,14 @@ final class StartupSummary implements ApplicationListener<ContextRefreshedEvent>
     private static final Logger log = LoggerFactory.getLogger(StartupSummary.class);
 
     private final ObjectProvider<DeclaredLimits> sources;
-    private final ObjectProvider<RedissonClient> redisson;
+    private final ObjectProvider<RedisGuard> guard;
     private final RateLimitProperties properties;
     private boolean logged;
 
     StartupSummary(
-            ObjectProvider<DeclaredLimits> sources,
-            ObjectProvider<RedissonClient> redisson,
-            RateLimitProperties properties) {
+            ObjectProvider<DeclaredLimits> sources, ObjectProvider<RedisGuard> guard, RateLimitProperties properties) {
         this.sources = sources;
-        this.redisson = redisson;
+        this.guard = guard;
         this.properties = properties;
     }
 
@@ -43,24 +42,24 @@ final class StartupSummary implements ApplicationListener<ContextRefreshedEvent>
         List<DeclaredLimit> annotated =
                 all.stream().filter(d -> !rules.contains(d)).toList();
         long methods = annotated.stream().map(DeclaredLimit::source).distinct().count();
+        RedisGuard redis = guard.getIfAvailable();
         log.info(
-                "Rate limiting: {} limits on {} methods, {} filter limits; Redis {}; budget {} ms; rate limits fail {};"
-                        + " shadow {}; key prefix '{}'",
+                "Rate limiting: {}{} limits on {} methods, {} filter limits; Redis {}{}; budget {} ms; rate limits fail"
+                        + " {}; shadow {}; key prefix '{}'",
+                properties.isEnabled() ? "" : "OFF (ratelimit.enabled=false; tokens and locks still on), ",
                 annotated.size(),
                 methods,
                 rules.size(),
-                topology(),
+                redis == null ? "none" : redis.target(),
+                redis == null || redis.isConnected() ? "" : " (not connected yet: " + redis.lastError() + ")",
                 properties.getRedis().getTimeout().toMillis(),
                 properties.isFailClosed() ? "closed" : "open (per-limit overrides apply)",
                 properties.isShadow() ? "on for all" : "off",
                 properties.getKeyPrefix());
     }
 
-    private String topology() {
-        RedissonClient client = redisson.getIfAvailable();
-        if (client == null) {
-            return "none";
-        }
+    /** The kind and addresses of a client's Redis, for the log (never a password). */
+    static String topology(RedissonClient client) {
         var config = client.getConfig();
         if (config.isClusterConfig()) {
             return "cluster " + config.useClusterServers().getNodeAddresses();
@@ -68,6 +67,6 @@ final class StartupSummary implements ApplicationListener<ContextRefreshedEvent>
         if (config.isSentinelConfig()) {
             return "sentinel master '" + config.useSentinelServers().getMasterName() + "'";
         }
-        return "single " + config.useSingleServer().getAddress();
+        return config.useSingleServer().getAddress();
     }
 }

@@ -6,16 +6,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Counts and logs the decisions made without Redis: rate limits that failed open (the call went through
- * unchecked) or closed (the call was refused with 503). Logs the first of each kind, then every 100th, with
- * the running count, so an outage cannot flood the log.
+ * unchecked) or closed (the call was refused with 503). Logs the first of each kind, then at most one line every
+ * 10 s, with the running count, so an outage cannot flood the log.
  */
 public final class RedisFallbacks {
 
     private static final Logger log = LoggerFactory.getLogger(RedisFallbacks.class);
-    private static final long EVERY = 100;
+    private static final long EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
     private final AtomicLong failedOpen = new AtomicLong();
     private final AtomicLong failedClosed = new AtomicLong();
+    private final AtomicLong nextLog = new AtomicLong(System.nanoTime());
 
     /** A call let through unchecked because Redis was unavailable. */
     public void failedOpen(String what, RedisUnavailableException cause) {
@@ -27,9 +28,11 @@ public final class RedisFallbacks {
         log(failedClosed, "call refused (fail-closed", what, cause);
     }
 
-    private static void log(AtomicLong counter, String outcome, String what, RedisUnavailableException cause) {
+    private void log(AtomicLong counter, String outcome, String what, RedisUnavailableException cause) {
         long count = counter.incrementAndGet();
-        if (count == 1 || count % EVERY == 0) {
+        long now = System.nanoTime();
+        long next = nextLog.get();
+        if ((count == 1 || now - next >= 0) && nextLog.compareAndSet(next, now + EVERY_NANOS)) {
             log.warn("Rate limit {} not checked, {}; {} so far): {}", what, outcome, count, cause.getMessage());
         }
     }

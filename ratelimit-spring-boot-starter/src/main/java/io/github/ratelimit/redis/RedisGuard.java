@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.RedisUnavailableException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -11,6 +12,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Bounds every Redis call of the starter: a reply must come within the latency budget, else the call counts
@@ -19,11 +22,22 @@ import java.util.function.Supplier;
  * for {@code openFor}; then one call is let through, and its success closes the guard again. Shared by the rate
  * limiter, the tokens and the locks of one Redis.
  *
+ * <p>Until the first connection is made ({@link RedisConnector}), calls fail at once without touching Redis, so no
+ * caller ever waits for a connection. Outages are logged, not each call: one WARN when Redis becomes unavailable
+ * (what is tried, why, and what callers get), at most one line every {@value #REPEAT_LOG_SECONDS} s while it
+ * stays so (with the number of calls answered without it), one INFO when it answers again.
+ *
  * <p>Errors that mean the configuration is wrong (NOAUTH, WRONGPASS, NOPERM) are not turned into
  * {@link RedisUnavailableException}: they are thrown as they are, so they fail loudly instead of failing open.
  */
 public final class RedisGuard {
 
+    private static final Logger log = LoggerFactory.getLogger(RedisGuard.class);
+    static final long REPEAT_LOG_SECONDS = 10;
+    private static final String CONSEQUENCE = "until it answers, rate limits fail open (fail-closed ones answer 503),"
+            + " single-use tokens and locks answer 503 with Retry-After";
+
+    private final String target;
     private final Duration budget;
     private final int failureThreshold;
     private final long openForNanos;
@@ -31,6 +45,11 @@ public final class RedisGuard {
     private final AtomicLong openUntil = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong rejectedWhileOpen = new AtomicLong();
+    private final AtomicLong answeredWithout = new AtomicLong();
+    private final AtomicLong nextRepeatLog = new AtomicLong();
+    private volatile boolean connected = true;
+    private volatile Instant unavailableSince;
+    private volatile String lastError;
 
     /**
      * @param budget the longest a call may take, at least 1 ms
@@ -38,6 +57,16 @@ public final class RedisGuard {
      * @param openFor how long the guard stays open before letting a call through again
      */
     public RedisGuard(Duration budget, int failureThreshold, Duration openFor) {
+        this("Redis", budget, failureThreshold, openFor);
+    }
+
+    /**
+     * @param target what the guarded calls go to, for the log (such as {@code redis://10.0.0.5:6379})
+     * @param budget the longest a call may take, at least 1 ms
+     * @param failureThreshold failures in a row that open the guard, at least 1
+     * @param openFor how long the guard stays open before letting a call through again
+     */
+    public RedisGuard(String target, Duration budget, int failureThreshold, Duration openFor) {
         if (budget == null || budget.toMillis() < 1) {
             throw new IllegalArgumentException("ratelimit.redis.timeout must be at least 1 ms, but was " + budget);
         }
@@ -48,9 +77,21 @@ public final class RedisGuard {
         if (openFor == null || openFor.isNegative()) {
             throw new IllegalArgumentException("ratelimit.redis.open-for must not be negative, but was " + openFor);
         }
+        this.target = target;
         this.budget = budget;
         this.failureThreshold = failureThreshold;
         this.openForNanos = openFor.toNanos();
+    }
+
+    /**
+     * A guard that refuses every call at once until a {@link RedisConnector} has made the first connection, so that
+     * nothing waits for a connection.
+     */
+    public static RedisGuard awaitingConnection(
+            String target, Duration budget, int failureThreshold, Duration openFor) {
+        RedisGuard guard = new RedisGuard(target, budget, failureThreshold, openFor);
+        guard.connecting();
+        return guard;
     }
 
     /** 200 ms per call; open for 1 s after 5 failures in a row. */
@@ -75,15 +116,59 @@ public final class RedisGuard {
     /** Whether calls are currently refused without trying. */
     public boolean isOpen() {
         long until = openUntil.get();
-        return until != 0 && System.nanoTime() - until < 0;
+        return !connected || (until != 0 && System.nanoTime() - until < 0);
+    }
+
+    /** Whether the first connection has been made (always true for a guard no connector manages). */
+    public boolean isConnected() {
+        return connected;
+    }
+
+    /** Since when Redis is unavailable (not connected yet, or the breaker opened), or null while it answers. */
+    public Instant unavailableSince() {
+        return unavailableSince;
+    }
+
+    /** Why Redis was last found unavailable, or null. */
+    public String lastError() {
+        return lastError;
+    }
+
+    /** What the guarded calls go to, as given for the log. */
+    public String target() {
+        return target;
+    }
+
+    /** Refuses every call at once until {@link #connected()}: nothing waits for a connection being made. */
+    void connecting() {
+        lastError = "connecting in the background";
+        connected = false;
+    }
+
+    /** An attempt to connect failed; the first one is logged. */
+    void notConnected(String cause) {
+        connected = false;
+        becameUnavailable(cause);
+    }
+
+    /** The connection is made: calls go to Redis from now on. */
+    void connected() {
+        connected = true;
+        consecutiveFailures.set(0);
+        openUntil.set(0);
+        answersAgain();
     }
 
     <T> T call(Supplier<CompletionStage<T>> call) {
+        if (!connected) {
+            rejectedWhileOpen.incrementAndGet();
+            throw without("Redis " + target + " is not connected yet: " + lastError, Duration.ofSeconds(1), null);
+        }
         long until = openUntil.get();
         long now = System.nanoTime();
         if (until != 0 && now - until < 0) {
             rejectedWhileOpen.incrementAndGet();
-            throw new RedisUnavailableException(
+            throw without(
                     "Redis is considered unavailable after " + failureThreshold + " failures in a row",
                     Duration.ofNanos(until - now),
                     null);
@@ -91,7 +176,7 @@ public final class RedisGuard {
         if (until != 0 && !openUntil.compareAndSet(until, now + openForNanos)) {
             // another caller is the half-open probe; keep refusing until it succeeds
             rejectedWhileOpen.incrementAndGet();
-            throw new RedisUnavailableException("Redis is being probed after failures", Duration.ofSeconds(1), null);
+            throw without("Redis is being probed after failures", Duration.ofNanos(openForNanos), null);
         }
         CompletableFuture<T> future = null;
         try {
@@ -99,6 +184,9 @@ public final class RedisGuard {
             T result = future.get(budget.toNanos(), TimeUnit.NANOSECONDS);
             consecutiveFailures.set(0);
             openUntil.set(0);
+            if (unavailableSince != null) {
+                answersAgain();
+            }
             return result;
         } catch (TimeoutException e) {
             future.cancel(false); // what has not been sent yet is not sent
@@ -123,10 +211,56 @@ public final class RedisGuard {
 
     private RedisUnavailableException failed(String message, Throwable cause) {
         failures.incrementAndGet();
+        Duration retryAfter = Duration.ofSeconds(1);
         if (consecutiveFailures.incrementAndGet() >= failureThreshold) {
             openUntil.set(System.nanoTime() + openForNanos);
+            retryAfter = Duration.ofNanos(Math.max(openForNanos, 1));
+            becameUnavailable(message);
         }
-        return new RedisUnavailableException(message, Duration.ofSeconds(1), cause);
+        return without(message, retryAfter, cause);
+    }
+
+    /** A call answered without Redis: counted for the outage log, which repeats at most every few seconds. */
+    private RedisUnavailableException without(String message, Duration retryAfter, Throwable cause) {
+        long count = answeredWithout.incrementAndGet();
+        Instant since = unavailableSince;
+        long now = System.nanoTime();
+        long next = nextRepeatLog.get();
+        if (since != null && now - next >= 0 && nextRepeatLog.compareAndSet(next, now + repeatNanos())) {
+            log.warn(
+                    "Redis {} still unavailable (since {}, {}): {} calls answered without it so far",
+                    target,
+                    since,
+                    lastError,
+                    count);
+        }
+        return new RedisUnavailableException(message, retryAfter, cause);
+    }
+
+    private void becameUnavailable(String cause) {
+        lastError = cause;
+        if (unavailableSince == null) {
+            unavailableSince = Instant.now();
+            answeredWithout.set(0);
+            nextRepeatLog.set(System.nanoTime() + repeatNanos());
+            log.warn("Redis {} is unavailable ({}); {}", target, cause, CONSEQUENCE);
+        }
+    }
+
+    private synchronized void answersAgain() {
+        Instant since = unavailableSince;
+        if (since != null) {
+            unavailableSince = null;
+            log.info(
+                    "Redis {} answers again after {} ms; {} calls were answered without it",
+                    target,
+                    Duration.between(since, Instant.now()).toMillis(),
+                    answeredWithout.get());
+        }
+    }
+
+    private static long repeatNanos() {
+        return TimeUnit.SECONDS.toNanos(REPEAT_LOG_SECONDS);
     }
 
     private static boolean isConfigurationError(Throwable error) {

@@ -3,9 +3,15 @@ package io.github.ratelimit.web;
 import java.net.InetAddress;
 
 /** An address block such as {@code 10.0.0.0/8} or {@code 2001:db8::/32}; a bare address is a block of one. */
-record Cidr(byte[] network, int prefix) {
+public record Cidr(byte[] network, int prefix) {
 
-    static Cidr parse(String text, String property) {
+    /**
+     * Parses an IP literal (never a DNS lookup) with an optional prefix length.
+     *
+     * @param property the property the text came from, named in the exception
+     * @throws IllegalArgumentException when the text is no IP literal or the prefix length is out of range
+     */
+    public static Cidr parse(String text, String property) {
         String value = text == null ? "" : text.trim();
         int slash = value.indexOf('/');
         InetAddress address = IpAddresses.parse(slash < 0 ? value : value.substring(0, slash));

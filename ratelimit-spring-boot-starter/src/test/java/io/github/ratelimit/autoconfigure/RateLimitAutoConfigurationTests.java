@@ -72,15 +72,6 @@ class RateLimitAutoConfigurationTests {
     }
 
     @Test
-    void disabledCreatesNothing() {
-        runner.withPropertyValues("ratelimit.enabled=false").run(context -> {
-            assertThat(context).doesNotHaveBean(RedissonClient.class);
-            assertThat(context).doesNotHaveBean(RateLimiter.class);
-            assertThat(context).doesNotHaveBean(RateLimitAdvisor.class);
-        });
-    }
-
-    @Test
     void keyPrefixCanBeChanged() {
         runner.withPropertyValues("ratelimit.key-prefix=shop:rl:").run(context -> assertThat(context)
                 .getBean(RateLimitProperties.class)
@@ -93,7 +84,7 @@ class RateLimitAutoConfigurationTests {
         runner.withPropertyValues("ratelimit.key-prefix={x}").run(context -> assertThat(context)
                 .getFailure()
                 .rootCause()
-                .hasMessageContaining("key prefix")
+                .hasMessageContaining("keyPrefix")
                 .hasMessageContaining("{x}"));
     }
 

@@ -128,7 +128,8 @@ class RateLimitFilterAutoConfigurationTests {
                 .run(context -> assertThat(context)
                         .getFailure()
                         .rootCause()
-                        .hasMessageContaining("ratelimit.client.trusted-proxies[1]"));
+                        .hasMessageContaining("client.trustedProxies[1]")
+                        .hasMessageContaining("not-an-ip"));
     }
 
     private void assertFails(String property, String problem, String... properties) {

@@ -33,18 +33,24 @@ class RedisConnectionSettingsTest {
     }
 
     @Test
-    void bindsHostPortSslAndTimeouts() {
+    void bindsHostPortSslAndConnectsLazilyWithTheHandshakeTimeout() {
         MockEnvironment environment = new MockEnvironment()
                 .withProperty("spring.data.redis.host", "redis.example")
                 .withProperty("spring.data.redis.port", "6390")
                 .withProperty("spring.data.redis.ssl.enabled", "true")
-                .withProperty("spring.data.redis.timeout", "250ms")
+                .withProperty("spring.data.redis.connect-timeout", "2500ms")
                 .withProperty("spring.data.redis.database", "2");
-        Config config =
-                RedisConnectionSettings.from(environment).toRedissonConfig(java.time.Duration.ofMillis(200), null);
+        RedisConnectionSettings settings = RedisConnectionSettings.from(environment);
+        Config config = settings.toRedissonConfig(settings.connectTimeout(null), null);
         assertThat(config.useSingleServer().getAddress()).isEqualTo("rediss://redis.example:6390");
-        assertThat(config.useSingleServer().getTimeout()).isEqualTo(250);
+        // the handshake (AUTH, SELECT, CLIENT SETNAME, PING) is held to the connect timeout, not the decision budget
+        assertThat(config.useSingleServer().getTimeout()).isEqualTo(2500);
+        assertThat(config.useSingleServer().getConnectTimeout()).isEqualTo(2500);
         assertThat(config.useSingleServer().getDatabase()).isEqualTo(2);
+        assertThat(config.isLazyInitialization()).isTrue();
+        assertThat(settings.connectTimeout(java.time.Duration.ofSeconds(7))).isEqualTo(java.time.Duration.ofSeconds(7));
+        assertThat(RedisConnectionSettings.from(new MockEnvironment()).connectTimeout(null))
+                .isEqualTo(java.time.Duration.ofSeconds(3));
     }
 
     @Test

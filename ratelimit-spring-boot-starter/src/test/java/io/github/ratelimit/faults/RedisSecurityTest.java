@@ -1,6 +1,7 @@
 package io.github.ratelimit.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
@@ -12,7 +13,9 @@ import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockOptions;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.testing.RawRedis;
 import io.github.ratelimit.testing.RedisProcess;
 import java.time.Duration;
@@ -100,17 +103,34 @@ class RedisSecurityTest {
     }
 
     @Test
-    void wrongCredentialsFailTheStartFastAndLoudly() {
+    void wrongCredentialsStartWithAWarningNamingThePropertyAndAnswerWithTheFallback(CapturedOutput output) {
         long started = System.nanoTime();
         runner("redis://limiter:wrong@127.0.0.1:" + redis.port()).run(context -> {
-            assertThat(context).hasFailed();
-            StringBuilder messages = new StringBuilder();
-            for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
-                messages.append(t.getMessage()).append('\n');
-            }
-            assertThat(messages.toString()).containsIgnoringCase("WRONGPASS");
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(RedisGuard.class).isConnected()).isFalse();
+            assertThatThrownBy(
+                            () -> context.getBean(SingleUseTokens.class).issue("acl", Map.of(), Duration.ofMinutes(1)))
+                    .isInstanceOf(RedisUnavailableException.class);
         });
+        assertThat(output)
+                .contains("refused the credentials")
+                .contains("WRONGPASS")
+                .contains("spring.data.redis.password");
         assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(10_000);
+    }
+
+    @Test
+    void wrongCredentialsFailTheStartLoudlyWhenRedisIsRequiredAtStartup() {
+        runner("redis://limiter:wrong@127.0.0.1:" + redis.port())
+                .withPropertyValues("ratelimit.redis.require-at-startup=true")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    StringBuilder messages = new StringBuilder();
+                    for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
+                        messages.append(t.getMessage()).append('\n');
+                    }
+                    assertThat(messages.toString()).containsIgnoringCase("WRONGPASS");
+                });
     }
 
     @Test

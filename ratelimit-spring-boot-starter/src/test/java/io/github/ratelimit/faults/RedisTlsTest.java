@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.IssuedToken;
 import io.github.ratelimit.core.LimitRequest;
@@ -106,7 +107,11 @@ class RedisTlsTest {
                         .isTrue();
             });
             // without the bundle the same server's certificate is not trusted
-            runner.withPropertyValues("spring.data.redis.ssl.bundle=", "spring.data.redis.ssl.enabled=true")
+            runner.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+                    .withPropertyValues(
+                            "spring.data.redis.ssl.bundle=",
+                            "spring.data.redis.ssl.enabled=true",
+                            "ratelimit.redis.require-at-startup=true")
                     .run(context -> assertThat(context).hasFailed());
         }
         runner.withPropertyValues("spring.data.redis.ssl.bundle=missing")

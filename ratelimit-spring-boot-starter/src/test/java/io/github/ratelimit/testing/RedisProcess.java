@@ -35,11 +35,16 @@ public final class RedisProcess implements AutoCloseable, RedisTopology {
 
     /** Starts a server with extra redis.conf lines, such as {@code appendonly yes}. */
     public static RedisProcess start(List<String> extraSettings) {
+        return startOn(freePort(), extraSettings);
+    }
+
+    /** Starts a server on the given port (one an application may already be trying), with extra settings. */
+    public static RedisProcess startOn(int port, List<String> extraSettings) {
         try {
             Path dir = Files.createTempDirectory("redis-test");
             List<String> settings = new ArrayList<>(List.of("bind 127.0.0.1", "save \"\"", "dir " + dir));
             settings.addAll(extraSettings);
-            RedisProcess process = new RedisProcess(freePort(), dir, settings);
+            RedisProcess process = new RedisProcess(port, dir, settings);
             process.startServer();
             return process;
         } catch (IOException e) {

@@ -1,0 +1,186 @@
+package io.github.ratelimit.redis;
+
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.options.OptionalOptions;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes the first connection to Redis on a background thread, so that the application starts and serves whatever
+ * state Redis is in (refused, hung, slow, unknown host, wrong password). Until a first command has been answered,
+ * the {@link RedisGuard} refuses every call at once (the fallback: fail open, or 503), so no request thread waits
+ * for a connection; the connector tries again every {@code retryEvery} until Redis answers. From then on Redisson
+ * keeps its connections up by itself, and the guard handles later outages.
+ *
+ * <p>With a client made with Redisson's lazy initialisation, the connector's own command is what makes Redisson
+ * connect, on the connector's thread. A client that is already connected is simply found reachable.
+ */
+public final class RedisConnector implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisConnector.class);
+
+    private final RedissonClient redisson;
+    private final RedisGuard guard;
+    private final Duration connectTimeout;
+    private final Duration retryEvery;
+    private final List<Consumer<RedissonClient>> onConnected;
+    private final CompletableFuture<Void> connected = new CompletableFuture<>();
+    private final CountDownLatch firstAttempt = new CountDownLatch(1);
+    private volatile Throwable lastFailure;
+    private volatile boolean closed;
+    private Thread thread;
+
+    /**
+     * @param redisson the client; not closed by this class
+     * @param guard the guard to open for calls once Redis answers
+     * @param connectTimeout how long one attempt (connection and handshake) may take
+     * @param retryEvery pause between attempts
+     * @param onConnected run once, on the connector's thread, after the first connection (failures are logged)
+     */
+    public RedisConnector(
+            RedissonClient redisson,
+            RedisGuard guard,
+            Duration connectTimeout,
+            Duration retryEvery,
+            List<Consumer<RedissonClient>> onConnected) {
+        this.redisson = redisson;
+        this.guard = guard;
+        this.connectTimeout = connectTimeout;
+        this.retryEvery = retryEvery;
+        this.onConnected = List.copyOf(onConnected);
+    }
+
+    /** Starts connecting in the background; calls are answered without Redis until it answers. */
+    public synchronized void start() {
+        if (thread != null) {
+            return;
+        }
+        guard.connecting();
+        thread = new Thread(this::run, "ratelimit-redis-connect");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
+     * Waits for the first connection, at most until the first attempt has failed or {@code timeout} has passed.
+     *
+     * @return null when connected, else why not
+     */
+    public Throwable awaitFirstAttempt(Duration timeout) {
+        try {
+            if (!firstAttempt.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                return new TimeoutException("no answer within " + timeout.toMillis() + " ms");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return e;
+        }
+        return connected.isDone() ? null : lastFailure;
+    }
+
+    /** Whether a first command has been answered. */
+    public boolean isConnected() {
+        return connected.isDone();
+    }
+
+    private void run() {
+        while (!closed) {
+            try {
+                ping();
+                guard.connected();
+                connected.complete(null);
+                firstAttempt.countDown();
+                log.debug("Connected to Redis {}", guard.target());
+                for (Consumer<RedissonClient> task : onConnected) {
+                    try {
+                        task.accept(redisson);
+                    } catch (RuntimeException e) {
+                        log.debug("A task after connecting to Redis failed", e);
+                    }
+                }
+                return;
+            } catch (RuntimeException e) {
+                if (closed) {
+                    return;
+                }
+                lastFailure = e;
+                guard.notConnected(describe(e));
+                firstAttempt.countDown();
+                log.debug("Connecting to Redis {} failed", guard.target(), e);
+            }
+            try {
+                Thread.sleep(retryEvery.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void ping() {
+        RScript script = redisson.getScript(OptionalOptions.defaults()
+                .codec(StringCodec.INSTANCE)
+                .timeout(connectTimeout)
+                .retryAttempts(0));
+        try {
+            script.evalAsync(RScript.Mode.READ_ONLY, "return 1", RScript.ReturnType.LONG)
+                    .toCompletableFuture()
+                    .get(connectTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("no answer within " + connectTimeout.toMillis() * 2 + " ms", e);
+        } catch (ExecutionException e) {
+            Throwable cause = ScriptExecutor.unwrap(e);
+            throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** One line saying why Redis could not be reached, and what to check where the fix is in configuration. */
+    static String describe(Throwable error) {
+        String messages = "";
+        Throwable root = error;
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            messages += " " + t.getMessage();
+            root = t;
+        }
+        if (messages.contains("WRONGPASS") || messages.contains("NOAUTH") || messages.contains("invalid password")) {
+            return "Redis refused the credentials (" + firstLine(root)
+                    + "); check spring.data.redis.username and spring.data.redis.password (or the user info of"
+                    + " spring.data.redis.url)";
+        }
+        if (root instanceof UnknownHostException) {
+            return "unknown host " + root.getMessage() + "; check spring.data.redis.host (or spring.data.redis.url)";
+        }
+        if (root instanceof ConnectException) {
+            return "connection refused (" + firstLine(root) + ")";
+        }
+        return firstLine(root);
+    }
+
+    private static String firstLine(Throwable error) {
+        String message = error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (thread != null) {
+            thread.interrupt();
+        }
+    }
+}
