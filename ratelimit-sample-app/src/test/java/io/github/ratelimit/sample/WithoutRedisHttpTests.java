@@ -18,7 +18,11 @@ class WithoutRedisHttpTests {
     @Nested
     @SpringBootTest(
             webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-            properties = {"sample.embedded-redis=false", "spring.data.redis.url=redis://127.0.0.1:1"})
+            properties = {
+                "sample.embedded-redis=false",
+                "spring.data.redis.url=redis://127.0.0.1:1",
+                "management.endpoint.health.probes.enabled=true"
+            })
     class RedisNotRunning {
 
         @LocalServerPort
@@ -43,6 +47,13 @@ class WithoutRedisHttpTests {
                     .contains("\"DOWN\"")
                     .contains("redis://127.0.0.1:1")
                     .contains("unavailableSince");
+            // not part of readiness or liveness: an outage with fail-open limits keeps the instance in rotation
+            assertThat(RawHttp.get("127.0.0.21", port, "/actuator/health/readiness", Map.of())
+                            .status())
+                    .isEqualTo(200);
+            assertThat(RawHttp.get("127.0.0.21", port, "/actuator/health/liveness", Map.of())
+                            .status())
+                    .isEqualTo(200);
         }
     }
 

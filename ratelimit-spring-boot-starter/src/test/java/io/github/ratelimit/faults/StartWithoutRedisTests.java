@@ -15,6 +15,7 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.testing.RawRedis;
 import io.github.ratelimit.testing.RedisProcess;
 import io.github.ratelimit.testing.SharedRedis;
 import java.time.Duration;
@@ -112,6 +113,32 @@ class StartWithoutRedisTests {
         } finally {
             redis.thaw();
             redis.close();
+        }
+    }
+
+    @Test
+    void startsWithRedisUpAsTheBaseline() {
+        long started = System.nanoTime();
+        runner(SharedRedis.get().url()).run(context -> {
+            System.out.printf("start with Redis up: %d ms%n", elapsedMs(started));
+            assertThat(context.getBean(RedisGuard.class).isConnected()).isTrue();
+        });
+    }
+
+    @Test
+    void startsWithAWrongPassword() {
+        try (RedisProcess redis = RedisProcess.start()) {
+            assertThat(RawRedis.command(redis.port(), "CONFIG", "SET", "requirepass", "s3cret"))
+                    .startsWith("+OK");
+            long started = System.nanoTime();
+            runner("redis://:wrong@127.0.0.1:" + redis.port()).run(context -> {
+                long startMs = elapsedMs(started);
+                System.out.printf("start with a wrong password: %d ms%n", startMs);
+                assertThat(context).hasNotFailed();
+                assertThat(startMs).isLessThan(5_000);
+                answeredWithoutRedisWithinTheBudget(context);
+                assertThat(context.getBean(RedisGuard.class).lastError()).contains("spring.data.redis.password");
+            });
         }
     }
 
