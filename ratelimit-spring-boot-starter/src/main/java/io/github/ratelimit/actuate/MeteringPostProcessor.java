@@ -18,7 +18,7 @@ public final class MeteringPostProcessor implements BeanPostProcessor {
 
     /** The meters read from the starter's own counters. */
     public static io.micrometer.core.instrument.binder.MeterBinder binder(
-            io.github.ratelimit.core.RedisFallbacks fallbacks, io.github.ratelimit.redis.RedisGuard guard) {
+            io.github.ratelimit.internal.Fallbacks fallbacks, io.github.ratelimit.redis.RedisGuard guard) {
         return new RateLimitMeters(fallbacks, guard);
     }
 

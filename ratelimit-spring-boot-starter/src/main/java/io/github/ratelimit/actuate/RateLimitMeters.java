@@ -1,6 +1,6 @@
 package io.github.ratelimit.actuate;
 
-import io.github.ratelimit.core.RedisFallbacks;
+import io.github.ratelimit.internal.Fallbacks;
 import io.github.ratelimit.redis.RedisGuard;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -15,10 +15,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 final class RateLimitMeters implements MeterBinder {
 
-    private final RedisFallbacks fallbacks;
+    private final Fallbacks fallbacks;
     private final RedisGuard guard;
 
-    RateLimitMeters(RedisFallbacks fallbacks, RedisGuard guard) {
+    RateLimitMeters(Fallbacks fallbacks, RedisGuard guard) {
         this.fallbacks = fallbacks;
         this.guard = guard;
     }
@@ -26,11 +26,11 @@ final class RateLimitMeters implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         if (fallbacks != null) {
-            FunctionCounter.builder("ratelimit.fallbacks", fallbacks, RedisFallbacks::failedOpen)
+            FunctionCounter.builder("ratelimit.fallbacks", fallbacks, Fallbacks::failedOpen)
                     .description("Rate limit decisions made without Redis")
                     .tag("policy", "open")
                     .register(registry);
-            FunctionCounter.builder("ratelimit.fallbacks", fallbacks, RedisFallbacks::failedClosed)
+            FunctionCounter.builder("ratelimit.fallbacks", fallbacks, Fallbacks::failedClosed)
                     .description("Rate limit decisions made without Redis")
                     .tag("policy", "closed")
                     .register(registry);

@@ -1,15 +1,18 @@
 package io.github.ratelimit.actuate;
 
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -22,9 +25,11 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * source); the state of one client under one limit name (read without taking anything); and, only when
  * {@code ratelimit.actuator.reset-enabled=true}, forgetting a client's counts.
  *
- * <p>A client is named by its key and value, as the limit identifies it: {@code key=#ip&value=203.0.113.9}
- * for an annotation keyed by {@code #ip}, {@code key=ip&value=203.0.113.9} for a rule keyed by {@code ip},
- * {@code key=header:x-api-key&value=...} for a header rule.
+ * <p>A client is named by one of the keys the list shows for the limit and the value it had, exactly as the request
+ * path identifies it ({@link ClientIdentifier}): {@code key=#ip&value=203.0.113.9} for an annotation keyed by
+ * {@code #ip}, {@code key=client&value=ip:203.0.113.9} for a rule keyed by {@code client},
+ * {@code key=header:X-Api-Key&value=...} for a header rule (in any case), plus {@code path=/users/1} for a
+ * per-path rule.
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
@@ -57,15 +62,23 @@ public class RateLimitsEndpoint {
         return Map.of("limits", limits, "resetEnabled", resetEnabled);
     }
 
+    /**
+     * The state of one client under every limit of a name, read without taking anything.
+     *
+     * @param key the key as the list shows it (an annotation's expression such as {@code #client}, a rule's kind such
+     *     as {@code client}, {@code ip} or {@code header:X-Api-Key}, in any case)
+     * @param value the value the key had for the client, such as {@code ip:203.0.113.9} for {@code client}
+     * @param path the concrete request path, for a rule with {@code per-path: true}
+     */
     @ReadOperation
-    public WebEndpointResponse<Map<String, Object>> state(@Selector String name, String key, String value) {
-        List<DeclaredLimit> matching = named(name, key);
-        if (matching.isEmpty()) {
-            return new WebEndpointResponse<>(Map.of("error", "no limit named '" + name + "' with key " + key), 404);
+    public WebEndpointResponse<Map<String, Object>> state(
+            @Selector String name, String key, String value, @Nullable String path) {
+        Addressed addressed = address(name, key, value, path);
+        if (addressed.error() != null) {
+            return addressed.error();
         }
-        String identifier = key + '\u0000' + value;
-        List<LimitRequest> probes = matching.stream()
-                .map(d -> new LimitRequest(d.limit(), identifier, 0))
+        List<LimitRequest> probes = addressed.limits().stream()
+                .map(d -> new LimitRequest(d.limit(), addressed.client(), 0, false))
                 .toList();
         Decision decision = limiter.tryAcquire(probes); // cost 0: reads, takes nothing
         List<Map<String, Object>> states = new ArrayList<>();
@@ -81,25 +94,59 @@ public class RateLimitsEndpoint {
         return new WebEndpointResponse<>(Map.of("name", name, "states", states), 200);
     }
 
+    /** Forgets what one client was counted under every limit of a name (parameters as for {@link #state}). */
     @DeleteOperation
-    public WebEndpointResponse<Map<String, Object>> reset(@Selector String name, String key, String value) {
+    public WebEndpointResponse<Map<String, Object>> reset(
+            @Selector String name, String key, String value, @Nullable String path) {
         if (!resetEnabled) {
             return new WebEndpointResponse<>(
                     Map.of("error", "resetting is disabled; set ratelimit.actuator.reset-enabled=true"), 403);
         }
-        List<DeclaredLimit> matching = named(name, key);
-        if (matching.isEmpty()) {
-            return new WebEndpointResponse<>(Map.of("error", "no limit named '" + name + "' with key " + key), 404);
+        Addressed addressed = address(name, key, value, path);
+        if (addressed.error() != null) {
+            return addressed.error();
         }
-        String identifier = key + '\u0000' + value;
-        matching.stream().map(DeclaredLimit::limit).distinct().forEach(limit -> limiter.reset(limit, identifier));
-        return new WebEndpointResponse<>(Map.of("name", name, "reset", matching.size()), 200);
+        List<RateLimit> limits =
+                addressed.limits().stream().map(DeclaredLimit::limit).distinct().toList();
+        limits.forEach(limit -> limiter.reset(limit, addressed.client().canonical()));
+        return new WebEndpointResponse<>(Map.of("name", name, "reset", limits.size()), 200);
     }
 
-    private List<DeclaredLimit> named(String name, String key) {
-        return declared().stream()
-                .filter(d -> d.limit().name().equals(name) && d.keys().contains(key))
-                .toList();
+    private record Addressed(
+            List<DeclaredLimit> limits, ClientIdentifier client, WebEndpointResponse<Map<String, Object>> error) {}
+
+    /** The limits and the client an operator names, built exactly as the request path builds them. */
+    private Addressed address(String name, String key, String value, String path) {
+        if (key == null || key.isBlank() || value == null || value.isBlank()) {
+            return failed(400, "give the client as key and value, as the list shows the limit's keys");
+        }
+        String kind = ClientIdentifier.normalizeKind(key);
+        List<DeclaredLimit> named =
+                declared().stream().filter(d -> d.limit().name().equals(name)).toList();
+        if (named.isEmpty()) {
+            return failed(404, "no limit named '" + name + "'");
+        }
+        List<DeclaredLimit> matching =
+                named.stream().filter(d -> d.keys().contains(kind)).toList();
+        if (matching.isEmpty()) {
+            return failed(
+                    404,
+                    "limit '" + name + "' has no key " + kind + "; its keys are "
+                            + named.stream()
+                                    .flatMap(d -> d.keys().stream())
+                                    .distinct()
+                                    .toList());
+        }
+        boolean perPath = matching.stream().anyMatch(DeclaredLimit::perPath);
+        if (perPath && (path == null || path.isBlank())) {
+            return failed(400, "limit '" + name + "' counts each path apart: give the request path as path");
+        }
+        ClientIdentifier client = ClientIdentifier.of(kind, value);
+        return new Addressed(matching, perPath ? client.perPath(path) : client, null);
+    }
+
+    private static Addressed failed(int status, String message) {
+        return new Addressed(List.of(), null, new WebEndpointResponse<>(Map.of("error", message), status));
     }
 
     private List<DeclaredLimit> declared() {

@@ -1,5 +1,6 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import java.lang.reflect.Array;
 import java.util.ArrayList;
@@ -14,7 +15,17 @@ import org.springframework.expression.Expression;
  * address that happen to be equal never share a bucket, and methods sharing a limit name share buckets only
  * for the same expression.
  */
-record KeyExpression(String text, Expression expression) {
+record KeyExpression(String what, String text, Expression expression) {
+
+    /** The one identifier of a key that must produce exactly one value (a lock's key). */
+    String identifier(EvaluationContext context, String source) {
+        List<String> all = identifiers(context, source);
+        if (all.size() != 1) {
+            throw new RateLimitEvaluationException(what + " key '" + text + "' of " + source + " produced " + all.size()
+                    + " values; exactly one is needed");
+        }
+        return all.get(0);
+    }
 
     List<String> identifiers(EvaluationContext context, String source) {
         Object value;
@@ -22,7 +33,7 @@ record KeyExpression(String text, Expression expression) {
             value = expression.getValue(context);
         } catch (EvaluationException | IllegalStateException e) {
             throw new RateLimitEvaluationException(
-                    "Rate limit key '" + text + "' of " + source + " failed: " + e.getMessage(), e);
+                    what + " key '" + text + "' of " + source + " failed: " + e.getMessage(), e);
         }
         List<String> identifiers = new ArrayList<>(1);
         if (value instanceof Collection<?> collection) {
@@ -41,14 +52,14 @@ record KeyExpression(String text, Expression expression) {
 
     private String identifier(Object value, String source) {
         if (value == null) {
-            throw new RateLimitEvaluationException("Rate limit key '" + text + "' of " + source
+            throw new RateLimitEvaluationException(what + " key '" + text + "' of " + source
                     + " evaluated to null; a missing key is an error, never a bucket shared by all callers"
                     + " (use \"" + text + " ?: {}\" to skip an optional identifier)");
         }
         String string;
         try {
             if (value.getClass().getMethod("toString").getDeclaringClass() == Object.class) {
-                throw new RateLimitEvaluationException("Rate limit key '" + text + "' of " + source
+                throw new RateLimitEvaluationException(what + " key '" + text + "' of " + source
                         + " evaluated to a " + value.getClass().getName()
                         + ", which has no toString() of its own; name one of its properties instead");
             }
@@ -57,9 +68,9 @@ record KeyExpression(String text, Expression expression) {
         }
         string = value.toString();
         if (string == null || string.isBlank()) {
-            throw new RateLimitEvaluationException("Rate limit key '" + text + "' of " + source
+            throw new RateLimitEvaluationException(what + " key '" + text + "' of " + source
                     + " evaluated to an empty value; a missing key is an error, never a shared bucket");
         }
-        return text + '\u0000' + string;
+        return ClientIdentifier.of(text, string).canonical();
     }
 }

@@ -1,5 +1,6 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LockManager;
 import java.lang.reflect.Method;
 import org.springframework.beans.factory.ObjectProvider;

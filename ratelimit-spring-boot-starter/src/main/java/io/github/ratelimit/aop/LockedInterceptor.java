@@ -1,13 +1,12 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockManager;
-import io.github.ratelimit.core.RateLimitEvaluationException;
 import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.expression.EvaluationException;
 
 /**
  * Runs a {@code @Locked} method under its lock: takes it (waiting if asked), hands it to a {@link LockHandle}
@@ -31,8 +30,7 @@ final class LockedInterceptor implements MethodInterceptor {
         LockedMethods.LockedMethod declaration;
         try {
             declaration = methods.get(AnnotationAdvisor.targetMethod(invocation));
-            String key = declaration.name() + '\u0000' + identifier(declaration, invocation);
-            lock = locks.getObject().tryAcquire(key, declaration.options());
+            lock = locks.getObject().tryAcquire(lockKey(declaration, invocation), declaration.options());
         } catch (RuntimeException e) {
             return AnnotationAdvisor.refuse(invocation, e);
         }
@@ -53,27 +51,18 @@ final class LockedInterceptor implements MethodInterceptor {
         return result;
     }
 
-    private String identifier(LockedMethods.LockedMethod declaration, MethodInvocation invocation) {
-        String source = declaration.expressions().source();
-        Object value;
-        try {
-            value = declaration
-                    .key()
-                    .getValue(declaration
-                            .expressions()
-                            .context(
-                                    invocation.getThis(),
-                                    invocation.getArguments(),
-                                    caller.getIfAvailable(() -> CallerContext.NONE)));
-        } catch (EvaluationException | IllegalStateException e) {
-            throw new RateLimitEvaluationException(
-                    "Lock key '" + declaration.keyText() + "' of " + source + " failed: " + e.getMessage(), e);
-        }
-        if (value == null || value.toString().isBlank()) {
-            throw new RateLimitEvaluationException("Lock key '" + declaration.keyText() + "' of " + source
-                    + " evaluated to " + (value == null ? "null" : "an empty value")
-                    + "; a missing key is an error, never a lock shared by all callers");
-        }
-        return value.toString();
+    /** The lock's key: its name and the client identifier of its key expression. */
+    private String lockKey(LockedMethods.LockedMethod declaration, MethodInvocation invocation) {
+        MethodExpressions expressions = declaration.expressions();
+        return declaration.name()
+                + '\u0000'
+                + declaration
+                        .key()
+                        .identifier(
+                                expressions.context(
+                                        invocation.getThis(),
+                                        invocation.getArguments(),
+                                        caller.getIfAvailable(() -> CallerContext.NONE)),
+                                expressions.source());
     }
 }

@@ -9,19 +9,13 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.expression.Expression;
 
 /** Compiles and caches the {@link Locked} declarations of methods. */
 final class LockedMethods {
 
     /** One compiled declaration; {@code handleParameter} is -1 when the method takes no LockHandle. */
     record LockedMethod(
-            MethodExpressions expressions,
-            String name,
-            Expression key,
-            String keyText,
-            LockOptions options,
-            int handleParameter) {}
+            MethodExpressions expressions, String name, KeyExpression key, LockOptions options, int handleParameter) {}
 
     private final Map<Method, LockedMethod> compiled = new ConcurrentHashMap<>();
 
@@ -58,8 +52,8 @@ final class LockedMethods {
                 Duration.ofMillis(annotation.leaseMs()),
                 Duration.ofMillis(annotation.waitMs()),
                 Duration.ofMillis(annotation.maxLifetimeMs()));
-        Expression key = expressions.parse(annotation.key(), "key");
+        KeyExpression key = new KeyExpression("Lock", annotation.key(), expressions.parse(annotation.key(), "key"));
         int parameter = expressions.parameterOfType(LockHandle.class);
-        return new LockedMethod(expressions, name, key, annotation.key(), options, parameter);
+        return new LockedMethod(expressions, name, key, options, parameter);
     }
 }

@@ -1,5 +1,7 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.InvalidDefinitionException;
 import java.lang.reflect.Method;
 import java.util.HashSet;
@@ -117,8 +119,7 @@ final class MethodExpressions {
         context.setVariable("request", caller.request());
         context.setVariable("principal", principal);
         context.setVariable("ip", address);
-        context.setVariable(
-                "client", principal != null ? "principal:" + principal : address != null ? "ip:" + address : null);
+        context.setVariable("client", ClientIdentifier.clientValue(principal, address));
         context.setVariable("method", method);
         context.setVariable("args", args);
         return context;

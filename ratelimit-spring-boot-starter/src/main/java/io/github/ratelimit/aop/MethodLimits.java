@@ -1,5 +1,6 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;

@@ -1,8 +1,10 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.internal.RateLimitDecisions;
 import java.lang.reflect.Method;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -19,23 +21,28 @@ public final class RateLimitAdvisor extends AnnotationAdvisor implements Declare
     private final transient RateLimitedMethods methods;
 
     /**
-     * @param limiter decides the calls; looked up on first use
+     * @param decisions the decision flow; looked up on first use, else one over the {@code limiter}
+     * @param limiter decides the calls when there is no decision flow; looked up on first use
      * @param caller describes the caller of the current call; {@link CallerContext#NONE} when absent
-     * @param settings shadow and failure modes; {@link RateLimitSettings#defaults()} when absent
      */
     public RateLimitAdvisor(
+            ObjectProvider<RateLimitDecisions> decisions,
             ObjectProvider<RateLimiter> limiter,
-            ObjectProvider<CallerContext> caller,
-            ObjectProvider<RateLimitSettings> settings) {
-        this(new RateLimitedMethods(), limiter, caller, settings);
+            ObjectProvider<CallerContext> caller) {
+        this(new RateLimitedMethods(), decisions, limiter, caller);
     }
 
     private RateLimitAdvisor(
             RateLimitedMethods methods,
+            ObjectProvider<RateLimitDecisions> decisions,
             ObjectProvider<RateLimiter> limiter,
-            ObjectProvider<CallerContext> caller,
-            ObjectProvider<RateLimitSettings> settings) {
-        super(new RateLimitInterceptor(methods, limiter, caller, settings), Ordered.HIGHEST_PRECEDENCE + 100);
+            ObjectProvider<CallerContext> caller) {
+        super(
+                new RateLimitInterceptor(
+                        methods,
+                        () -> decisions.getIfAvailable(() -> RateLimitDecisions.of(limiter.getObject())),
+                        caller),
+                Ordered.HIGHEST_PRECEDENCE + 100);
         this.methods = methods;
     }
 

@@ -84,7 +84,7 @@ final class RateLimitedMethods {
         }
         List<KeyExpression> keys = new ArrayList<>();
         for (String text : annotation.key()) {
-            keys.add(new KeyExpression(text, expressions.parse(text, "key")));
+            keys.add(new KeyExpression("Rate limit", text, expressions.parse(text, "key")));
         }
         String costText = annotation.cost().trim();
         Expression cost = null;

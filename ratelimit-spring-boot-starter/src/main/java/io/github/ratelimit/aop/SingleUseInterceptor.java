@@ -1,6 +1,7 @@
 package io.github.ratelimit.aop;
 
 import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.SingleUseTokenException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.TokenConsumption;

@@ -1,18 +1,18 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.aop.AnnotationStartupValidator;
-import io.github.ratelimit.aop.CallerContext;
 import io.github.ratelimit.aop.LockedAdvisor;
 import io.github.ratelimit.aop.RateLimitAdvisor;
-import io.github.ratelimit.aop.RateLimitSettings;
 import io.github.ratelimit.aop.SingleUseAdvisor;
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.RedisFallbacks;
 import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.internal.Fallbacks;
+import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisLockManager;
@@ -143,17 +143,16 @@ public final class RateLimitAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        RedisFallbacks rateLimitRedisFallbacks() {
-            return new RedisFallbacks();
+        Fallbacks rateLimitFallbacks() {
+            return new Fallbacks();
         }
 
         @Bean
         @ConditionalOnMissingBean
-        RateLimitSettings rateLimitSettings(ObjectProvider<RateLimitProperties> properties, RedisFallbacks fallbacks) {
-            return new RateLimitSettings(
-                    () -> properties.getObject().isShadow(),
-                    () -> properties.getObject().isFailClosed(),
-                    fallbacks);
+        RateLimitDecisions rateLimitDecisions(
+                ObjectProvider<RateLimiter> limiter, RateLimitProperties properties, Fallbacks fallbacks) {
+            return new RateLimitDecisions(
+                    limiter::getObject, properties::isShadow, properties::isFailClosed, fallbacks);
         }
 
         @Bean
@@ -166,10 +165,10 @@ public final class RateLimitAutoConfiguration {
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
         @ConditionalOnMissingBean
         static RateLimitAdvisor rateLimitAdvisor(
+                ObjectProvider<RateLimitDecisions> decisions,
                 ObjectProvider<RateLimiter> limiter,
-                ObjectProvider<CallerContext> caller,
-                ObjectProvider<RateLimitSettings> settings) {
-            return new RateLimitAdvisor(limiter, caller, settings);
+                ObjectProvider<CallerContext> caller) {
+            return new RateLimitAdvisor(decisions, limiter, caller);
         }
     }
 

@@ -1,7 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.actuate.MeteringPostProcessor;
-import io.github.ratelimit.core.RedisFallbacks;
+import io.github.ratelimit.internal.Fallbacks;
 import io.github.ratelimit.redis.RedisGuard;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -29,7 +29,7 @@ public final class RateLimitMetricsAutoConfiguration {
     /** Binds the meters to every registry once the context is ready (with or without Boot's metrics support). */
     @Bean
     SmartInitializingSingleton rateLimitMeters(
-            ObjectProvider<RedisFallbacks> fallbacks,
+            ObjectProvider<Fallbacks> fallbacks,
             ObjectProvider<RedisGuard> guard,
             ObjectProvider<MeterRegistry> registries) {
         return () -> {

@@ -1,8 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.aop.CallerContext;
-import io.github.ratelimit.aop.RateLimitSettings;
-import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.web.ClientAddresses;
 import io.github.ratelimit.web.FilterRuleSpec;
 import io.github.ratelimit.web.InterceptorArgumentResolver;
@@ -14,18 +13,21 @@ import io.github.ratelimit.web.ServletCallerContext;
 import io.github.ratelimit.web.SingleUseTokenExceptionHandler;
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
@@ -59,9 +61,12 @@ public final class RateLimitWebAutoConfiguration {
     @Bean
     @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
     @ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
-    @ConditionalOnProperty(name = "ratelimit.filter.rules[0].paths[0]")
+    @Conditional(OnFilterRulesCondition.class)
     RateLimitFilter rateLimitFilter(
-            RateLimitProperties properties, RateLimiter limiter, ClientAddresses clients, RateLimitSettings settings) {
+            RateLimitProperties properties,
+            RateLimitDecisions decisions,
+            ClientAddresses clients,
+            @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
         RateLimitProperties.Filter filter = properties.getFilter();
         List<FilterRuleSpec> specs = new ArrayList<>();
         for (int i = 0; i < filter.getRules().size(); i++) {
@@ -82,7 +87,7 @@ public final class RateLimitWebAutoConfiguration {
                     rule.isPerPath(),
                     rule.isFailClosed()));
         }
-        return new RateLimitFilter(specs, filter.getExclude(), limiter, clients, settings);
+        return new RateLimitFilter(specs, filter.getExclude(), decisions, clients, exceptionResolver::getIfAvailable);
     }
 
     @Bean

@@ -11,10 +11,17 @@ import java.util.List;
  * @param keys the key expressions (annotations) or key kind (rules)
  * @param shadow whether it only counts and reports
  * @param failClosed whether calls are refused when Redis cannot decide
+ * @param perPath whether each concrete path is counted apart (a rule with {@code per-path: true})
  */
-public record DeclaredLimit(String source, RateLimit limit, List<String> keys, boolean shadow, boolean failClosed) {
+public record DeclaredLimit(
+        String source, RateLimit limit, List<String> keys, boolean shadow, boolean failClosed, boolean perPath) {
 
     public DeclaredLimit {
-        keys = List.copyOf(keys);
+        keys = keys.stream().map(ClientIdentifier::normalizeKind).toList();
+    }
+
+    /** A limit counted once per client, whatever the path. */
+    public DeclaredLimit(String source, RateLimit limit, List<String> keys, boolean shadow, boolean failClosed) {
+        this(source, limit, keys, shadow, failClosed, false);
     }
 }

@@ -11,6 +11,11 @@ import java.util.Objects;
  */
 public record LimitRequest(RateLimit limit, String identifier, long cost, boolean shadow) {
 
+    /** A request for a client identifier (its canonical form). */
+    public LimitRequest(RateLimit limit, ClientIdentifier client, long cost, boolean shadow) {
+        this(limit, client.canonical(), cost, shadow);
+    }
+
     /** An enforced request. */
     public LimitRequest(RateLimit limit, String identifier, long cost) {
         this(limit, identifier, cost, false);

@@ -1,9 +1,8 @@
 package io.github.ratelimit.redis;
 
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimit;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.regex.Pattern;
@@ -47,15 +46,9 @@ final class RedisKeys {
 
     /** The hash tag of an identifier, without braces. */
     static String tag(String identifier) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(sha256(identifier), 16));
-    }
-
-    private static byte[] sha256(String text) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required by the Java platform", e);
-        }
+        return Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString(Arrays.copyOf(ClientIdentifier.digest(identifier), 16));
     }
 
     /**
@@ -63,8 +56,8 @@ final class RedisKeys {
      * never part of anything sent to Redis.
      */
     String tokenKey(String purpose, String token) {
-        return prefix + '{' + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(token)) + "}:tok:"
-                + purpose;
+        return prefix + '{' + Base64.getUrlEncoder().withoutPadding().encodeToString(ClientIdentifier.digest(token))
+                + "}:tok:" + purpose;
     }
 
     /** A lock's key: {@code <prefix>{<tag of the lock key>}:lock}. */

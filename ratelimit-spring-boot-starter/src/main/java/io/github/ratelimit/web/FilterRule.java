@@ -1,6 +1,7 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimit;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.ArrayList;
@@ -155,23 +156,32 @@ final class FilterRule {
         return false;
     }
 
+    /**
+     * The kinds of identifier this rule counts, as the operator endpoint addresses them: its key kind (a header name
+     * lower-cased), and {@code ip} too when a missing key is counted by IP.
+     */
+    List<String> keyKinds() {
+        String kind = spel != null ? key : header != null ? "header:" + header : key.toLowerCase(Locale.ROOT);
+        return missingKey == FilterRuleSpec.MissingKey.IP && !kind.equals("ip") ? List.of(kind, "ip") : List.of(kind);
+    }
+
     /** The identifier for this request, or null when the key is absent (blank, over-long, no principal). */
-    String identifier(HttpServletRequest request, String clientAddress) {
+    ClientIdentifier identifier(HttpServletRequest request, String clientAddress) {
         String principal = request.getUserPrincipal() == null
                 ? null
                 : request.getUserPrincipal().getName();
         String value;
         String kind;
         if (header != null) {
-            kind = "header:" + header.toLowerCase(Locale.ROOT);
+            kind = "header:" + header;
             value = request.getHeader(header);
         } else if (spel != null) {
-            kind = "spel";
+            kind = key;
             StandardEvaluationContext context = new StandardEvaluationContext();
             context.setVariable("request", request);
             context.setVariable("ip", clientAddress);
             context.setVariable("principal", principal);
-            context.setVariable("client", principal != null ? "principal:" + principal : "ip:" + clientAddress);
+            context.setVariable("client", ClientIdentifier.clientValue(principal, clientAddress));
             try {
                 Object result = spel.getValue(context);
                 value = result == null ? null : result.toString();
@@ -189,15 +199,15 @@ final class FilterRule {
                     value = principal;
                 }
                 default -> {
-                    kind = principal != null ? "principal" : "ip";
-                    value = principal != null ? principal : clientAddress;
+                    kind = "client";
+                    value = ClientIdentifier.clientValue(principal, clientAddress);
                 }
             }
         }
         if (value == null || value.isBlank() || value.length() > MAX_KEY_LENGTH) {
             return null;
         }
-        return kind + '\u0000' + value;
+        return ClientIdentifier.of(kind, value);
     }
 
     /** What the missing key is, for the 400 problem; never the value. */

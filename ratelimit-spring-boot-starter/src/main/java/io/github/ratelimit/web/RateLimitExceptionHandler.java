@@ -1,9 +1,14 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
+import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
-import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -13,17 +18,20 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
-import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
- * Answers a rejected call with 429 Too Many Requests: {@code Retry-After}, the RateLimit headers and an RFC
- * 9457 problem of the draft's {@code quota-exceeded} type. It has the lowest precedence, so an application's
- * own {@code @ExceptionHandler} for {@link RateLimitExceededException} wins; or replace this bean.
+ * Answers a rejected call with 429 Too Many Requests: {@code Retry-After}, the RateLimit headers of every decision of
+ * the request (path rules and annotations) and an RFC 9457 problem of the draft's {@code quota-exceeded} type; and a
+ * call whose key could not be determined from the request with 400 and a problem that never shows an expression. The
+ * path-rule filter answers through these same handlers. Lowest precedence, so an application's own
+ * {@code @ExceptionHandler} wins; or replace this bean.
  */
 @RestControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
 public class RateLimitExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(RateLimitExceptionHandler.class);
+    private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** The problem type registered for exceeded quotas. */
     public static final URI QUOTA_EXCEEDED =
@@ -31,20 +39,43 @@ public class RateLimitExceptionHandler {
 
     static final String TITLE = "Request cannot be satisfied as assigned quota has been exceeded";
 
+    private final AtomicLong unresolvedKeys = new AtomicLong();
+    private final AtomicLong nextLog = new AtomicLong(System.nanoTime());
+
     @ExceptionHandler(RateLimitExceededException.class)
-    public ResponseEntity<ProblemDetail> rateLimitExceeded(RateLimitExceededException exception) {
+    public ResponseEntity<ProblemDetail> rateLimitExceeded(
+            RateLimitExceededException exception, HttpServletRequest request) {
         HttpHeaders headers = new HttpHeaders();
         Decision decision = exception.decision();
-        List<Decision> earlier = RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes servlet
-                ? RateLimitHeaders.remember(servlet.getRequest(), decision)
-                : List.of(decision);
-        RateLimitHeaders.of(RateLimitHeaders.combine(earlier)).forEach(headers::set);
+        RateLimitHeaders.record(request, decision).forEach(headers::set);
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail(decision));
         problem.setType(QUOTA_EXCEEDED);
         problem.setTitle(TITLE);
-        problem.setProperty("violated-policies", RateLimitHeaders.violatedPolicies(exception.decision()));
+        problem.setInstance(URI.create(request.getRequestURI()));
+        problem.setProperty("violated-policies", RateLimitHeaders.violatedPolicies(decision));
         return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
                 .headers(headers)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(problem);
+    }
+
+    /**
+     * 400 for a key or cost that could not be determined from this request (a missing optional parameter, a header
+     * the rule needs). Logged as one line at most every 10 s, with the count, never a stack trace per request.
+     */
+    @ExceptionHandler(RateLimitEvaluationException.class)
+    public ResponseEntity<ProblemDetail> keyNotDetermined(
+            RateLimitEvaluationException exception, HttpServletRequest request) {
+        long count = unresolvedKeys.incrementAndGet();
+        long now = System.nanoTime();
+        long next = nextLog.get();
+        if ((count == 1 || now - next >= 0) && nextLog.compareAndSet(next, now + LOG_EVERY_NANOS)) {
+            log.warn("Rate limit key not determined, answered 400 ({} so far): {}", count, exception.getMessage());
+        }
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, exception.clientDetail());
+        problem.setTitle("Missing rate limit key");
+        problem.setInstance(URI.create(request.getRequestURI()));
+        return ResponseEntity.status(HttpStatus.BAD_REQUEST)
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(problem);
     }

@@ -1,26 +1,25 @@
 package io.github.ratelimit.web;
 
-import io.github.ratelimit.aop.RateLimitSettings;
-import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.core.ShadowRejections;
+import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.internal.RateLimitDecisions;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
+import java.util.function.Supplier;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.util.pattern.PathPattern;
 
 /**
@@ -32,22 +31,23 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
 
     private final List<FilterRule> rules;
     private final List<PathPattern> excluded;
-    private final RateLimiter limiter;
+    private final RateLimitDecisions decisions;
     private final ClientAddresses clients;
-    private final RateLimitSettings settings;
-    private final ShadowRejections shadowRejections = new ShadowRejections();
+    private final Supplier<HandlerExceptionResolver> exceptionResolver;
 
     /**
      * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
      * @param excludedPaths path patterns no rule applies to
-     * @param settings shadow and failure modes, asked on every request
+     * @param decisions the decision flow shared with the annotations
+     * @param exceptionResolver Spring MVC's resolver, which writes refusals as the exception handlers do; looked up
+     *     on first use, and when it supplies null, refusals are answered with the status alone
      */
     public RateLimitFilter(
             List<FilterRuleSpec> rules,
             List<String> excludedPaths,
-            RateLimiter limiter,
+            RateLimitDecisions decisions,
             ClientAddresses clients,
-            RateLimitSettings settings) {
+            Supplier<HandlerExceptionResolver> exceptionResolver) {
         List<FilterRule> compiled = new ArrayList<>();
         for (FilterRuleSpec spec : rules) {
             compiled.add(FilterRule.compile(spec));
@@ -55,9 +55,9 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
         compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
         this.rules = List.copyOf(compiled);
         this.excluded = FilterRule.parsePatterns(excludedPaths, "ratelimit.filter.exclude");
-        this.limiter = limiter;
+        this.decisions = decisions;
         this.clients = clients;
-        this.settings = settings;
+        this.exceptionResolver = exceptionResolver;
     }
 
     /** The limits of every rule. */
@@ -69,9 +69,10 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
                 all.add(new DeclaredLimit(
                         "ratelimit.filter.rules[" + rule.index + "] " + rule.paths,
                         limit,
-                        List.of(rule.key),
+                        rule.keyKinds(),
                         rule.shadow,
-                        rule.failClosed));
+                        rule.failClosed,
+                        rule.perPath));
             }
         }
         return all;
@@ -88,8 +89,8 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
         }
         String method = request.getMethod();
         String clientAddress = null;
-        boolean shadowAll = settings.shadow().getAsBoolean();
-        boolean failClosed = settings.failClosed().getAsBoolean();
+        boolean shadowAll = decisions.allShadow();
+        boolean failClosed = false;
         List<String> names = new ArrayList<>();
         List<LimitRequest> requests = new ArrayList<>();
         for (FilterRule rule : rules) {
@@ -99,24 +100,24 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             if (clientAddress == null) {
                 clientAddress = clients.clientAddress(request);
             }
-            String identifier = rule.identifier(request, clientAddress);
+            ClientIdentifier identifier = rule.identifier(request, clientAddress);
             if (identifier == null) {
                 if (rule.missingKey == FilterRuleSpec.MissingKey.REJECT) {
-                    writeProblem(
-                            response,
+                    answer(
                             request,
-                            400,
-                            "Missing rate limit key",
-                            "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
-                            Map.of());
+                            response,
+                            new RateLimitEvaluationException(
+                                    "Rate limit rule '" + rule.name + "' found no key in a request to " + rawPath,
+                                    "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
+                                    null));
                     return;
                 }
-                identifier = "ip\u0000" + clientAddress;
+                identifier = ClientIdentifier.of("ip", clientAddress);
             }
             failClosed |= rule.failClosed;
             names.add(rule.name);
             if (rule.perPath) {
-                identifier = identifier + '\u0000' + rawPath;
+                identifier = identifier.perPath(rawPath);
             }
             for (RateLimit limit : rule.limits) {
                 requests.add(new LimitRequest(limit, identifier, rule.cost, shadowAll || rule.shadow));
@@ -126,42 +127,36 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             chain.doFilter(request, response);
             return;
         }
-        Decision decision;
-        try {
-            decision = limiter.tryAcquire(requests);
-        } catch (RedisUnavailableException e) {
-            String what = "rules " + names;
-            if (failClosed) {
-                settings.fallbacks().failedClosed(what, e);
-                long seconds = Math.max(1, RateLimitHeaders.seconds(e.retryAfter()));
-                response.setHeader(RateLimitHeaders.RETRY_AFTER, Long.toString(seconds));
-                writeProblem(
-                        response,
-                        request,
-                        503,
-                        RedisUnavailableHandler.TITLE,
-                        RedisUnavailableHandler.detail(seconds),
-                        Map.of());
-                return;
-            }
-            settings.fallbacks().failedOpen(what, e);
-            chain.doFilter(request, response);
+        RateLimitDecisions.Outcome outcome = decisions.decide("rules " + names, requests, failClosed);
+        if (outcome instanceof RateLimitDecisions.RefusedClosed closed) {
+            answer(request, response, closed.cause());
             return;
         }
-        shadowRejections.record(decision);
-        RateLimitHeaders.remember(request, decision);
-        RateLimitHeaders.of(decision).forEach(response::setHeader);
-        if (!decision.allowed()) {
-            writeProblem(
-                    response,
-                    request,
-                    429,
-                    RateLimitExceptionHandler.TITLE,
-                    RateLimitExceptionHandler.detail(decision),
-                    Map.of("violated-policies", RateLimitHeaders.violatedPolicies(decision)));
+        if (outcome instanceof RateLimitDecisions.Refused refused) {
+            answer(request, response, new RateLimitExceededException(refused.decision()));
             return;
+        }
+        if (outcome instanceof RateLimitDecisions.Admitted admitted) {
+            RateLimitHeaders.record(request, admitted.decision()).forEach(response::setHeader);
         }
         chain.doFilter(request, response);
+    }
+
+    /**
+     * Answers a refusal the way Spring MVC answers the same exception thrown by a handler: through the application's
+     * exception resolvers, so the starter's handlers (or the application's own) write one and the same answer for the
+     * filter and for annotations. Without Spring MVC's resolver, the status alone.
+     */
+    private void answer(HttpServletRequest request, HttpServletResponse response, RuntimeException refusal)
+            throws IOException {
+        HandlerExceptionResolver resolver = exceptionResolver.get();
+        if (resolver != null && resolver.resolveException(request, response, null, refusal) != null) {
+            return;
+        }
+        response.sendError(
+                refusal instanceof RateLimitExceededException
+                        ? 429
+                        : refusal instanceof RateLimitEvaluationException ? 400 : 503);
     }
 
     /**
@@ -177,62 +172,5 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             path = request.getRequestURI().substring(request.getContextPath().length());
         }
         return path.isEmpty() ? "/" : path;
-    }
-
-    /** Writes an RFC 9457 problem by hand: the filter runs outside Spring MVC's message converters. */
-    private static void writeProblem(
-            HttpServletResponse response,
-            HttpServletRequest request,
-            int status,
-            String title,
-            String detail,
-            Map<String, List<String>> extra)
-            throws IOException {
-        StringBuilder json = new StringBuilder("{");
-        if (status == 429) {
-            json.append("\"type\":")
-                    .append(quote(RateLimitExceptionHandler.QUOTA_EXCEEDED.toString()))
-                    .append(',');
-        }
-        json.append("\"title\":")
-                .append(quote(title))
-                .append(",\"status\":")
-                .append(status)
-                .append(",\"detail\":")
-                .append(quote(detail))
-                .append(",\"instance\":")
-                .append(quote(request.getRequestURI()));
-        extra.forEach((name, values) -> {
-            json.append(',').append(quote(name)).append(":[");
-            for (int i = 0; i < values.size(); i++) {
-                json.append(i == 0 ? "" : ",").append(quote(values.get(i)));
-            }
-            json.append(']');
-        });
-        json.append('}');
-        byte[] body = json.toString().getBytes(StandardCharsets.UTF_8);
-        response.setStatus(status);
-        response.setContentType("application/problem+json");
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
-    }
-
-    static String quote(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        return out.append('"').toString();
     }
 }

@@ -1,11 +1,9 @@
 package io.github.ratelimit.web;
 
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.RateLimit;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,9 +33,17 @@ public final class RateLimitHeaders {
 
     private RateLimitHeaders() {}
 
+    /**
+     * Adds a decision to those of the request (the filter's, then the annotations'), and returns the headers that
+     * describe all of them: the one place where a request's decisions are gathered.
+     */
+    static Map<String, String> record(jakarta.servlet.http.HttpServletRequest request, Decision decision) {
+        return of(combine(remember(request, decision)));
+    }
+
     /** Adds a decision to those of the request, so that later headers describe all of them. */
     @SuppressWarnings("unchecked")
-    static List<Decision> remember(jakarta.servlet.http.HttpServletRequest request, Decision decision) {
+    private static List<Decision> remember(jakarta.servlet.http.HttpServletRequest request, Decision decision) {
         List<Decision> decisions = (List<Decision>) request.getAttribute(DECISIONS);
         if (decisions == null) {
             decisions = new ArrayList<>(2);
@@ -48,7 +54,7 @@ public final class RateLimitHeaders {
     }
 
     /** The decisions of a request as one: every outcome, refused if any was refused. */
-    static Decision combine(List<Decision> decisions) {
+    private static Decision combine(List<Decision> decisions) {
         if (decisions.size() == 1) {
             return decisions.get(0);
         }
@@ -138,12 +144,7 @@ public final class RateLimitHeaders {
     }
 
     private static String partitionKey(LimitOutcome outcome) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest(outcome.request().identifier().getBytes(StandardCharsets.UTF_8));
-            return Base64.getEncoder().encodeToString(Arrays.copyOf(digest, 9));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required by the Java platform", e);
-        }
+        byte[] digest = ClientIdentifier.digest(outcome.request().identifier());
+        return Base64.getEncoder().encodeToString(Arrays.copyOf(digest, 9));
     }
 }

@@ -1,11 +1,10 @@
 package io.github.ratelimit.web;
 
-import io.github.ratelimit.aop.CallerContext;
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.security.Principal;
-import java.util.List;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -45,8 +44,7 @@ public final class ServletCallerContext implements CallerContext {
         if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes) {
             HttpServletResponse response = attributes.getResponse();
             if (response != null && !response.isCommitted()) {
-                List<Decision> all = RateLimitHeaders.remember(attributes.getRequest(), decision);
-                RateLimitHeaders.of(RateLimitHeaders.combine(all)).forEach(response::setHeader);
+                RateLimitHeaders.record(attributes.getRequest(), decision).forEach(response::setHeader);
             }
         }
     }

@@ -131,17 +131,19 @@ class OperatorViewTests {
             });
             String tenant = "t-" + UUID.randomUUID();
             context.getBean(Reports.class).run(tenant);
-            var state = endpoint.state("reports", "#tenant", tenant);
+            var state = endpoint.state("reports", "#tenant", tenant, null);
             assertThat(state.getStatus()).isEqualTo(200);
             assertThat(state.getBody().get("states").toString()).contains("remaining=1");
-            assertThat(endpoint.state("reports", "#tenant", tenant)
+            assertThat(endpoint.state("reports", "#tenant", tenant, null)
                             .getBody()
                             .get("states")
                             .toString())
                     .as("reading takes nothing")
                     .contains("remaining=1");
-            assertThat(endpoint.state("nope", "#tenant", tenant).getStatus()).isEqualTo(404);
-            assertThat(endpoint.reset("reports", "#tenant", tenant).getStatus()).isEqualTo(403);
+            assertThat(endpoint.state("nope", "#tenant", tenant, null).getStatus())
+                    .isEqualTo(404);
+            assertThat(endpoint.reset("reports", "#tenant", tenant, null).getStatus())
+                    .isEqualTo(403);
         });
         runner(SharedRedis.get().url())
                 .withPropertyValues("ratelimit.actuator.reset-enabled=true")
@@ -151,7 +153,8 @@ class OperatorViewTests {
                     String tenant = "t-" + UUID.randomUUID();
                     reports.run(tenant);
                     reports.run(tenant);
-                    assertThat(endpoint.reset("reports", "#tenant", tenant).getStatus())
+                    assertThat(endpoint.reset("reports", "#tenant", tenant, null)
+                                    .getStatus())
                             .isEqualTo(200);
                     assertThat(reports.run(tenant)).isEqualTo("ok");
                 });

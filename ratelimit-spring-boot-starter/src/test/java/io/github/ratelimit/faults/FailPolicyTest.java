@@ -8,8 +8,8 @@ import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
-import io.github.ratelimit.core.RedisFallbacks;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.internal.Fallbacks;
 import io.github.ratelimit.testing.RedisProcess;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -69,7 +69,7 @@ class FailPolicyTest {
                                 .isInstanceOf(RedisUnavailableException.class);
                         assertThatThrownBy(service::locked).isInstanceOf(RedisUnavailableException.class);
                         assertThat(service.runs()).isEqualTo(2);
-                        RedisFallbacks fallbacks = context.getBean(RedisFallbacks.class);
+                        Fallbacks fallbacks = context.getBean(Fallbacks.class);
                         assertThat(fallbacks.failedOpen()).isEqualTo(2);
                         assertThat(fallbacks.failedClosed()).isEqualTo(1);
                     });

@@ -3,8 +3,8 @@ package io.github.ratelimit.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
-import io.github.ratelimit.aop.RateLimitSettings;
-import io.github.ratelimit.core.RedisFallbacks;
+import io.github.ratelimit.internal.Fallbacks;
+import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.testing.RedisCommands;
 import io.github.ratelimit.testing.SharedRedis;
@@ -60,9 +60,9 @@ class RateLimitFilterTest {
         return new RateLimitFilter(
                 rules,
                 List.of("/api/public/health"),
-                limiter,
+                new RateLimitDecisions(() -> limiter, () -> allShadow, () -> false, new Fallbacks()),
                 new ClientAddresses(List.of("10.0.0.0/8"), 64),
-                new RateLimitSettings(() -> allShadow, () -> false, new RedisFallbacks()));
+                MvcExceptionResolvers::withStarterHandlers);
     }
 
     static MockHttpServletResponse call(

@@ -3,10 +3,10 @@ package io.github.ratelimit.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
-import io.github.ratelimit.aop.RateLimitSettings;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.RedisFallbacks;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.internal.Fallbacks;
+import io.github.ratelimit.internal.RateLimitDecisions;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -21,7 +21,7 @@ class RedisUnavailableMappingTest {
         throw new RedisUnavailableException("Redis did not answer within 200 ms", Duration.ofMillis(1500), null);
     };
 
-    RateLimitFilter filter(boolean failClosed, RedisFallbacks fallbacks) {
+    RateLimitFilter filter(boolean failClosed, Fallbacks fallbacks) {
         FilterRuleSpec rule = new FilterRuleSpec(
                 0,
                 "r",
@@ -38,9 +38,9 @@ class RedisUnavailableMappingTest {
         return new RateLimitFilter(
                 List.of(rule),
                 List.of(),
-                unavailable,
+                new RateLimitDecisions(() -> unavailable, () -> false, () -> false, fallbacks),
                 new ClientAddresses(List.of(), 64),
-                new RateLimitSettings(() -> false, () -> false, fallbacks));
+                MvcExceptionResolvers::withStarterHandlers);
     }
 
     static MockHttpServletResponse call(RateLimitFilter filter) throws Exception {
@@ -54,7 +54,7 @@ class RedisUnavailableMappingTest {
 
     @Test
     void failOpenLetsTheRequestThroughWithoutHeadersAndCountsIt() throws Exception {
-        RedisFallbacks fallbacks = new RedisFallbacks();
+        Fallbacks fallbacks = new Fallbacks();
         MockHttpServletResponse response = call(filter(false, fallbacks));
         assertThat(response.getStatus()).isEqualTo(200);
         assertThat(response.getHeader("RateLimit")).isNull();
@@ -63,7 +63,7 @@ class RedisUnavailableMappingTest {
 
     @Test
     void failClosedAnswers503WithRetryAfter() throws Exception {
-        RedisFallbacks fallbacks = new RedisFallbacks();
+        Fallbacks fallbacks = new Fallbacks();
         MockHttpServletResponse response = call(filter(true, fallbacks));
         assertThat(response.getStatus()).isEqualTo(503);
         assertThat(response.getHeader("Retry-After")).isEqualTo("2");

@@ -1,5 +1,8 @@
-package io.github.ratelimit.core;
+package io.github.ratelimit.internal;
 
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.RateLimit;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * Logs the calls that shadow limits would have refused, without flooding the log: the first would-be
  * rejection of each limit, then every 100th, with the running count.
  */
-public final class ShadowRejections {
+final class ShadowRejections {
 
     private static final Logger log = LoggerFactory.getLogger(ShadowRejections.class);
     private static final long EVERY = 100;
@@ -18,7 +21,7 @@ public final class ShadowRejections {
     private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
 
     /** Records the would-be rejections of a decision (none if every shadow limit had room). */
-    public void record(Decision decision) {
+    void record(Decision decision) {
         for (LimitOutcome outcome : decision.shadowRejected()) {
             RateLimit limit = outcome.request().limit();
             String name = limit.name() + " (" + limit.limit() + " per " + limit.windowMs() + " ms)";

@@ -1,6 +1,4 @@
-package io.github.ratelimit.aop;
-
-import io.github.ratelimit.core.Decision;
+package io.github.ratelimit.core;
 
 /**
  * What the interceptors know about the caller of the current invocation, and where an allowed decision is

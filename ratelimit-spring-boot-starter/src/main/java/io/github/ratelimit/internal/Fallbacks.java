@@ -1,5 +1,6 @@
-package io.github.ratelimit.core;
+package io.github.ratelimit.internal;
 
+import io.github.ratelimit.core.RedisUnavailableException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -9,9 +10,9 @@ import org.slf4j.LoggerFactory;
  * unchecked) or closed (the call was refused with 503). Logs the first of each kind, then at most one line every
  * 10 s, with the running count, so an outage cannot flood the log.
  */
-public final class RedisFallbacks {
+public final class Fallbacks {
 
-    private static final Logger log = LoggerFactory.getLogger(RedisFallbacks.class);
+    private static final Logger log = LoggerFactory.getLogger(Fallbacks.class);
     private static final long EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
     private final AtomicLong failedOpen = new AtomicLong();

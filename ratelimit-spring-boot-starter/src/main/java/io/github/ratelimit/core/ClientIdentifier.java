@@ -1,0 +1,89 @@
+package io.github.ratelimit.core;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Locale;
+
+/**
+ * Who a limit counts: a kind (the key expression of an annotation such as {@code #userId}, or a rule's key kind
+ * such as {@code ip}, {@code client}, {@code header:x-api-key}) and the value it had for one call. Every part of the
+ * starter builds identifiers here, so the request path, locks and the operator endpoint always name the same
+ * counter the same way: one {@link #canonical() canonical form} and one {@link #digest() digest}.
+ *
+ * <p>Kinds are normalised: surrounding blanks are dropped and a header name is lower-cased (header names are
+ * case-insensitive), so {@code header:X-Api-Key} and {@code header:x-api-key} are one kind. Two kinds never share a
+ * counter, even for equal values: a user id {@code 42} and an IP address {@code 42} are told apart.
+ *
+ * @param kind what produced the value, normalised
+ * @param value the value, not blank
+ */
+public record ClientIdentifier(String kind, String value) {
+
+    private static final char SEPARATOR = '\u0000';
+
+    public ClientIdentifier {
+        if (kind == null || kind.isBlank() || kind.indexOf(SEPARATOR) >= 0) {
+            throw new IllegalArgumentException(
+                    "identifier kind must not be blank or contain NUL, but was '" + kind + "'");
+        }
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("identifier value of " + kind + " must not be blank");
+        }
+        kind = normalizeKind(kind);
+    }
+
+    /** The identifier of a value under a kind, normalising the kind. */
+    public static ClientIdentifier of(String kind, String value) {
+        return new ClientIdentifier(kind, value);
+    }
+
+    /**
+     * The value of the {@code client} kind (and of the {@code #client} key variable): {@code principal:<name>} for an
+     * authenticated caller, else {@code ip:<address>}, or null when neither is known.
+     */
+    public static String clientValue(String principalName, String address) {
+        if (principalName != null) {
+            return "principal:" + principalName;
+        }
+        return address != null ? "ip:" + address : null;
+    }
+
+    /** The normalised form of a kind: trimmed, and a header name lower-cased. */
+    public static String normalizeKind(String kind) {
+        String trimmed = kind.trim();
+        if (trimmed.regionMatches(true, 0, "header:", 0, 7)) {
+            return "header:" + trimmed.substring(7).trim().toLowerCase(Locale.ROOT);
+        }
+        return trimmed;
+    }
+
+    /** The same client, counted apart for each path (a per-path rule). */
+    public ClientIdentifier perPath(String path) {
+        return new ClientIdentifier(kind, value + SEPARATOR + path);
+    }
+
+    /** The one string form: kind, NUL, value. What {@link LimitRequest#identifier()} holds. */
+    public String canonical() {
+        return kind + SEPARATOR + value;
+    }
+
+    /** SHA-256 of the canonical form: what keys and partition keys are derived from, never the value itself. */
+    public byte[] digest() {
+        return digest(canonical());
+    }
+
+    /** SHA-256 of a canonical identifier. */
+    public static byte[] digest(String canonical) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by the Java platform", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return kind + "=" + value;
+    }
+}

@@ -1,0 +1,93 @@
+package io.github.ratelimit.internal;
+
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RedisUnavailableException;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The one decision flow of the starter, for annotations and path rules alike (and any later caller): ask the limiter
+ * once, and when Redis cannot decide, fail open or closed as configured. Fallbacks are counted and logged here, and
+ * would-be refusals of shadow limits recorded here, once per limit whoever asked. Framework-free; the caller turns
+ * the {@link Outcome} into its own answer (proceed, an exception, a response).
+ */
+public final class RateLimitDecisions {
+
+    private final Supplier<RateLimiter> limiter;
+    private final BooleanSupplier allShadow;
+    private final BooleanSupplier allFailClosed;
+    private final Fallbacks fallbacks;
+    private final ShadowRejections shadowRejections = new ShadowRejections();
+
+    /**
+     * @param limiter the limiter, looked up on each call
+     * @param allShadow whether every limit is in shadow mode ({@code ratelimit.shadow}), asked on each call
+     * @param allFailClosed whether every limit fails closed ({@code ratelimit.fail-closed}), asked on each call
+     * @param fallbacks where decisions made without Redis are counted
+     */
+    public RateLimitDecisions(
+            Supplier<RateLimiter> limiter,
+            BooleanSupplier allShadow,
+            BooleanSupplier allFailClosed,
+            Fallbacks fallbacks) {
+        this.limiter = limiter;
+        this.allShadow = allShadow;
+        this.allFailClosed = allFailClosed;
+        this.fallbacks = fallbacks;
+    }
+
+    /** Enforcing, failing open, with fresh counters: for a limiter wired by hand. */
+    public static RateLimitDecisions of(RateLimiter limiter) {
+        return new RateLimitDecisions(() -> limiter, () -> false, () -> false, new Fallbacks());
+    }
+
+    /** Whether every limit is in shadow mode right now. */
+    public boolean allShadow() {
+        return allShadow.getAsBoolean();
+    }
+
+    public Fallbacks fallbacks() {
+        return fallbacks;
+    }
+
+    /**
+     * Decides one call.
+     *
+     * @param what the method or the rules being decided, for the fallback log
+     * @param requests every limit and identifier of the call
+     * @param failClosed whether one of the call's limits fails closed (the global switch is added here)
+     */
+    public Outcome decide(String what, List<LimitRequest> requests, boolean failClosed) {
+        Decision decision;
+        try {
+            decision = limiter.get().tryAcquire(requests);
+        } catch (RedisUnavailableException e) {
+            if (failClosed || allFailClosed.getAsBoolean()) {
+                fallbacks.failedClosed(what, e);
+                return new RefusedClosed(e);
+            }
+            fallbacks.failedOpen(what, e);
+            return new UncheckedOpen(e);
+        }
+        shadowRejections.record(decision);
+        return decision.allowed() ? new Admitted(decision) : new Refused(decision);
+    }
+
+    /** How a call was decided. */
+    public sealed interface Outcome permits Admitted, Refused, UncheckedOpen, RefusedClosed {}
+
+    /** Every enforced limit had room; each took its cost. */
+    public record Admitted(Decision decision) implements Outcome {}
+
+    /** An enforced limit had no room; nothing was taken. */
+    public record Refused(Decision decision) implements Outcome {}
+
+    /** Redis could not decide and the call's limits fail open: it goes through unchecked. */
+    public record UncheckedOpen(RedisUnavailableException cause) implements Outcome {}
+
+    /** Redis could not decide and a limit of the call fails closed: it is refused (503). */
+    public record RefusedClosed(RedisUnavailableException cause) implements Outcome {}
+}
