@@ -3,6 +3,7 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.InvalidDefinitionException;
+import io.github.ratelimit.internal.SpelVariables;
 import java.lang.reflect.Method;
 import java.util.HashSet;
 import java.util.Set;
@@ -13,10 +14,6 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
-import org.springframework.expression.spel.SpelNode;
-import org.springframework.expression.spel.ast.FunctionReference;
-import org.springframework.expression.spel.ast.VariableReference;
-import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
@@ -86,28 +83,13 @@ final class MethodExpressions {
         } catch (ParseException e) {
             throw invalid(attribute + " '" + text + "' is not a valid SpEL expression: " + e.getSimpleMessage());
         }
-        if (expression instanceof SpelExpression spel) {
-            checkVariables(spel.getAST(), text, attribute);
+        String unknown = SpelVariables.firstUnknown(expression, variables);
+        if (unknown != null) {
+            throw invalid(attribute + " '" + text + "' names #" + unknown
+                    + ", which is neither a parameter of the method nor one of "
+                    + new TreeSet<>(BUILT_IN_VARIABLES) + " (compile with -parameters to use parameter names)");
         }
         return expression;
-    }
-
-    private void checkVariables(SpelNode node, String text, String attribute) {
-        if (node instanceof VariableReference || node instanceof FunctionReference) {
-            String name = node.toStringAST().substring(1);
-            int paren = name.indexOf('(');
-            if (paren >= 0) {
-                name = name.substring(0, paren);
-            }
-            if (!name.equals("this") && !name.equals("root") && !variables.contains(name)) {
-                throw invalid(attribute + " '" + text + "' names #" + name
-                        + ", which is neither a parameter of the method nor one of "
-                        + new TreeSet<>(BUILT_IN_VARIABLES) + " (compile with -parameters to use parameter names)");
-            }
-        }
-        for (int i = 0; i < node.getChildCount(); i++) {
-            checkVariables(node.getChild(i), text, attribute);
-        }
     }
 
     /** A context for one invocation: parameters, {@code #request}, {@code #principal}, {@code #ip}, {@code #client}. */

@@ -1,6 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.web.Cidr;
 import io.github.ratelimit.web.FilterRuleSpec;
 import java.time.Duration;
@@ -13,9 +12,10 @@ import org.springframework.validation.Validator;
 
 /**
  * Settings of the rate limiter, under {@code ratelimit.*}. The Redis connection is {@code spring.data.redis.*}.
- * Checks its own values when bound, so that a bad value fails the start with a report naming the property.
+ * Checks its own values when bound, so that a bad value fails the start with a report naming the property; a
+ * property under {@code ratelimit} that binds to nothing (a misspelt name, rules written as a map) fails it too.
  */
-@ConfigurationProperties("ratelimit")
+@ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
 public class RateLimitProperties implements Validator {
 
     private static final Pattern KEY_PREFIX = Pattern.compile("[A-Za-z0-9._:/-]{0,64}");
@@ -209,8 +209,11 @@ public class RateLimitProperties implements Validator {
         /** Path patterns no rule applies to, such as /actuator/**. */
         private List<String> exclude = new ArrayList<>();
 
-        /** The rules; all limits of all rules matching a request are decided in one round trip. */
-        private List<Rule> rules = new ArrayList<>();
+        /**
+         * The rules: paths, limits, key, missing-key, cost, order, shadow, per-path and fail-closed each (see the
+         * README); all limits of all rules matching a request are decided in one round trip.
+         */
+        private List<FilterRuleSpec> rules = new ArrayList<>();
 
         public boolean isEnabled() {
             return enabled;
@@ -236,177 +239,12 @@ public class RateLimitProperties implements Validator {
             this.exclude = exclude;
         }
 
-        public List<Rule> getRules() {
+        public List<FilterRuleSpec> getRules() {
             return rules;
         }
 
-        public void setRules(List<Rule> rules) {
+        public void setRules(List<FilterRuleSpec> rules) {
             this.rules = rules;
-        }
-    }
-
-    /** One rule of the filter. */
-    public static class Rule {
-
-        /** Name of the rule's budget (letters, digits, '._:/-'); defaults to rule-<index>. */
-        private String name;
-
-        /** Path patterns (Spring PathPattern syntax, such as /api/public/**) the rule applies to. */
-        private List<String> paths = new ArrayList<>();
-
-        /** HTTP methods the rule applies to; empty for all. */
-        private List<String> methods = new ArrayList<>();
-
-        /** One or more limits, all decided together. */
-        private List<Limit> limits = new ArrayList<>();
-
-        /**
-         * Who is limited: ip, principal, client (the principal, else the IP), header:<Name>, or spel:<expression>
-         * over #request, #ip, #principal and #client.
-         */
-        private String key = "client";
-
-        /** What to do when the key is absent, blank or longer than 256 characters: reject (400) or ip. */
-        private FilterRuleSpec.MissingKey missingKey = FilterRuleSpec.MissingKey.REJECT;
-
-        /** Units each request takes. */
-        private long cost = 1;
-
-        /** Position among rules in the response headers; lower first. */
-        private int order;
-
-        /** Whether the rule is only counted and reported, never refusing a request. */
-        private boolean shadow;
-
-        /** Whether every concrete path gets its own count instead of sharing the rule's. */
-        private boolean perPath;
-
-        /** Whether requests are refused (503) rather than let through when Redis cannot decide. */
-        private boolean failClosed;
-
-        public boolean isFailClosed() {
-            return failClosed;
-        }
-
-        public void setFailClosed(boolean failClosed) {
-            this.failClosed = failClosed;
-        }
-
-        public String getName() {
-            return name;
-        }
-
-        public void setName(String name) {
-            this.name = name;
-        }
-
-        public List<String> getPaths() {
-            return paths;
-        }
-
-        public void setPaths(List<String> paths) {
-            this.paths = paths;
-        }
-
-        public List<String> getMethods() {
-            return methods;
-        }
-
-        public void setMethods(List<String> methods) {
-            this.methods = methods;
-        }
-
-        public List<Limit> getLimits() {
-            return limits;
-        }
-
-        public void setLimits(List<Limit> limits) {
-            this.limits = limits;
-        }
-
-        public String getKey() {
-            return key;
-        }
-
-        public void setKey(String key) {
-            this.key = key;
-        }
-
-        public FilterRuleSpec.MissingKey getMissingKey() {
-            return missingKey;
-        }
-
-        public void setMissingKey(FilterRuleSpec.MissingKey missingKey) {
-            this.missingKey = missingKey;
-        }
-
-        public long getCost() {
-            return cost;
-        }
-
-        public void setCost(long cost) {
-            this.cost = cost;
-        }
-
-        public int getOrder() {
-            return order;
-        }
-
-        public void setOrder(int order) {
-            this.order = order;
-        }
-
-        public boolean isShadow() {
-            return shadow;
-        }
-
-        public void setShadow(boolean shadow) {
-            this.shadow = shadow;
-        }
-
-        public boolean isPerPath() {
-            return perPath;
-        }
-
-        public void setPerPath(boolean perPath) {
-            this.perPath = perPath;
-        }
-    }
-
-    /** One limit of a rule. */
-    public static class Limit {
-
-        /** Units admitted per window; at least 1. */
-        private long limit;
-
-        /** The window, such as 1s, 1m or 1h; at least 1 ms. */
-        private Duration window;
-
-        /** How the limit counts. */
-        private Algorithm algorithm = Algorithm.SLIDING_WINDOW;
-
-        public long getLimit() {
-            return limit;
-        }
-
-        public void setLimit(long limit) {
-            this.limit = limit;
-        }
-
-        public Duration getWindow() {
-            return window;
-        }
-
-        public void setWindow(Duration window) {
-            this.window = window;
-        }
-
-        public Algorithm getAlgorithm() {
-            return algorithm;
-        }
-
-        public void setAlgorithm(Algorithm algorithm) {
-            this.algorithm = algorithm;
         }
     }
 

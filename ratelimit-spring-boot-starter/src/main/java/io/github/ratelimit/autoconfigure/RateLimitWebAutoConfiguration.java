@@ -3,7 +3,6 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.web.ClientAddresses;
-import io.github.ratelimit.web.FilterRuleSpec;
 import io.github.ratelimit.web.InterceptorArgumentResolver;
 import io.github.ratelimit.web.LockExceptionHandler;
 import io.github.ratelimit.web.RateLimitExceptionHandler;
@@ -11,7 +10,6 @@ import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.RedisUnavailableHandler;
 import io.github.ratelimit.web.ServletCallerContext;
 import io.github.ratelimit.web.SingleUseTokenExceptionHandler;
-import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -68,26 +66,8 @@ public final class RateLimitWebAutoConfiguration {
             ClientAddresses clients,
             @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
         RateLimitProperties.Filter filter = properties.getFilter();
-        List<FilterRuleSpec> specs = new ArrayList<>();
-        for (int i = 0; i < filter.getRules().size(); i++) {
-            RateLimitProperties.Rule rule = filter.getRules().get(i);
-            specs.add(new FilterRuleSpec(
-                    i,
-                    rule.getName(),
-                    rule.getPaths(),
-                    rule.getMethods(),
-                    rule.getLimits().stream()
-                            .map(l -> new FilterRuleSpec.LimitSpec(l.getLimit(), l.getWindow(), l.getAlgorithm()))
-                            .toList(),
-                    rule.getKey(),
-                    rule.getMissingKey(),
-                    rule.getCost(),
-                    rule.getOrder(),
-                    rule.isShadow(),
-                    rule.isPerPath(),
-                    rule.isFailClosed()));
-        }
-        return new RateLimitFilter(specs, filter.getExclude(), decisions, clients, exceptionResolver::getIfAvailable);
+        return new RateLimitFilter(
+                filter.getRules(), filter.getExclude(), decisions, clients, exceptionResolver::getIfAvailable);
     }
 
     @Bean

@@ -3,6 +3,7 @@ package io.github.ratelimit.web;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.internal.SpelVariables;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,7 @@ final class FilterRule {
     private static final Set<String> METHODS =
             Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE");
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+    private static final Set<String> SPEL_VARIABLES = Set.of("request", "ip", "principal", "client");
 
     final int index;
     final String name;
@@ -43,9 +45,9 @@ final class FilterRule {
     private final String header;
     private final Expression spel;
 
-    private FilterRule(FilterRuleSpec spec, String prefix) {
-        this.index = spec.index();
-        this.name = spec.name() == null || spec.name().isBlank() ? "rule-" + spec.index() : spec.name();
+    private FilterRule(FilterRuleSpec spec, int index, String prefix) {
+        this.index = index;
+        this.name = spec.name() == null || spec.name().isBlank() ? "rule-" + index : spec.name();
         if (!RateLimit.NAME.matcher(name).matches()) {
             throw new InvalidFilterRuleException(
                     prefix + ".name", "must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
@@ -104,6 +106,12 @@ final class FilterRule {
                 throw new InvalidFilterRuleException(
                         prefix + ".key", "is not a valid SpEL expression: " + e.getSimpleMessage());
             }
+            String unknown = SpelVariables.firstUnknown(expression, SPEL_VARIABLES);
+            if (unknown != null) {
+                throw new InvalidFilterRuleException(
+                        prefix + ".key",
+                        "names #" + unknown + ", which is not one of " + new TreeSet<>(SPEL_VARIABLES));
+            }
         } else if (!Set.of("ip", "principal", "client").contains(key.toLowerCase(Locale.ROOT))) {
             throw new InvalidFilterRuleException(
                     prefix + ".key",
@@ -125,13 +133,19 @@ final class FilterRule {
         this.failClosed = spec.failClosed();
     }
 
-    static FilterRule compile(FilterRuleSpec spec) {
-        return new FilterRule(spec, "ratelimit.filter.rules[" + spec.index() + "]");
+    static FilterRule compile(FilterRuleSpec spec, int index) {
+        return new FilterRule(spec, index, "ratelimit.filter.rules[" + index + "]");
     }
 
     static List<PathPattern> parsePatterns(List<String> patterns, String property) {
         List<PathPattern> parsed = new ArrayList<>();
         for (int i = 0; i < patterns.size(); i++) {
+            String pattern = patterns.get(i) == null ? "" : patterns.get(i).trim();
+            if (!pattern.startsWith("/")) {
+                throw new InvalidFilterRuleException(
+                        property + "[" + i + "]",
+                        "must start with '/' (a pattern without it never matches), but was '" + patterns.get(i) + "'");
+            }
             try {
                 parsed.add(org.springframework.web.util.pattern.PathPatternParser.defaultInstance.parse(
                         patterns.get(i) == null ? "" : patterns.get(i)));
@@ -215,6 +229,9 @@ final class FilterRule {
         if (header != null) {
             return "the " + header + " header (at most " + MAX_KEY_LENGTH + " characters)";
         }
-        return key.toLowerCase(Locale.ROOT).equals("principal") ? "an authenticated principal" : "the key " + key;
+        if (key.toLowerCase(Locale.ROOT).equals("principal")) {
+            return "an authenticated principal";
+        }
+        return "the key of rule '" + name + "'"; // never the expression
     }
 }

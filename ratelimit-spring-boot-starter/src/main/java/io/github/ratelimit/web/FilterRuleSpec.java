@@ -3,14 +3,15 @@ package io.github.ratelimit.web;
 import io.github.ratelimit.annotation.Algorithm;
 import java.time.Duration;
 import java.util.List;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * One rule of the servlet filter, as configured under {@code ratelimit.filter.rules[index]}; checked and
- * compiled once when the filter is created.
+ * One rule of the servlet filter, exactly as bound from {@code ratelimit.filter.rules[i]}; checked and compiled once
+ * when the filter is created (an invalid value fails the start naming the property).
  *
- * @param index the rule's position in the list, for messages
  * @param name the budget's name (letters, digits, {@code ._:/-}); null for {@code rule-<index>}
- * @param paths {@code PathPattern}s the rule applies to
+ * @param paths {@code PathPattern}s the rule applies to, each starting with {@code /}; a single value binds as a
+ *     list of one
  * @param methods HTTP methods it applies to; empty for all
  * @param limits one or more limits, all decided together
  * @param key who is limited: {@code ip}, {@code principal}, {@code client} (principal, else IP),
@@ -18,27 +19,32 @@ import java.util.List;
  *     {@code #principal}, {@code #client}
  * @param missingKey what to do when the key is absent (no principal, no header, a blank or over-long value)
  * @param cost units each request takes
- * @param order rules are listed in headers by order, then index
+ * @param order rules are listed in headers by order, then position
  * @param shadow counted and reported, never refusing
  * @param perPath whether each concrete path gets its own count instead of sharing the rule's
  * @param failClosed whether requests are refused (503) rather than let through when Redis cannot decide
  */
 public record FilterRuleSpec(
-        int index,
         String name,
         List<String> paths,
         List<String> methods,
         List<LimitSpec> limits,
-        String key,
-        MissingKey missingKey,
-        long cost,
+        @DefaultValue("client") String key,
+        @DefaultValue("reject") MissingKey missingKey,
+        @DefaultValue("1") long cost,
         int order,
         boolean shadow,
         boolean perPath,
         boolean failClosed) {
 
-    /** One limit of a rule. */
-    public record LimitSpec(long limit, Duration window, Algorithm algorithm) {}
+    /**
+     * One limit of a rule.
+     *
+     * @param limit units admitted per window, at least 1
+     * @param window the window, such as 1s, 1m or 1h; at least 1 ms
+     * @param algorithm how the limit counts
+     */
+    public record LimitSpec(long limit, Duration window, @DefaultValue("sliding-window") Algorithm algorithm) {}
 
     /** What a rule does when its key is absent from a request. */
     public enum MissingKey {

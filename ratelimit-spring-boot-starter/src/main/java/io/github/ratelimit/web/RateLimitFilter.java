@@ -49,8 +49,8 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             ClientAddresses clients,
             Supplier<HandlerExceptionResolver> exceptionResolver) {
         List<FilterRule> compiled = new ArrayList<>();
-        for (FilterRuleSpec spec : rules) {
-            compiled.add(FilterRule.compile(spec));
+        for (int i = 0; i < rules.size(); i++) {
+            compiled.add(FilterRule.compile(rules.get(i), i));
         }
         compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
         this.rules = List.copyOf(compiled);

@@ -132,6 +132,59 @@ class RateLimitFilterAutoConfigurationTests {
                         .hasMessageContaining("not-an-ip"));
     }
 
+    @Test
+    void aSinglePathBindsAsAListOfOne() {
+        runner.withPropertyValues(
+                        "ratelimit.filter.rules[0].name=reports",
+                        "ratelimit.filter.rules[0].paths=/reports/**",
+                        "ratelimit.filter.rules[0].limits[0].limit=2",
+                        "ratelimit.filter.rules[0].limits[0].window=1m")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(RateLimitFilter.class).declaredLimits())
+                            .singleElement()
+                            .satisfies(d -> assertThat(d.source()).contains("/reports/**"));
+                });
+    }
+
+    @Test
+    void rulesWrittenAsAMapFailTheStartNamingTheProperty() {
+        runner.withPropertyValues(
+                        "ratelimit.filter.rules.public.paths=/api/public/**",
+                        "ratelimit.filter.rules.public.limits[0].limit=20",
+                        "ratelimit.filter.rules.public.limits[0].window=1m")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("ratelimit.filter.rules.public"));
+    }
+
+    @Test
+    void aMisspeltRulesPropertyFailsTheStart() {
+        runner.withPropertyValues(
+                        "ratelimit.filter.rule[0].paths[0]=/api/public/**",
+                        "ratelimit.filter.rule[0].limits[0].limit=20",
+                        "ratelimit.filter.rule[0].limits[0].window=1m")
+                .run(context ->
+                        assertThat(context).getFailure().rootCause().hasMessageContaining("ratelimit.filter.rule[0]"));
+    }
+
+    @Test
+    void aPathWithoutALeadingSlashFailsTheStart() {
+        assertFails(
+                "ratelimit.filter.rules[0].paths[0]",
+                "must start with '/'",
+                concat(VALID, "ratelimit.filter.rules[0].paths[0]=api/public/**"));
+    }
+
+    @Test
+    void aSpelKeyNamingAnUnknownVariableFailsTheStart() {
+        assertFails(
+                "ratelimit.filter.rules[0].key",
+                "names #nosuch, which is not one of [client, ip, principal, request]",
+                concat(VALID, "ratelimit.filter.rules[0].key=spel:#nosuch"));
+    }
+
     private void assertFails(String property, String problem, String... properties) {
         runner.withPropertyValues(properties).run(context -> {
             assertThat(context).hasFailed();

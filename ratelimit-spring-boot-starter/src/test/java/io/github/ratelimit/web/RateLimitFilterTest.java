@@ -38,7 +38,6 @@ class RateLimitFilterTest {
 
     static FilterRuleSpec rule(int index, String name, List<String> paths, String key, long limit, Duration window) {
         return new FilterRuleSpec(
-                index,
                 name,
                 paths,
                 List.of(),
@@ -114,7 +113,6 @@ class RateLimitFilterTest {
 
         String perPathName = "per-path-" + unique();
         FilterRuleSpec perPath = new FilterRuleSpec(
-                0,
                 perPathName,
                 List.of("/items/{id}"),
                 List.of(),
@@ -141,7 +139,6 @@ class RateLimitFilterTest {
         String narrow = "narrow-" + unique();
         FilterRuleSpec wideRule = rule(0, wide, List.of("/api/**"), "ip", 10, Duration.ofMinutes(1));
         FilterRuleSpec narrowRule = new FilterRuleSpec(
-                1,
                 narrow,
                 List.of("/api/orders/**"),
                 List.of("POST"),
@@ -211,7 +208,6 @@ class RateLimitFilterTest {
         assertThat(tooLong.getContentAsString()).doesNotContain("kkkk");
 
         FilterRuleSpec fallback = new FilterRuleSpec(
-                0,
                 "fallback-" + unique(),
                 List.of("/**"),
                 List.of(),
@@ -235,7 +231,6 @@ class RateLimitFilterTest {
     void shadowModeNeverRejectsAndStillCounts() throws Exception {
         String name = "shadow-" + unique();
         FilterRuleSpec shadow = new FilterRuleSpec(
-                0,
                 name,
                 List.of("/**"),
                 List.of(),
@@ -265,7 +260,6 @@ class RateLimitFilterTest {
 
         // the same rule enforced sees the shadow traffic: the budget is spent
         FilterRuleSpec enforced = new FilterRuleSpec(
-                0,
                 name,
                 List.of("/**"),
                 List.of(),

@@ -23,7 +23,6 @@ class RedisUnavailableMappingTest {
 
     RateLimitFilter filter(boolean failClosed, Fallbacks fallbacks) {
         FilterRuleSpec rule = new FilterRuleSpec(
-                0,
                 "r",
                 List.of("/**"),
                 List.of(),
