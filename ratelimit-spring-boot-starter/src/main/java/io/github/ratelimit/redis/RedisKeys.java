@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.regex.Pattern;
+import org.redisson.connection.CRC16;
 
 /**
  * Key layout: {@code <prefix>{<tag>}:<name>:<algorithm><limit>/<window ms>}, where the tag is the first 128
@@ -31,17 +32,9 @@ final class RedisKeys {
         return prefix;
     }
 
-    /** The Redis Cluster slot of a hash tag: CRC16 (XMODEM) of the tag, modulo 16384. */
+    /** The Redis Cluster slot of a hash tag: CRC16 (XMODEM) of the tag, modulo 16384, by Redisson's own CRC16. */
     static int slot(String tag) {
-        int crc = 0;
-        for (byte b : tag.getBytes(StandardCharsets.UTF_8)) {
-            crc ^= (b & 0xFF) << 8;
-            for (int i = 0; i < 8; i++) {
-                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
-            }
-            crc &= 0xFFFF;
-        }
-        return crc % 16384;
+        return CRC16.crc16(tag.getBytes(StandardCharsets.UTF_8)) % 16384;
     }
 
     /** The hash tag of an identifier, without braces. */
