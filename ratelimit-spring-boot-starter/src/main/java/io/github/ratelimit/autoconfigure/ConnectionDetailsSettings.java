@@ -24,55 +24,37 @@ final class ConnectionDetailsSettings {
 
     static RedisConnectionSettings apply(Object found, RedisConnectionSettings properties) {
         DataRedisConnectionDetails details = (DataRedisConnectionDetails) found;
-        RedisConnectionSettings.Ssl ssl =
-                details.getSslBundle() != null ? new RedisConnectionSettings.Ssl(true, null) : null;
+        String host = "localhost";
+        int port = 6379;
+        int database = 0;
+        RedisConnectionSettings.Sentinel sentinel = null;
+        RedisConnectionSettings.Cluster cluster = null;
         if (details.getSentinel() != null) {
-            DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
-            return new RedisConnectionSettings(
-                    null,
-                    "localhost",
-                    6379,
-                    sentinel.getDatabase(),
-                    details.getUsername(),
-                    details.getPassword(),
-                    ssl,
-                    properties.connectTimeout(),
-                    properties.clientName(),
-                    new RedisConnectionSettings.Sentinel(
-                            sentinel.getMaster(),
-                            nodes(sentinel.getNodes()),
-                            sentinel.getUsername(),
-                            sentinel.getPassword()),
-                    null);
+            DataRedisConnectionDetails.Sentinel given = details.getSentinel();
+            database = given.getDatabase();
+            sentinel = new RedisConnectionSettings.Sentinel(
+                    given.getMaster(), nodes(given.getNodes()), given.getUsername(), given.getPassword());
+        } else if (details.getCluster() != null) {
+            cluster = new RedisConnectionSettings.Cluster(
+                    nodes(details.getCluster().getNodes()));
+        } else {
+            DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+            host = standalone.getHost();
+            port = standalone.getPort();
+            database = standalone.getDatabase();
         }
-        if (details.getCluster() != null) {
-            return new RedisConnectionSettings(
-                    null,
-                    "localhost",
-                    6379,
-                    0,
-                    details.getUsername(),
-                    details.getPassword(),
-                    ssl,
-                    properties.connectTimeout(),
-                    properties.clientName(),
-                    null,
-                    new RedisConnectionSettings.Cluster(
-                            nodes(details.getCluster().getNodes())));
-        }
-        DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
         return new RedisConnectionSettings(
                 null,
-                standalone.getHost(),
-                standalone.getPort(),
-                standalone.getDatabase(),
+                host,
+                port,
+                database,
                 details.getUsername(),
                 details.getPassword(),
-                ssl,
+                details.getSslBundle() != null ? new RedisConnectionSettings.Ssl(true, null) : null,
                 properties.connectTimeout(),
                 properties.clientName(),
-                null,
-                null);
+                sentinel,
+                cluster);
     }
 
     static SslBundle sslBundle(Object found) {

@@ -1,6 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.web.Cidr;
+import io.github.ratelimit.internal.Cidr;
 import io.github.ratelimit.web.FilterRuleSpec;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.github.ratelimit.web;
 
+import io.github.ratelimit.internal.Cidr;
+import io.github.ratelimit.internal.IpAddresses;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestWrapper;
 import jakarta.servlet.http.HttpServletRequest;

@@ -22,7 +22,7 @@ import java.util.Set;
  * ({@code "search-1s"}, {@code "search-1m"}). When one policy counts several identifiers (an IP address and a
  * user), each item carries a partition key {@code pk}: a hash, never the identifier itself.
  */
-public final class RateLimitHeaders {
+final class RateLimitHeaders {
 
     public static final String RATE_LIMIT = "RateLimit";
     public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";

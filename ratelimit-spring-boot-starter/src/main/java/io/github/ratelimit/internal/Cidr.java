@@ -1,4 +1,4 @@
-package io.github.ratelimit.web;
+package io.github.ratelimit.internal;
 
 import java.net.InetAddress;
 
@@ -35,12 +35,12 @@ public record Cidr(byte[] network, int prefix) {
         return new Cidr(mask(address.getAddress(), prefix), prefix);
     }
 
-    boolean contains(InetAddress address) {
+    public boolean contains(InetAddress address) {
         byte[] bytes = address.getAddress();
         return bytes.length == network.length && java.util.Arrays.equals(mask(bytes, prefix), network);
     }
 
-    static byte[] mask(byte[] address, int prefix) {
+    public static byte[] mask(byte[] address, int prefix) {
         byte[] out = address.clone();
         for (int i = 0; i < out.length; i++) {
             int keep = Math.max(0, Math.min(8, prefix - i * 8));

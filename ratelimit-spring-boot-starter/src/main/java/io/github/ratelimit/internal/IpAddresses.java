@@ -1,11 +1,11 @@
-package io.github.ratelimit.web;
+package io.github.ratelimit.internal;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.regex.Pattern;
 
 /** Strict IP literal parsing: never a DNS lookup, whatever a client writes in a header. */
-final class IpAddresses {
+public final class IpAddresses {
 
     private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
@@ -13,7 +13,7 @@ final class IpAddresses {
     private IpAddresses() {}
 
     /** The address, or null if the text is not an IPv4 or IPv6 literal (brackets, port and zone stripped). */
-    static InetAddress parse(String text) {
+    public static InetAddress parse(String text) {
         if (text == null) {
             return null;
         }
@@ -56,7 +56,7 @@ final class IpAddresses {
         return null;
     }
 
-    static InetAddress byAddress(byte[] bytes) {
+    public static InetAddress byAddress(byte[] bytes) {
         try {
             return InetAddress.getByAddress(bytes);
         } catch (UnknownHostException e) {
