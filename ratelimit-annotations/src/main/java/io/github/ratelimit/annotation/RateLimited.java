@@ -85,4 +85,12 @@ public @interface RateLimited {
      * closed, the method does. {@code ratelimit.fail-closed=true} makes every limit fail closed.
      */
     boolean failClosed() default false;
+
+    /**
+     * What a refused caller is told about when to retry: {@link RetryAdvice#EARLIEST} (every caller refused at
+     * once is told the same, earliest time) or {@link RetryAdvice#STAGGERED} (callers are given slots spread one
+     * {@code windowMs / limit} apart, so that they do not come back all at once). By default the application-wide
+     * {@code ratelimit.retry-advice.default}.
+     */
+    RetryAdvice retryAdvice() default RetryAdvice.DEFAULT;
 }

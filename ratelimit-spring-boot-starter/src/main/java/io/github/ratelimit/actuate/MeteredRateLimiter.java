@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * Counts decisions per limit name and outcome ({@code ratelimit.decisions}) and times the Redis round trip
- * ({@code ratelimit.redis.duration}, operation {@code decide}). Tags are limit names, never keys.
+ * ({@code ratelimit.redis.duration}, operation {@code decide}), and counts staggered retry advice capped at the
+ * horizon ({@code ratelimit.retry.advice.capped}). Tags are limit names, never keys.
  */
 final class MeteredRateLimiter implements RateLimiter {
 
@@ -36,6 +37,13 @@ final class MeteredRateLimiter implements RateLimiter {
         Map<String, String> outcomeByName = new LinkedHashMap<>();
         for (LimitOutcome outcome : decision.outcomes()) {
             String name = outcome.request().limit().name();
+            if (outcome.adviceCapped()) {
+                Counter.builder("ratelimit.retry.advice.capped")
+                        .description("Refused calls told the staggered-advice horizon instead of their own slot")
+                        .tag("limit", name)
+                        .register(registry)
+                        .increment();
+            }
             String result = outcome.allowed() ? "allowed" : outcome.request().shadow() ? "shadow_rejected" : "rejected";
             outcomeByName.merge(name, result, MeteredRateLimiter::worse);
         }

@@ -1,9 +1,11 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.internal.RateLimitDecisions;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -22,7 +24,8 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
             Expression cost,
             String costText,
             boolean shadow,
-            boolean failClosed) {}
+            boolean failClosed,
+            RetryAdvice retryAdvice) {}
 
     /** Whether any limit of the method fails closed when Redis cannot decide. */
     boolean failClosed() {
@@ -30,7 +33,8 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
     }
 
     /** Resolves the keys and costs of one invocation into requests for the limiter. */
-    List<LimitRequest> requests(Object target, Object[] args, CallerContext caller, boolean allShadow) {
+    List<LimitRequest> requests(Object target, Object[] args, CallerContext caller, RateLimitDecisions decisions) {
+        boolean allShadow = decisions.allShadow();
         EvaluationContext context = expressions.context(target, args, caller);
         String source = expressions.source();
         List<LimitRequest> requests = new ArrayList<>();
@@ -46,7 +50,12 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
                         + "; at least one is needed, or the call would be unlimited");
             }
             for (String identifier : identifiers) {
-                requests.add(new LimitRequest(compiled.limit(), identifier, cost, allShadow || compiled.shadow()));
+                requests.add(new LimitRequest(
+                        compiled.limit(),
+                        identifier,
+                        cost,
+                        allShadow || compiled.shadow(),
+                        decisions.staggered(compiled.retryAdvice())));
             }
         }
         return requests;

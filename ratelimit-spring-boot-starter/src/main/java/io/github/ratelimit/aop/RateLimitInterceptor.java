@@ -44,7 +44,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
         List<LimitRequest> requests;
         try {
             limits = methods.get(method);
-            requests = limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions.allShadow());
+            requests = limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
         } catch (RuntimeException e) {
             return AnnotationAdvisor.refuse(invocation, e);
         }

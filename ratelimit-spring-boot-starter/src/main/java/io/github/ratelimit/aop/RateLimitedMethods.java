@@ -97,7 +97,13 @@ final class RateLimitedMethods {
             }
         }
         return new MethodLimits.CompiledLimit(
-                limit, List.copyOf(keys), cost, costText, annotation.shadow(), annotation.failClosed());
+                limit,
+                List.copyOf(keys),
+                cost,
+                costText,
+                annotation.shadow(),
+                annotation.failClosed(),
+                annotation.retryAdvice());
     }
 
     private static Object constantValue(Expression expression) {

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.aop.AnnotationStartupValidator;
 import io.github.ratelimit.aop.LockedAdvisor;
 import io.github.ratelimit.aop.RateLimitAdvisor;
@@ -152,13 +153,21 @@ public final class RateLimitAutoConfiguration {
         RateLimitDecisions rateLimitDecisions(
                 ObjectProvider<RateLimiter> limiter, RateLimitProperties properties, Fallbacks fallbacks) {
             return new RateLimitDecisions(
-                    limiter::getObject, properties::isShadow, properties::isFailClosed, fallbacks);
+                    limiter::getObject,
+                    properties::isShadow,
+                    properties::isFailClosed,
+                    () -> properties.getRetryAdvice().getDefault() == RetryAdvice.STAGGERED,
+                    fallbacks);
         }
 
         @Bean
         @ConditionalOnMissingBean(RateLimiter.class)
         RedisRateLimiter rateLimiter(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
-            return new RedisRateLimiter(redisson, properties.getKeyPrefix(), guard);
+            return new RedisRateLimiter(
+                    redisson,
+                    properties.getKeyPrefix(),
+                    guard,
+                    properties.getRetryAdvice().getHorizonWindows());
         }
 
         @Bean

@@ -1,6 +1,8 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.internal.Cidr;
+import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.web.FilterRuleSpec;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,6 +49,39 @@ public class RateLimitProperties implements Validator {
 
     /** How calls to Redis are bounded. */
     private final Redis redis = new Redis();
+
+    /** What refused callers are told about when to retry. */
+    private final RetryAdviceSettings retryAdvice = new RetryAdviceSettings();
+
+    public RetryAdviceSettings getRetryAdvice() {
+        return retryAdvice;
+    }
+
+    /** What refused callers are told about when to retry (Retry-After and the RateLimit field's t). */
+    public static class RetryAdviceSettings {
+
+        /** The advice of limits that do not choose their own: earliest or staggered. */
+        private RetryAdvice defaultAdvice = RetryAdvice.EARLIEST;
+
+        /** How many windows ahead staggered advice may reach; callers beyond are told that horizon. */
+        private int horizonWindows = RedisRateLimiter.DEFAULT_HORIZON_WINDOWS;
+
+        public RetryAdvice getDefault() {
+            return defaultAdvice;
+        }
+
+        public void setDefault(RetryAdvice advice) {
+            this.defaultAdvice = advice;
+        }
+
+        public int getHorizonWindows() {
+            return horizonWindows;
+        }
+
+        public void setHorizonWindows(int horizonWindows) {
+            this.horizonWindows = horizonWindows;
+        }
+    }
 
     /** The actuator endpoint. */
     private final Actuator actuator = new Actuator();
@@ -294,6 +329,12 @@ public class RateLimitProperties implements Validator {
         }
         if (p.redis.connectTimeout != null && p.redis.connectTimeout.toMillis() < 1) {
             errors.rejectValue("redis.connectTimeout", "min", "must be at least 1ms");
+        }
+        if (p.retryAdvice.defaultAdvice == null || p.retryAdvice.defaultAdvice == RetryAdvice.DEFAULT) {
+            errors.rejectValue("retryAdvice.default", "value", "must be earliest or staggered");
+        }
+        if (p.retryAdvice.horizonWindows < 1) {
+            errors.rejectValue("retryAdvice.horizonWindows", "min", "must be at least 1");
         }
         if (p.client.ipv6PrefixLength < 1 || p.client.ipv6PrefixLength > 128) {
             errors.rejectValue("client.ipv6PrefixLength", "range", "must be between 1 and 128");

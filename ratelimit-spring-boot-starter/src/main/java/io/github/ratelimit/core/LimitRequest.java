@@ -7,9 +7,20 @@ import java.util.Objects;
  * key). The identifier is never stored as such: only a hash of it reaches Redis.
  *
  * <p>A shadow request is counted like any other but never refuses the call: its outcome says whether it
- * would have.
+ * would have. A staggered request, when refused, is told a retry time spread from those of other refused callers
+ * (see {@code RetryAdvice.STAGGERED}) instead of the earliest one.
  */
-public record LimitRequest(RateLimit limit, String identifier, long cost, boolean shadow) {
+public record LimitRequest(RateLimit limit, String identifier, long cost, boolean shadow, boolean staggered) {
+
+    /** A request with the earliest retry advice. */
+    public LimitRequest(RateLimit limit, String identifier, long cost, boolean shadow) {
+        this(limit, identifier, cost, shadow, false);
+    }
+
+    /** A request for a client identifier (its canonical form). */
+    public LimitRequest(RateLimit limit, ClientIdentifier client, long cost, boolean shadow, boolean staggered) {
+        this(limit, client.canonical(), cost, shadow, staggered);
+    }
 
     /** A request for a client identifier (its canonical form). */
     public LimitRequest(RateLimit limit, ClientIdentifier client, long cost, boolean shadow) {

@@ -1,5 +1,6 @@
 package io.github.ratelimit.internal;
 
+import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimiter;
@@ -19,6 +20,7 @@ public final class RateLimitDecisions {
     private final Supplier<RateLimiter> limiter;
     private final BooleanSupplier allShadow;
     private final BooleanSupplier allFailClosed;
+    private final BooleanSupplier staggeredByDefault;
     private final Fallbacks fallbacks;
     private final ShadowRejections shadowRejections = new ShadowRejections();
 
@@ -26,22 +28,31 @@ public final class RateLimitDecisions {
      * @param limiter the limiter, looked up on each call
      * @param allShadow whether every limit is in shadow mode ({@code ratelimit.shadow}), asked on each call
      * @param allFailClosed whether every limit fails closed ({@code ratelimit.fail-closed}), asked on each call
+     * @param staggeredByDefault whether limits that leave the retry advice to the application stagger it
+     *     ({@code ratelimit.retry-advice.default=staggered}), asked on each call
      * @param fallbacks where decisions made without Redis are counted
      */
     public RateLimitDecisions(
             Supplier<RateLimiter> limiter,
             BooleanSupplier allShadow,
             BooleanSupplier allFailClosed,
+            BooleanSupplier staggeredByDefault,
             Fallbacks fallbacks) {
         this.limiter = limiter;
         this.allShadow = allShadow;
         this.allFailClosed = allFailClosed;
+        this.staggeredByDefault = staggeredByDefault;
         this.fallbacks = fallbacks;
     }
 
-    /** Enforcing, failing open, with fresh counters: for a limiter wired by hand. */
+    /** Enforcing, failing open, earliest retry advice, with fresh counters: for a limiter wired by hand. */
     public static RateLimitDecisions of(RateLimiter limiter) {
-        return new RateLimitDecisions(() -> limiter, () -> false, () -> false, new Fallbacks());
+        return new RateLimitDecisions(() -> limiter, () -> false, () -> false, () -> false, new Fallbacks());
+    }
+
+    /** Whether a limit declaring this advice staggers it, the application-wide default applied. */
+    public boolean staggered(RetryAdvice advice) {
+        return advice == RetryAdvice.STAGGERED || (advice == RetryAdvice.DEFAULT && staggeredByDefault.getAsBoolean());
     }
 
     /** Whether every limit is in shadow mode right now. */

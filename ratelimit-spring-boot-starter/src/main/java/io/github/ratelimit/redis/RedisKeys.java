@@ -68,6 +68,14 @@ final class RedisKeys {
         return prefix + "lock-released";
     }
 
+    /**
+     * The staggered-advice cursor of a rate limit key, in the same slot: {@code <limit key>:adv}, one number (the last
+     * advice handed out), expiring when that advice is reached.
+     */
+    static String adviceCursor(String rateLimitKey) {
+        return rateLimitKey + ":adv";
+    }
+
     String rateLimitKey(RateLimit limit, String tag) {
         return prefix + '{' + tag + "}:" + limit.name() + ':' + code(limit) + limit.limit() + '/' + limit.windowMs();
     }

@@ -34,6 +34,7 @@ public final class RedisRateLimiter implements RateLimiter {
     private final RedisGuard guard;
     private final RedisKeys keys;
     private final boolean cluster;
+    private final int horizonWindows;
 
     /**
      * @param redisson the client to use; not closed by this class
@@ -49,6 +50,24 @@ public final class RedisRateLimiter implements RateLimiter {
      * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
      */
     public RedisRateLimiter(RedissonClient redisson, String keyPrefix, RedisGuard guard) {
+        this(redisson, keyPrefix, guard, DEFAULT_HORIZON_WINDOWS);
+    }
+
+    /** Staggered advice reaches at most this many windows ahead, unless the earliest retry is later. */
+    public static final int DEFAULT_HORIZON_WINDOWS = 3;
+
+    /**
+     * @param redisson the client to use; not closed by this class
+     * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
+     * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
+     * @param horizonWindows how many windows ahead staggered retry advice may reach, at least 1
+     */
+    public RedisRateLimiter(RedissonClient redisson, String keyPrefix, RedisGuard guard, int horizonWindows) {
+        if (horizonWindows < 1) {
+            throw new IllegalArgumentException(
+                    "ratelimit.retry-advice.horizon-windows must be at least 1, but was " + horizonWindows);
+        }
+        this.horizonWindows = horizonWindows;
         this.executor = new ScriptExecutor(redisson, guard);
         this.batcher = new ScriptBatcher(executor, SCRIPT);
         this.guard = guard;
@@ -76,7 +95,8 @@ public final class RedisRateLimiter implements RateLimiter {
                 groups.computeIfAbsent(slot, s -> new ArrayList<>()).add(key));
         List<List<Object>> replies = guard.call(() -> {
             List<CompletableFuture<List<Object>>> parts = new ArrayList<>(groups.size());
-            groups.forEach((slot, group) -> parts.add(batcher.submit(slot, group, arguments(group, byKey))));
+            groups.forEach((slot, group) ->
+                    parts.add(batcher.submit(slot, withCursors(group, byKey), arguments(group, byKey))));
             return ScriptBatcher.allOf(parts);
         });
         boolean admitted = true;
@@ -102,9 +122,24 @@ public final class RedisRateLimiter implements RateLimiter {
         executor.delete(key);
     }
 
-    /** The script's arguments for the keys of one call: their number, then five per key. */
-    private static List<String> arguments(List<String> group, Map<String, LimitRequest> byKey) {
-        List<String> args = new ArrayList<>(1 + group.size() * 5);
+    /** The keys the script is given: each limit key, followed by its advice cursor when its advice is staggered. */
+    private static List<String> withCursors(List<String> group, Map<String, LimitRequest> byKey) {
+        if (group.stream().noneMatch(key -> byKey.get(key).staggered())) {
+            return group;
+        }
+        List<String> keys = new ArrayList<>(group.size() * 2);
+        for (String key : group) {
+            keys.add(key);
+            if (byKey.get(key).staggered()) {
+                keys.add(RedisKeys.adviceCursor(key));
+            }
+        }
+        return keys;
+    }
+
+    /** The script's arguments for the keys of one call: their number, then six per key. */
+    private List<String> arguments(List<String> group, Map<String, LimitRequest> byKey) {
+        List<String> args = new ArrayList<>(1 + group.size() * 6);
         args.add(Integer.toString(group.size()));
         for (String key : group) {
             LimitRequest request = byKey.get(key);
@@ -112,26 +147,28 @@ public final class RedisRateLimiter implements RateLimiter {
             args.add(Long.toString(request.limit().limit()));
             args.add(Long.toString(request.limit().windowMs()));
             args.add(Long.toString(request.cost()));
-            args.add(request.shadow() ? "1" : "0");
+            args.add(Integer.toString((request.shadow() ? 1 : 0) + (request.staggered() ? 2 : 0)));
+            args.add(Long.toString(request.limit().windowMs() * horizonWindows));
         }
         return args;
     }
 
     private static Decision toDecision(List<LimitRequest> requests, List<Object> reply) {
-        if (reply == null || reply.size() != 2 + 4 * requests.size()) {
+        if (reply == null || reply.size() != 2 + 5 * requests.size()) {
             throw new IllegalStateException("Unexpected reply from the rate limit script: " + reply);
         }
         boolean admitted = ScriptExecutor.number(reply.get(0)) == 1;
         Instant decidedAt = Instant.ofEpochMilli(ScriptExecutor.number(reply.get(1)));
         List<LimitOutcome> outcomes = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
-            int base = 2 + 4 * i;
+            int base = 2 + 5 * i;
             outcomes.add(new LimitOutcome(
                     requests.get(i),
                     ScriptExecutor.number(reply.get(base)) == 1,
                     Math.max(0, ScriptExecutor.number(reply.get(base + 1))),
                     Duration.ofMillis(Math.max(0, ScriptExecutor.number(reply.get(base + 2)))),
-                    Duration.ofMillis(Math.max(0, ScriptExecutor.number(reply.get(base + 3))))));
+                    Duration.ofMillis(Math.max(0, ScriptExecutor.number(reply.get(base + 3)))),
+                    ScriptExecutor.number(reply.get(base + 4)) == 1));
         }
         return new Decision(admitted, outcomes, decidedAt);
     }

@@ -1,6 +1,7 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.internal.SpelVariables;
@@ -42,6 +43,7 @@ final class FilterRule {
     final boolean shadow;
     final boolean perPath;
     final boolean failClosed;
+    final RetryAdvice retryAdvice;
     private final String header;
     private final Expression spel;
 
@@ -131,6 +133,7 @@ final class FilterRule {
         this.shadow = spec.shadow();
         this.perPath = spec.perPath();
         this.failClosed = spec.failClosed();
+        this.retryAdvice = spec.retryAdvice() == null ? RetryAdvice.DEFAULT : spec.retryAdvice();
     }
 
     static FilterRule compile(FilterRuleSpec spec, int index) {

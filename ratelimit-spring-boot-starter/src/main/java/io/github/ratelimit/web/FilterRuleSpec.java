@@ -1,6 +1,7 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.annotation.RetryAdvice;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -23,6 +24,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param shadow counted and reported, never refusing
  * @param perPath whether each concrete path gets its own count instead of sharing the rule's
  * @param failClosed whether requests are refused (503) rather than let through when Redis cannot decide
+ * @param retryAdvice what a refused client is told about when to retry: earliest, staggered, or the default
  */
 public record FilterRuleSpec(
         String name,
@@ -35,7 +37,8 @@ public record FilterRuleSpec(
         int order,
         boolean shadow,
         boolean perPath,
-        boolean failClosed) {
+        boolean failClosed,
+        @DefaultValue("default") RetryAdvice retryAdvice) {
 
     /**
      * One limit of a rule.

@@ -120,7 +120,8 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
                 identifier = identifier.perPath(rawPath);
             }
             for (RateLimit limit : rule.limits) {
-                requests.add(new LimitRequest(limit, identifier, rule.cost, shadowAll || rule.shadow));
+                requests.add(new LimitRequest(
+                        limit, identifier, rule.cost, shadowAll || rule.shadow, decisions.staggered(rule.retryAdvice)));
             }
         }
         if (requests.isEmpty()) {

@@ -6,11 +6,19 @@
 --
 -- ARGV[1]          the number of calls
 -- then per call:   the number n of its keys, then per key: algorithm (1 sliding window, 2 fixed window,
---                  3 token bucket), limit, window ms, cost, shadow (1) or enforced (0)
--- KEYS             the keys of the calls, in order (all in one hash slot)
+--                  3 token bucket), limit, window ms, cost, flags (1 shadow, 2 staggered retry advice; added),
+--                  horizon ms (how far ahead staggered advice may reach)
+-- KEYS             the keys of the calls, in order (all in one hash slot); a key with staggered advice is
+--                  followed by its advice cursor key
 --
 -- Returns one list per call: {admitted (1/0), redis time ms, then per key: allowed (1/0), remaining, reset ms,
--- retry ms}. Time comes from the Redis server only. Every key written gets a TTL no longer than its window.
+-- retry ms, advice capped at the horizon (1/0)}. Time comes from the Redis server only. Every key written gets a
+-- TTL no longer than its window; an advice cursor lives until the advice it holds.
+--
+-- Staggered advice (the "future window"): a refused call is told the later of the earliest time it could be
+-- admitted and one slot (window / limit, times its cost) after the advice last handed out for the same key; that
+-- advice becomes the cursor. So callers refused together are told times one slot apart, and come back spread out.
+-- The cursor is one number, whatever the number of refusals, and never an advice beyond the horizon.
 --
 -- Written for speed: every redis.call costs about as much as a small command, so each algorithm makes as few
 -- as it can, and the checks return several values instead of building tables.
@@ -228,7 +236,8 @@ end
 -- every call's arguments are checked before anything is written, so a bad one changes nothing
 local calls = tonumber(ARGV[1])
 local counts, algorithm, limit, window, cost, shadow = {}, {}, {}, {}, {}, {}
-local a, k = 2, 0
+local key, cursor, horizon = {}, {}, {}
+local a, k, kk = 2, 0, 0
 for c = 1, calls do
     local n = tonumber(ARGV[a])
     counts[c] = n
@@ -236,36 +245,59 @@ for c = 1, calls do
     for _ = 1, n do
         k = k + 1
         local g, l, w, q = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-        if (g ~= 1 and g ~= 2 and g ~= 3) or not l or not w or not q or l < 1 or w < 1 or q < 0 or q > l then
+        local f, h = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
+        if (g ~= 1 and g ~= 2 and g ~= 3) or not l or not w or not q or l < 1 or w < 1 or q < 0 or q > l
+                or not f or f < 0 or f > 3 or not h or h < 0 then
             return redis.error_reply('ratelimit: bad arguments for key ' .. k)
         end
-        algorithm[k], limit[k], window[k], cost[k], shadow[k] = g, l, w, q, ARGV[a + 4] == '1'
-        a = a + 5
+        algorithm[k], limit[k], window[k], cost[k], shadow[k], horizon[k] = g, l, w, q, f % 2 == 1, h
+        kk = kk + 1
+        key[k] = KEYS[kk]
+        if f >= 2 then
+            kk = kk + 1
+            cursor[k] = KEYS[kk]
+        end
+        a = a + 6
     end
 end
-if k ~= #KEYS then
-    return redis.error_reply('ratelimit: ' .. #KEYS .. ' keys for ' .. k .. ' limits')
+if kk ~= #KEYS then
+    return redis.error_reply('ratelimit: ' .. #KEYS .. ' keys for ' .. kk .. ' keys and cursors')
+end
+
+-- a refused call's staggered advice for key i: the later of its earliest retry and one slot after the last
+-- advice handed out, at most the horizon ahead (never before the earliest retry); returns retry ms, capped
+local function stagger(i, earliest)
+    local slot = ceil(window[i] * cost[i] / limit[i])
+    local last = tonumber(call('GET', cursor[i]) or '0')
+    local advice = max(now_ms + earliest, last + slot)
+    local capped = 0
+    local cap = now_ms + max(earliest, horizon[i])
+    if advice > cap then
+        advice, capped = cap, 1
+    end
+    call('SET', cursor[i], advice, 'PX', max(1, advice - now_ms))
+    return advice - now_ms, capped
 end
 
 -- key i's check, eight values: allowed, remaining, reset, retry, then up to four for its commit
 local function check(i)
     local g = algorithm[i]
     if g == 1 then
-        return sliding_check(KEYS[i], limit[i], window[i], cost[i])
+        return sliding_check(key[i], limit[i], window[i], cost[i])
     elseif g == 2 then
-        return fixed_check(KEYS[i], limit[i], window[i], cost[i])
+        return fixed_check(key[i], limit[i], window[i], cost[i])
     end
-    return bucket_check(KEYS[i], limit[i], window[i], cost[i])
+    return bucket_check(key[i], limit[i], window[i], cost[i])
 end
 
 local function commit(i, x1, x2, x3, x4)
     local g = algorithm[i]
     if g == 1 then
-        sliding_commit(KEYS[i], limit[i], window[i], cost[i], x1, x2, x3, x4)
+        sliding_commit(key[i], limit[i], window[i], cost[i], x1, x2, x3, x4)
     elseif g == 2 then
-        fixed_commit(KEYS[i], cost[i], x1, x2, x3)
+        fixed_commit(key[i], cost[i], x1, x2, x3)
     else
-        bucket_commit(KEYS[i], x1)
+        bucket_commit(key[i], x1)
     end
 end
 
@@ -294,7 +326,11 @@ for c = 1, calls do
         out[m + 2] = (r[b + 1] == 1 and not took) and (r[b + 2] + cost[i]) or r[b + 2]
         out[m + 3] = r[b + 3]
         out[m + 4] = r[b + 4]
-        m = m + 4
+        out[m + 5] = 0
+        if out[1] == 0 and r[b + 1] == 0 and cursor[i] and not shadow[i] then
+            out[m + 4], out[m + 5] = stagger(i, r[b + 4])
+        end
+        m = m + 5
     end
     replies[c] = out
     k = last

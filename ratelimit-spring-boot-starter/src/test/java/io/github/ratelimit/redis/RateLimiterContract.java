@@ -268,4 +268,82 @@ abstract class RateLimiterContract {
             Thread.onSpinWait();
         }
     }
+
+    static long adviceAt(Decision decision) {
+        return decision.decidedAt().toEpochMilli() + decision.retryAfter().toMillis();
+    }
+
+    /**
+     * Staggered advice: callers refused one after another are told times exactly one slot (window / limit) apart,
+     * the first of them the earliest time the call could be admitted, which an earliest-advice refusal reports too.
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void staggeredAdviceSpreadsRefusedCallersOneSlotApartFromTheEarliestTime(Algorithm algorithm) {
+        RateLimit limit = RateLimit.of("stagger-" + algorithm, algorithm, 5, 10_000);
+        String id = fresh();
+        for (int i = 0; i < 5; i++) {
+            assertThat(acquire(instanceA, limit, id).allowed()).isTrue();
+        }
+        Decision earliest = acquire(instanceA, limit, id);
+        assertThat(earliest.allowed()).isFalse();
+        long previous = 0;
+        for (int i = 0; i < 6; i++) {
+            RedisRateLimiter instance = i % 2 == 0 ? instanceA : instanceB;
+            Decision refused = instance.tryAcquire(List.of(new LimitRequest(limit, id, 1, false, true)));
+            assertThat(refused.allowed()).isFalse();
+            assertThat(refused.outcomes().get(0).adviceCapped()).isFalse();
+            if (i == 0) {
+                assertThat(adviceAt(refused)).isEqualTo(adviceAt(earliest));
+            } else {
+                assertThat(adviceAt(refused)).isEqualTo(previous + 2_000);
+            }
+            previous = adviceAt(refused);
+        }
+        // earliest advice is left as it was: every earliest caller is still told the same time
+        assertThat(adviceAt(acquire(instanceB, limit, id))).isEqualTo(adviceAt(earliest));
+    }
+
+    /** The advice never reaches beyond the horizon (here one window): callers past it are told the horizon. */
+    @Test
+    void staggeredAdviceStopsAtTheHorizonAndSaysSo() {
+        RedisRateLimiter oneWindow = new RedisRateLimiter(
+                clientA, "ratelimit:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)), 1);
+        RateLimit limit = RateLimit.of("horizon", Algorithm.SLIDING_WINDOW, 2, 60_000);
+        String id = fresh();
+        oneWindow.tryAcquire(List.of(new LimitRequest(limit, id, 2)));
+        Decision first = oneWindow.tryAcquire(List.of(new LimitRequest(limit, id, 1, false, true)));
+        Decision second = oneWindow.tryAcquire(List.of(new LimitRequest(limit, id, 1, false, true)));
+        Decision third = oneWindow.tryAcquire(List.of(new LimitRequest(limit, id, 1, false, true)));
+        assertThat(first.outcomes().get(0).adviceCapped()).isFalse();
+        // the earliest retry is a full window away: the horizon of one window allows nothing later
+        assertThat(second.outcomes().get(0).adviceCapped()).isTrue();
+        assertThat(third.outcomes().get(0).adviceCapped()).isTrue();
+        assertThat(adviceAt(second)).isLessThanOrEqualTo(second.decidedAt().toEpochMilli() + 60_000);
+        assertThat(adviceAt(second)).isGreaterThanOrEqualTo(adviceAt(first));
+    }
+
+    /** A refused staggered call still takes nothing, and the cursor is one key that expires at its advice. */
+    @Test
+    void staggeredRefusalsTakeNothingAndLeaveOneExpiringCursor() {
+        RateLimit limit = RateLimit.of("stagger-cursor", Algorithm.FIXED_WINDOW, 3, 5_000);
+        RateLimit other = RateLimit.of("stagger-cursor-other", Algorithm.FIXED_WINDOW, 100, 5_000);
+        String id = fresh();
+        instanceA.tryAcquire(List.of(new LimitRequest(limit, id, 3)));
+        for (int i = 0; i < 20; i++) {
+            Decision refused = instanceA.tryAcquire(
+                    List.of(new LimitRequest(limit, id, 1, false, true), new LimitRequest(other, id, 1, false, true)));
+            assertThat(refused.allowed()).isFalse();
+        }
+        // all or nothing: the limit with room took nothing from twenty refused calls
+        Decision probe = instanceA.tryAcquire(List.of(new LimitRequest(other, id, 0)));
+        assertThat(probe.outcomes().get(0).remaining()).isEqualTo(100);
+        String key = new RedisKeys("ratelimit:").rateLimitKey(limit, RedisKeys.tag(id));
+        long pttl = RedisCommands.<Long>onKey(clientA, "PTTL", RedisKeys.adviceCursor(key));
+        assertThat(pttl).isPositive().isLessThanOrEqualTo(3 * 5_000L);
+        String otherKey = new RedisKeys("ratelimit:").rateLimitKey(other, RedisKeys.tag(id));
+        assertThat(RedisCommands.<Long>onKey(clientA, "PTTL", RedisKeys.adviceCursor(otherKey)))
+                .as("no cursor for a limit that did not refuse")
+                .isEqualTo(-2L);
+    }
 }

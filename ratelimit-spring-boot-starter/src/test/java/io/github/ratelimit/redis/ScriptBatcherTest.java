@@ -140,7 +140,7 @@ class ScriptBatcherTest {
 
     /** One call of a fixed window on one key, as the rate limiter would send it. */
     private static CompletableFuture<List<Object>> call(String key, long limit, long cost) {
-        List<String> args = List.of("1", "2", Long.toString(limit), "60000", Long.toString(cost), "0");
+        List<String> args = List.of("1", "2", Long.toString(limit), "60000", Long.toString(cost), "0", "0");
         CompletableFuture<List<Object>> reply = batcher.submit(0, List.of(key), args);
         return reply.orTimeout(20, TimeUnit.SECONDS);
     }

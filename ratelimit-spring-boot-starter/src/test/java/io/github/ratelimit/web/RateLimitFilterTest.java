@@ -48,7 +48,8 @@ class RateLimitFilterTest {
                 0,
                 false,
                 false,
-                false);
+                false,
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
     }
 
     static String unique() {
@@ -59,7 +60,7 @@ class RateLimitFilterTest {
         return new RateLimitFilter(
                 rules,
                 List.of("/api/public/health"),
-                new RateLimitDecisions(() -> limiter, () -> allShadow, () -> false, new Fallbacks()),
+                new RateLimitDecisions(() -> limiter, () -> allShadow, () -> false, () -> false, new Fallbacks()),
                 new ClientAddresses(List.of("10.0.0.0/8"), 64),
                 MvcExceptionResolvers::withStarterHandlers);
     }
@@ -123,7 +124,8 @@ class RateLimitFilterTest {
                 0,
                 false,
                 true,
-                false);
+                false,
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
         RateLimitFilter perPathFilter = filter(List.of(perPath), false);
         assertThat(call(perPathFilter, "GET", "/items/1", "203.0.113.5").getStatus())
                 .isEqualTo(200);
@@ -151,7 +153,8 @@ class RateLimitFilterTest {
                 0,
                 false,
                 false,
-                false);
+                false,
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
         RateLimitFilter filter = filter(List.of(wideRule, narrowRule), false);
         call(filter, "POST", "/api/orders/1", "203.0.113.7", "X-Api-Key", "k1"); // scripts cached
 
@@ -218,7 +221,8 @@ class RateLimitFilterTest {
                 0,
                 false,
                 false,
-                false);
+                false,
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
         RateLimitFilter byIp = filter(List.of(fallback), false);
         assertThat(call(byIp, "GET", "/x", "203.0.113.31").getStatus()).isEqualTo(200);
         assertThat(call(byIp, "GET", "/x", "203.0.113.31").getStatus()).isEqualTo(429);
@@ -241,7 +245,8 @@ class RateLimitFilterTest {
                 0,
                 true,
                 false,
-                false);
+                false,
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
         RateLimitFilter filter = filter(List.of(shadow), false);
         List<String> remaining = new java.util.ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -270,7 +275,8 @@ class RateLimitFilterTest {
                 0,
                 false,
                 false,
-                false);
+                false,
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
         assertThat(call(filter(List.of(enforced), false), "GET", "/x", "203.0.113.40")
                         .getStatus())
                 .isEqualTo(429);

@@ -33,11 +33,12 @@ class RedisUnavailableMappingTest {
                 0,
                 false,
                 false,
-                failClosed);
+                failClosed,
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
         return new RateLimitFilter(
                 List.of(rule),
                 List.of(),
-                new RateLimitDecisions(() -> unavailable, () -> false, () -> false, fallbacks),
+                new RateLimitDecisions(() -> unavailable, () -> false, () -> false, () -> false, fallbacks),
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers);
     }
