@@ -54,7 +54,7 @@ public final class RedisRateLimiter implements RateLimiter {
     }
 
     /** Staggered advice reaches at most this many windows ahead, unless the earliest retry is later. */
-    public static final int DEFAULT_HORIZON_WINDOWS = 3;
+    public static final int DEFAULT_HORIZON_WINDOWS = 10;
 
     /**
      * @param redisson the client to use; not closed by this class

@@ -340,7 +340,7 @@ abstract class RateLimiterContract {
         assertThat(probe.outcomes().get(0).remaining()).isEqualTo(100);
         String key = new RedisKeys("ratelimit:").rateLimitKey(limit, RedisKeys.tag(id));
         long pttl = RedisCommands.<Long>onKey(clientA, "PTTL", RedisKeys.adviceCursor(key));
-        assertThat(pttl).isPositive().isLessThanOrEqualTo(3 * 5_000L);
+        assertThat(pttl).isPositive().isLessThanOrEqualTo(RedisRateLimiter.DEFAULT_HORIZON_WINDOWS * 5_000L);
         String otherKey = new RedisKeys("ratelimit:").rateLimitKey(other, RedisKeys.tag(id));
         assertThat(RedisCommands.<Long>onKey(clientA, "PTTL", RedisKeys.adviceCursor(otherKey)))
                 .as("no cursor for a limit that did not refuse")
