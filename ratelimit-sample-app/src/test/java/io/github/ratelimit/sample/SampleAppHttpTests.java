@@ -3,6 +3,7 @@ package io.github.ratelimit.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.github.ratelimit.web.RateLimitFields;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -81,16 +82,20 @@ class SampleAppHttpTests {
 
         assertThat(firstTen).containsOnly(200);
         assertThat(eleventh.status()).isEqualTo(429);
-        assertThat(eleventh.body()).contains("\"violated-policies\":[\"search-1s\"]");
-        assertThat(eleventh.header("RateLimit-Policy"))
-                .contains("\"search-1s\";q=10;w=1;pk=:")
-                .contains("\"search-1m\";q=120;w=60;pk=:")
-                .contains("\"search-1h\";q=240;w=3600;pk=:");
-        assertThat(eleventh.header("RateLimit").split(", ")).hasSize(6);
+        assertThat(eleventh.body()).contains("\"violated-policies\":[\"search-1s-ip\",\"search-1s-userId\"]");
+        RateLimitFields refused =
+                RateLimitFields.parse(eleventh.header("RateLimit-Policy"), eleventh.header("RateLimit"));
+        assertThat(refused.names()).containsExactly("search-1s-ip", "search-1s-userId");
+        assertThat(refused.quota("search-1s-ip")).isEqualTo(10);
+        assertThat(refused.window("search-1s-ip")).isEqualTo(1);
+        assertThat(Long.parseLong(eleventh.header("Retry-After")))
+                .isEqualTo(Math.max(refused.reset("search-1s-ip"), refused.reset("search-1s-userId")));
         assertThat(sameUserOtherIp.status()).as("the user's own limit").isEqualTo(429);
         assertThat(otherIpNoUser.status()).as("another client without a user").isEqualTo(200);
-        assertThat(otherIpNoUser.header("RateLimit-Policy"))
-                .isEqualTo("\"search-1s\";q=10;w=1, \"search-1m\";q=120;w=60, \"search-1h\";q=240;w=3600");
+        assertThat(RateLimitFields.parse(otherIpNoUser.header("RateLimit-Policy"), otherIpNoUser.header("RateLimit"))
+                        .names())
+                .as("the most constraining item only, named after its limit and identifier")
+                .containsExactly("search-1s-ip");
         assertThat(sameIpOtherUser.status()).as("the IP's limit").isEqualTo(429);
     }
 }

@@ -69,8 +69,8 @@ class TokenHttpTests {
 
         assertThat(second.status()).isEqualTo(429);
         assertThat(second.header("Retry-After")).isEqualTo("1");
-        assertThat(second.header("RateLimit-Policy")).isEqualTo("\"issue-token\";q=1;w=1");
-        assertThat(second.body()).contains("\"violated-policies\":[\"issue-token\"]");
+        assertThat(second.header("RateLimit-Policy")).isEqualTo("\"issue-token-userId\";q=1;w=1");
+        assertThat(second.body()).contains("\"violated-policies\":[\"issue-token-userId\"]");
         assertThat(otherUser.status()).isEqualTo(201);
     }
 }

@@ -53,6 +53,31 @@ public class RateLimitProperties implements Validator {
     /** What refused callers are told about when to retry. */
     private final RetryAdviceSettings retryAdvice = new RetryAdviceSettings();
 
+    /** The RateLimit and RateLimit-Policy response fields. */
+    private final Headers headers = new Headers();
+
+    public Headers getHeaders() {
+        return headers;
+    }
+
+    /** The RateLimit and RateLimit-Policy response fields. */
+    public static class Headers {
+
+        /**
+         * Whether the fields carry every limit and identifier of the request instead of what a client needs (the
+         * items that refused the call, else the one with the least remaining).
+         */
+        private boolean allPolicies;
+
+        public boolean isAllPolicies() {
+            return allPolicies;
+        }
+
+        public void setAllPolicies(boolean allPolicies) {
+            this.allPolicies = allPolicies;
+        }
+    }
+
     public RetryAdviceSettings getRetryAdvice() {
         return retryAdvice;
     }

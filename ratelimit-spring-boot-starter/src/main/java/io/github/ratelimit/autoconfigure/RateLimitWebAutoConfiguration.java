@@ -52,8 +52,8 @@ public final class RateLimitWebAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(CallerContext.class)
-    ServletCallerContext rateLimitCallerContext(ClientAddresses clients) {
-        return new ServletCallerContext(clients);
+    ServletCallerContext rateLimitCallerContext(ClientAddresses clients, RateLimitProperties properties) {
+        return new ServletCallerContext(clients, properties.getHeaders().isAllPolicies());
     }
 
     @Bean
@@ -67,7 +67,12 @@ public final class RateLimitWebAutoConfiguration {
             @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
         RateLimitProperties.Filter filter = properties.getFilter();
         return new RateLimitFilter(
-                filter.getRules(), filter.getExclude(), decisions, clients, exceptionResolver::getIfAvailable);
+                filter.getRules(),
+                filter.getExclude(),
+                decisions,
+                clients,
+                exceptionResolver::getIfAvailable,
+                properties.getHeaders().isAllPolicies());
     }
 
     @Bean
@@ -82,8 +87,8 @@ public final class RateLimitWebAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(RateLimitExceptionHandler.class)
-    RateLimitExceptionHandler rateLimitExceptionHandler() {
-        return new RateLimitExceptionHandler();
+    RateLimitExceptionHandler rateLimitExceptionHandler(RateLimitProperties properties) {
+        return new RateLimitExceptionHandler(properties.getHeaders().isAllPolicies());
     }
 
     @Bean

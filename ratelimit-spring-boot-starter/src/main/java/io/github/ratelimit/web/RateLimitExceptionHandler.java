@@ -39,15 +39,26 @@ public class RateLimitExceptionHandler {
 
     static final String TITLE = "Request cannot be satisfied as assigned quota has been exceeded";
 
+    private final boolean allPolicies;
     private final AtomicLong unresolvedKeys = new AtomicLong();
     private final AtomicLong nextLog = new AtomicLong(System.nanoTime());
+
+    /** RateLimit fields that carry what the client needs: the refusing items. */
+    public RateLimitExceptionHandler() {
+        this(false);
+    }
+
+    /** @param allPolicies whether the RateLimit fields carry every item of the request's decisions */
+    public RateLimitExceptionHandler(boolean allPolicies) {
+        this.allPolicies = allPolicies;
+    }
 
     @ExceptionHandler(RateLimitExceededException.class)
     public ResponseEntity<ProblemDetail> rateLimitExceeded(
             RateLimitExceededException exception, HttpServletRequest request) {
         HttpHeaders headers = new HttpHeaders();
-        Decision decision = exception.decision();
-        RateLimitHeaders.record(request, decision).forEach(headers::set);
+        Decision decision = RateLimitHeaders.record(request, exception.decision());
+        RateLimitHeaders.of(decision, allPolicies).forEach(headers::set);
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail(decision));
         problem.setType(QUOTA_EXCEEDED);
         problem.setTitle(TITLE);

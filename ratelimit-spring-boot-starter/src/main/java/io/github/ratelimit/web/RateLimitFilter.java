@@ -34,6 +34,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
     private final RateLimitDecisions decisions;
     private final ClientAddresses clients;
     private final Supplier<HandlerExceptionResolver> exceptionResolver;
+    private final boolean allPolicies;
 
     /**
      * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
@@ -41,13 +42,15 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
      * @param decisions the decision flow shared with the annotations
      * @param exceptionResolver Spring MVC's resolver, which writes refusals as the exception handlers do; looked up
      *     on first use, and when it supplies null, refusals are answered with the status alone
+     * @param allPolicies whether the RateLimit fields carry every item instead of what the client needs
      */
     public RateLimitFilter(
             List<FilterRuleSpec> rules,
             List<String> excludedPaths,
             RateLimitDecisions decisions,
             ClientAddresses clients,
-            Supplier<HandlerExceptionResolver> exceptionResolver) {
+            Supplier<HandlerExceptionResolver> exceptionResolver,
+            boolean allPolicies) {
         List<FilterRule> compiled = new ArrayList<>();
         for (int i = 0; i < rules.size(); i++) {
             compiled.add(FilterRule.compile(rules.get(i), i));
@@ -58,6 +61,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
         this.decisions = decisions;
         this.clients = clients;
         this.exceptionResolver = exceptionResolver;
+        this.allPolicies = allPolicies;
     }
 
     /** The limits of every rule. */
@@ -138,7 +142,8 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             return;
         }
         if (outcome instanceof RateLimitDecisions.Admitted admitted) {
-            RateLimitHeaders.record(request, admitted.decision()).forEach(response::setHeader);
+            RateLimitHeaders.of(RateLimitHeaders.record(request, admitted.decision()), allPolicies)
+                    .forEach(response::setHeader);
         }
         chain.doFilter(request, response);
     }

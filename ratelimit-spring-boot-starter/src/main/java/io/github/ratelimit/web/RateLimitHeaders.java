@@ -4,53 +4,57 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.RateLimit;
+import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The response fields of draft-ietf-httpapi-ratelimit-headers-11 and RFC 9110 for a decision.
+ * The response fields of draft-ietf-httpapi-ratelimit-headers-11 and RFC 9110 for a decision: {@code RateLimit-Policy}
+ * and {@code RateLimit}, Structured Field Lists of Strings with parameters (RFC 9651), and {@code Retry-After}.
  *
- * <p>Each limit is one policy, named after the limit; limits sharing a name are told apart by their window
- * ({@code "search-1s"}, {@code "search-1m"}). When one policy counts several identifiers (an IP address and a
- * user), each item carries a partition key {@code pk}: a hash, never the identifier itself.
+ * <p>Every item has a name unique in its field that says what it is: the limit's name, its window when several limits
+ * share the name ({@code search-1s}, {@code search-1m}), and which identifier it counts unless that is the default
+ * client ({@code search-1s-ip}, {@code search-1s-userId}); a hash of the value only if one kind produced several
+ * values. Names never contain an identifier's value and are the same on every call and instance.
+ *
+ * <p>By default the fields carry what a client needs: the items that refused the call, or else the most constraining
+ * item (the least remaining); both fields carry the same items, so every name in {@code RateLimit} is declared in
+ * {@code RateLimit-Policy}. With {@code ratelimit.headers.all-policies=true} they carry every item.
  */
 final class RateLimitHeaders {
 
-    public static final String RATE_LIMIT = "RateLimit";
-    public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
-    public static final String RETRY_AFTER = "Retry-After";
+    static final String RATE_LIMIT = "RateLimit";
+    static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
+    static final String RETRY_AFTER = "Retry-After";
 
     /** Request attribute holding the decisions made for the request so far (filter, then annotations). */
-    static final String DECISIONS = RateLimitHeaders.class.getName() + ".decisions";
+    private static final String DECISIONS = RateLimitHeaders.class.getName() + ".decisions";
+
+    private static final Set<String> DEFAULT_KINDS = Set.of("#client", "client");
 
     private RateLimitHeaders() {}
 
     /**
-     * Adds a decision to those of the request (the filter's, then the annotations'), and returns the headers that
-     * describe all of them: the one place where a request's decisions are gathered.
+     * Adds a decision to those of the request (the filter's, then the annotations'), and returns all of them as one:
+     * the one place where a request's decisions are gathered.
      */
-    static Map<String, String> record(jakarta.servlet.http.HttpServletRequest request, Decision decision) {
-        return of(combine(remember(request, decision)));
-    }
-
-    /** Adds a decision to those of the request, so that later headers describe all of them. */
-    @SuppressWarnings("unchecked")
-    private static List<Decision> remember(jakarta.servlet.http.HttpServletRequest request, Decision decision) {
+    static Decision record(HttpServletRequest request, Decision decision) {
+        @SuppressWarnings("unchecked")
         List<Decision> decisions = (List<Decision>) request.getAttribute(DECISIONS);
         if (decisions == null) {
             decisions = new ArrayList<>(2);
             request.setAttribute(DECISIONS, decisions);
         }
         decisions.add(decision);
-        return decisions;
+        return combine(decisions);
     }
 
     /** The decisions of a request as one: every outcome, refused if any was refused. */
@@ -68,42 +72,18 @@ final class RateLimitHeaders {
                 allowed, outcomes, decisions.get(decisions.size() - 1).decidedAt());
     }
 
-    /** The policy name used for each limit of the decision, in order of first appearance. */
-    public static Map<RateLimit, String> policyNames(Decision decision) {
-        Set<RateLimit> limits = new LinkedHashSet<>();
-        decision.outcomes().forEach(o -> limits.add(o.request().limit()));
-        Map<String, Integer> perName = new HashMap<>();
-        limits.forEach(l -> perName.merge(l.name(), 1, Integer::sum));
-        Map<String, Integer> perNameAndWindow = new HashMap<>();
-        limits.forEach(l -> perNameAndWindow.merge(l.name() + "-" + window(l.window()), 1, Integer::sum));
-        Map<RateLimit, String> names = new LinkedHashMap<>();
-        for (RateLimit limit : limits) {
-            String name = limit.name();
-            if (perName.get(name) > 1) {
-                name = name + "-" + window(limit.window());
-                if (perNameAndWindow.get(name) > 1) {
-                    name = name + "-" + limit.algorithm().name().toLowerCase() + "-" + limit.limit();
-                }
-            }
-            names.put(limit, name);
-        }
-        return names;
-    }
-
-    /** {@code RateLimit-Policy} and {@code RateLimit} for any decision; {@code Retry-After} too if rejected. */
-    public static Map<String, String> of(Decision decision) {
-        Map<RateLimit, String> names = policyNames(decision);
-        Map<RateLimit, Integer> identifiers = new HashMap<>();
-        decision.outcomes().forEach(o -> identifiers.merge(o.request().limit(), 1, Integer::sum));
+    /** {@code RateLimit-Policy} and {@code RateLimit}; {@code Retry-After} too when the call was refused. */
+    static Map<String, String> of(Decision decision, boolean allPolicies) {
+        List<String> names = itemNames(decision);
         List<String> policies = new ArrayList<>();
         List<String> states = new ArrayList<>();
-        for (LimitOutcome outcome : decision.outcomes()) {
+        for (int i : selected(decision, allPolicies)) {
+            LimitOutcome outcome = decision.outcomes().get(i);
             RateLimit limit = outcome.request().limit();
-            String partition = identifiers.get(limit) > 1 ? ";pk=:" + partitionKey(outcome) + ":" : "";
-            String name = '"' + names.get(limit) + '"';
-            policies.add(name + ";q=" + limit.limit() + ";w=" + seconds(limit.window()) + partition);
-            Duration until = outcome.allowed() ? outcome.resetAfter() : outcome.retryAfter();
-            states.add(name + ";r=" + outcome.remaining() + ";t=" + seconds(until) + partition);
+            String name = '"' + names.get(i) + '"';
+            policies.add(name + ";q=" + limit.limit() + ";w=" + Math.max(1, seconds(limit.window())));
+            long t = outcome.allowed() ? seconds(outcome.resetAfter()) : Math.max(1, seconds(outcome.retryAfter()));
+            states.add(name + ";r=" + outcome.remaining() + ";t=" + t);
         }
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(RATE_LIMIT_POLICY, String.join(", ", policies));
@@ -114,13 +94,110 @@ final class RateLimitHeaders {
         return headers;
     }
 
-    /** The names of the policies that rejected the decision. */
-    public static List<String> violatedPolicies(Decision decision) {
-        Map<RateLimit, String> names = policyNames(decision);
-        return decision.rejected().stream()
-                .map(o -> names.get(o.request().limit()))
-                .distinct()
-                .toList();
+    /** The names of the items that refused the call. */
+    static List<String> violatedPolicies(Decision decision) {
+        List<String> names = itemNames(decision);
+        List<String> violated = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            LimitOutcome outcome = decision.outcomes().get(i);
+            if (!outcome.allowed() && !outcome.request().shadow()) {
+                violated.add(names.get(i));
+            }
+        }
+        return violated;
+    }
+
+    /** The indexes of the outcomes to show: all, or those that refused, or the one with the least remaining. */
+    private static List<Integer> selected(Decision decision, boolean all) {
+        List<LimitOutcome> outcomes = decision.outcomes();
+        List<Integer> chosen = new ArrayList<>();
+        for (int i = 0; i < outcomes.size(); i++) {
+            LimitOutcome outcome = outcomes.get(i);
+            if (all
+                    || (!decision.allowed()
+                            && !outcome.allowed()
+                            && !outcome.request().shadow())) {
+                chosen.add(i);
+            }
+        }
+        if (chosen.isEmpty() && !outcomes.isEmpty()) {
+            int least = 0;
+            for (int i = 1; i < outcomes.size(); i++) {
+                if (outcomes.get(i).remaining() < outcomes.get(least).remaining()) {
+                    least = i;
+                }
+            }
+            chosen.add(least);
+        }
+        return chosen;
+    }
+
+    /** One name per outcome, unique within the decision, stable across calls and instances. */
+    static List<String> itemNames(Decision decision) {
+        Set<RateLimit> limits = new LinkedHashSet<>();
+        decision.outcomes().forEach(o -> limits.add(o.request().limit()));
+        Map<String, Integer> perName = new HashMap<>();
+        limits.forEach(l -> perName.merge(l.name(), 1, Integer::sum));
+        Map<String, Integer> perNameAndWindow = new HashMap<>();
+        limits.forEach(l -> perNameAndWindow.merge(l.name() + "-" + window(l.window()), 1, Integer::sum));
+        Map<RateLimit, String> limitNames = new HashMap<>();
+        for (RateLimit limit : limits) {
+            String name = limit.name();
+            if (perName.get(name) > 1) {
+                name = name + "-" + window(limit.window());
+                if (perNameAndWindow.get(name) > 1) {
+                    name = name + "-" + limit.algorithm().name().toLowerCase(Locale.ROOT) + "-" + limit.limit();
+                }
+            }
+            limitNames.put(limit, name);
+        }
+        List<String> names = new ArrayList<>();
+        for (LimitOutcome outcome : decision.outcomes()) {
+            String label = label(outcome.request().identifier());
+            String name = limitNames.get(outcome.request().limit());
+            names.add(label == null ? name : name + "-" + label);
+        }
+        Map<String, Integer> uses = new HashMap<>();
+        names.forEach(n -> uses.merge(n, 1, Integer::sum));
+        for (int i = 0; i < names.size(); i++) {
+            if (uses.get(names.get(i)) > 1) {
+                byte[] digest = ClientIdentifier.digest(
+                        decision.outcomes().get(i).request().identifier());
+                names.set(i, names.get(i) + "-" + HexFormat.of().formatHex(digest, 0, 3));
+            }
+        }
+        return names;
+    }
+
+    /**
+     * What an identifier's kind says, as a name part: {@code #userId ?: {}} gives {@code userId},
+     * {@code header:x-api-key} gives {@code x-api-key}; null for the default client and for identifiers without a
+     * kind.
+     */
+    private static String label(String identifier) {
+        int nul = identifier.indexOf('\u0000');
+        if (nul <= 0) {
+            return null;
+        }
+        String kind = identifier.substring(0, nul);
+        if (DEFAULT_KINDS.contains(kind)) {
+            return null;
+        }
+        if (kind.startsWith("header:")) {
+            kind = kind.substring(7);
+        } else if (kind.startsWith("spel:")) {
+            kind = "spel";
+        }
+        StringBuilder out = new StringBuilder();
+        for (int i = kind.startsWith("#") ? 1 : 0; i < kind.length(); i++) {
+            char c = kind.charAt(i);
+            if (Character.isLetterOrDigit(c) && c < 128 || c == '-' || c == '_') {
+                out.append(c);
+            } else if (out.length() > 0) {
+                break;
+            }
+        }
+        return out.length() == 0 ? "key" : out.toString();
     }
 
     /** Whole seconds, rounded up: a client waiting that long is never early. */
@@ -141,10 +218,5 @@ final class RateLimitHeaders {
             return ms / 1_000 + "s";
         }
         return ms + "ms";
-    }
-
-    private static String partitionKey(LimitOutcome outcome) {
-        byte[] digest = ClientIdentifier.digest(outcome.request().identifier());
-        return Base64.getEncoder().encodeToString(Arrays.copyOf(digest, 9));
     }
 }

@@ -16,9 +16,20 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 public final class ServletCallerContext implements CallerContext {
 
     private final ClientAddresses clients;
+    private final boolean allPolicies;
 
-    public ServletCallerContext(ClientAddresses clients) {
+    /**
+     * @param clients how the client address is found
+     * @param allPolicies whether the RateLimit fields carry every item instead of what the client needs
+     */
+    public ServletCallerContext(ClientAddresses clients, boolean allPolicies) {
         this.clients = clients;
+        this.allPolicies = allPolicies;
+    }
+
+    /** A caller context whose RateLimit fields carry what the client needs. */
+    public ServletCallerContext(ClientAddresses clients) {
+        this(clients, false);
     }
 
     @Override
@@ -44,7 +55,8 @@ public final class ServletCallerContext implements CallerContext {
         if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes) {
             HttpServletResponse response = attributes.getResponse();
             if (response != null && !response.isCommitted()) {
-                RateLimitHeaders.record(attributes.getRequest(), decision).forEach(response::setHeader);
+                Decision all = RateLimitHeaders.record(attributes.getRequest(), decision);
+                RateLimitHeaders.of(all, allPolicies).forEach(response::setHeader);
             }
         }
     }

@@ -3,6 +3,7 @@ package io.github.ratelimit.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
@@ -13,75 +14,126 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
+/** The RateLimit, RateLimit-Policy and Retry-After fields, read back with an RFC 9651 parser. */
 class RateLimitHeadersTest {
 
     static LimitOutcome outcome(
-            RateLimit limit, String id, boolean allowed, long remaining, long resetMs, long retryMs) {
+            RateLimit limit, String identifier, boolean allowed, long remaining, long resetMs, long retryMs) {
         return new LimitOutcome(
-                new LimitRequest(limit, id, 1),
+                new LimitRequest(limit, identifier, 1),
                 allowed,
                 remaining,
                 Duration.ofMillis(resetMs),
                 Duration.ofMillis(retryMs));
     }
 
+    static String id(String kind, String value) {
+        return ClientIdentifier.of(kind, value).canonical();
+    }
+
+    static RateLimitFields fields(Map<String, String> headers) {
+        return RateLimitFields.parse(headers.get("RateLimit-Policy"), headers.get("RateLimit"));
+    }
+
+    static final RateLimit PER_SECOND = RateLimit.of("search", Algorithm.SLIDING_WINDOW, 10, 1_000);
+    static final RateLimit PER_MINUTE = RateLimit.of("search", Algorithm.SLIDING_WINDOW, 120, 60_000);
+
+    /** /api/search for an IP and a user: 10/s and 120/min for each, four items. */
+    static Decision search(boolean userRefused) {
+        return new Decision(
+                !userRefused,
+                List.of(
+                        outcome(PER_SECOND, id("#ip", "1.2.3.4"), true, 7, 900, 0),
+                        outcome(PER_SECOND, id("#userId ?: {}", "42"), !userRefused, 0, 900, userRefused ? 700 : 0),
+                        outcome(PER_MINUTE, id("#ip", "1.2.3.4"), true, 100, 59_000, 0),
+                        outcome(PER_MINUTE, id("#userId ?: {}", "42"), true, 90, 59_000, 0)),
+                Instant.EPOCH);
+    }
+
     @Test
-    void singleLimitAllowed() {
+    void aSingleDefaultKeyedLimitIsNamedAfterTheLimit() {
         RateLimit hello = RateLimit.of("hello", Algorithm.SLIDING_WINDOW, 5, 1000);
-        Decision decision = new Decision(true, List.of(outcome(hello, "ip", true, 4, 1000, 0)), Instant.EPOCH);
-
-        Map<String, String> headers = RateLimitHeaders.of(decision);
-
-        assertThat(headers)
-                .containsExactly(
-                        Map.entry("RateLimit-Policy", "\"hello\";q=5;w=1"),
-                        Map.entry("RateLimit", "\"hello\";r=4;t=1"));
-    }
-
-    @Test
-    void retryAfterIsRoundedUpAndNeverZero() {
-        RateLimit hello = RateLimit.of("hello", Algorithm.TOKEN_BUCKET, 5, 1000);
-        Decision soon = new Decision(false, List.of(outcome(hello, "ip", false, 0, 1000, 1)), Instant.EPOCH);
-        Decision later = new Decision(false, List.of(outcome(hello, "ip", false, 0, 1000, 2001)), Instant.EPOCH);
-
-        assertThat(RateLimitHeaders.of(soon))
-                .containsEntry("Retry-After", "1")
-                .containsEntry("RateLimit", "\"hello\";r=0;t=1");
-        assertThat(RateLimitHeaders.of(later)).containsEntry("Retry-After", "3");
-    }
-
-    @Test
-    void limitsSharingANameAreToldApartByWindowAndIdentifiersByPartitionKey() {
-        RateLimit perSecond = RateLimit.of("search", Algorithm.SLIDING_WINDOW, 10, 1_000);
-        RateLimit perMinute = RateLimit.of("search", Algorithm.SLIDING_WINDOW, 120, 60_000);
         Decision decision = new Decision(
+                true, List.of(outcome(hello, id("#client", "ip:1.2.3.4"), true, 4, 1000, 0)), Instant.EPOCH);
+        RateLimitFields fields = fields(RateLimitHeaders.of(decision, false));
+        assertThat(fields.names()).containsExactly("hello");
+        assertThat(fields.quota("hello")).isEqualTo(5);
+        assertThat(fields.window("hello")).isEqualTo(1);
+        assertThat(fields.remaining("hello")).isEqualTo(4);
+        assertThat(fields.reset("hello")).isEqualTo(1);
+    }
+
+    @Test
+    void everyItemHasAUniqueNameSayingWhichLimitAndWhichIdentifier() {
+        RateLimitFields all = fields(RateLimitHeaders.of(search(false), true));
+        assertThat(all.names()).containsExactly("search-1s-ip", "search-1s-userId", "search-1m-ip", "search-1m-userId");
+        assertThat(all.policies().keySet()).containsExactlyElementsOf(all.names());
+        // names carry no identifier value, and are the same on every call
+        assertThat(String.join(",", all.names())).doesNotContain("1.2.3.4").doesNotContain("42");
+        assertThat(fields(RateLimitHeaders.of(search(false), true)).names()).isEqualTo(all.names());
+    }
+
+    @Test
+    void byDefaultAnAdmittedCallGetsTheMostConstrainingItemOnly() {
+        RateLimitFields needed = fields(RateLimitHeaders.of(search(false), false));
+        assertThat(needed.names()).containsExactly("search-1s-userId");
+        assertThat(needed.remaining("search-1s-userId")).isZero();
+        assertThat(needed.policies().keySet()).containsExactly("search-1s-userId");
+    }
+
+    @Test
+    void aRefusedCallGetsTheRefusingItemsAndRetryAfterEqualsItsT() {
+        Map<String, String> headers = RateLimitHeaders.of(search(true), false);
+        RateLimitFields fields = fields(headers);
+        assertThat(fields.names()).containsExactly("search-1s-userId");
+        assertThat(headers.get("Retry-After")).isEqualTo(Long.toString(fields.reset("search-1s-userId")));
+        assertThat(RateLimitHeaders.violatedPolicies(search(true))).containsExactly("search-1s-userId");
+    }
+
+    @Test
+    void retryAfterIsWholeSecondsRoundedUpNeverZeroAndTheLatestRefusal() {
+        RateLimit hello = RateLimit.of("hello", Algorithm.TOKEN_BUCKET, 5, 1000);
+        RateLimit daily = RateLimit.of("daily", Algorithm.FIXED_WINDOW, 100, 86_400_000);
+        Decision soon = new Decision(
+                false, List.of(outcome(hello, id("#client", "ip:1.2.3.4"), false, 0, 1000, 1)), Instant.EPOCH);
+        Decision both = new Decision(
                 false,
                 List.of(
-                        outcome(perSecond, "#ip\u00001.2.3.4", false, 0, 900, 900),
-                        outcome(perSecond, "#user\u000042", true, 5, 900, 0),
-                        outcome(perMinute, "#ip\u00001.2.3.4", true, 100, 60_000, 0),
-                        outcome(perMinute, "#user\u000042", true, 100, 60_000, 0)),
+                        outcome(hello, id("#client", "ip:1.2.3.4"), false, 0, 1000, 2001),
+                        outcome(daily, id("#client", "ip:1.2.3.4"), false, 0, 5000, 4500)),
                 Instant.EPOCH);
-
-        Map<String, String> headers = RateLimitHeaders.of(decision);
-
-        assertThat(headers.get("RateLimit-Policy"))
-                .matches(
-                        "\"search-1s\";q=10;w=1;pk=:[A-Za-z0-9+/]{12}:, \"search-1s\";q=10;w=1;pk=:[A-Za-z0-9+/]{12}:,"
-                                + " \"search-1m\";q=120;w=60;pk=:[A-Za-z0-9+/]{12}:, \"search-1m\";q=120;w=60;pk=:[A-Za-z0-9+/]{12}:");
-        assertThat(headers.get("RateLimit")).startsWith("\"search-1s\";r=0;t=1;pk=:");
-        assertThat(headers.get("RateLimit-Policy")).doesNotContain("1.2.3.4").doesNotContain("42;");
-        assertThat(RateLimitHeaders.violatedPolicies(decision)).containsExactly("search-1s");
+        Map<String, String> soonHeaders = RateLimitHeaders.of(soon, false);
+        assertThat(soonHeaders).containsEntry("Retry-After", "1");
+        assertThat(fields(soonHeaders).reset("hello")).isEqualTo(1);
+        Map<String, String> bothHeaders = RateLimitHeaders.of(both, false);
+        assertThat(bothHeaders).containsEntry("Retry-After", "5");
+        assertThat(fields(bothHeaders).reset("daily")).isEqualTo(5);
+        assertThat(fields(bothHeaders).reset("hello")).isEqualTo(3);
     }
 
     @Test
-    void sameNameAndWindowWithDifferentLimitsGetDistinctPolicies() {
-        RateLimit a = RateLimit.of("x", Algorithm.SLIDING_WINDOW, 10, 1_000);
-        RateLimit b = RateLimit.of("x", Algorithm.FIXED_WINDOW, 20, 1_000);
+    void severalValuesOfOneKeyGetAHashSuffixNeverTheValue() {
+        RateLimit tags = RateLimit.of("tags", Algorithm.FIXED_WINDOW, 3, 60_000);
         Decision decision = new Decision(
-                true, List.of(outcome(a, "k", true, 1, 1, 0), outcome(b, "k", true, 1, 1, 0)), Instant.EPOCH);
+                true,
+                List.of(
+                        outcome(tags, id("#tags", "red"), true, 2, 60_000, 0),
+                        outcome(tags, id("#tags", "blue"), true, 1, 60_000, 0)),
+                Instant.EPOCH);
+        RateLimitFields fields = fields(RateLimitHeaders.of(decision, true));
+        assertThat(fields.names()).hasSize(2).allMatch(n -> n.matches("tags-tags-[0-9a-f]{6}"));
+        assertThat(String.join(",", fields.names())).doesNotContain("red").doesNotContain("blue");
+    }
 
-        assertThat(RateLimitHeaders.policyNames(decision).values())
-                .containsExactly("x-1s-sliding_window-10", "x-1s-fixed_window-20");
+    @Test
+    void ruleKindsNameTheirItems() {
+        RateLimit api = RateLimit.of("api", Algorithm.FIXED_WINDOW, 3, 60_000);
+        Decision decision = new Decision(
+                true,
+                List.of(
+                        outcome(api, id("header:X-Api-Key", "k"), true, 2, 60_000, 0),
+                        outcome(api, id("client", "ip:1.2.3.4"), true, 1, 60_000, 0)),
+                Instant.EPOCH);
+        assertThat(fields(RateLimitHeaders.of(decision, true)).names()).containsExactly("api-x-api-key", "api");
     }
 }

@@ -40,7 +40,8 @@ class RedisUnavailableMappingTest {
                 List.of(),
                 new RateLimitDecisions(() -> unavailable, () -> false, () -> false, () -> false, fallbacks),
                 new ClientAddresses(List.of(), 64),
-                MvcExceptionResolvers::withStarterHandlers);
+                MvcExceptionResolvers::withStarterHandlers,
+                true);
     }
 
     static MockHttpServletResponse call(RateLimitFilter filter) throws Exception {
