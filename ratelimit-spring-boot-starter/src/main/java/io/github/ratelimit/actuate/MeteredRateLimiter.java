@@ -44,7 +44,11 @@ final class MeteredRateLimiter implements RateLimiter {
                         .register(registry)
                         .increment();
             }
-            String result = outcome.allowed() ? "allowed" : outcome.request().shadow() ? "shadow_rejected" : "rejected";
+            String result = outcome.allowed()
+                    ? "allowed"
+                    : outcome.request().shadow()
+                            ? "shadow_rejected"
+                            : decision.servedLocally() ? "rejected_local" : "rejected";
             outcomeByName.merge(name, result, MeteredRateLimiter::worse);
         }
         outcomeByName.forEach((name, result) -> Counter.builder("ratelimit.decisions")
@@ -64,6 +68,9 @@ final class MeteredRateLimiter implements RateLimiter {
     private static String worse(String a, String b) {
         if (a.equals("rejected") || b.equals("rejected")) {
             return "rejected";
+        }
+        if (a.equals("rejected_local") || b.equals("rejected_local")) {
+            return "rejected_local";
         }
         return a.equals("shadow_rejected") || b.equals("shadow_rejected") ? "shadow_rejected" : "allowed";
     }

@@ -163,11 +163,13 @@ public final class RateLimitAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(RateLimiter.class)
         RedisRateLimiter rateLimiter(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+            RateLimitProperties.LocalRefusalSettings local = properties.getLocalRefusals();
             return new RedisRateLimiter(
                     redisson,
                     properties.getKeyPrefix(),
                     guard,
-                    properties.getRetryAdvice().getHorizonWindows());
+                    properties.getRetryAdvice().getHorizonWindows(),
+                    local.isEnabled() ? local.getMaxEntries() : 0);
         }
 
         @Bean

@@ -56,6 +56,42 @@ public class RateLimitProperties implements Validator {
     /** The RateLimit and RateLimit-Policy response fields. */
     private final Headers headers = new Headers();
 
+    /** Refusals served in the JVM while a limit that Redis refused is still exhausted. */
+    private final LocalRefusalSettings localRefusals = new LocalRefusalSettings();
+
+    public LocalRefusalSettings getLocalRefusals() {
+        return localRefusals;
+    }
+
+    /** Refusals served in the JVM while a limit that Redis refused is still exhausted. */
+    public static class LocalRefusalSettings {
+
+        /**
+         * Whether a (limit, identifier) that Redis refused is refused in the JVM, without a Redis call, until the time
+         * Redis said it could admit again. Never refuses a call Redis would admit; a reset reaches every instance.
+         */
+        private boolean enabled = true;
+
+        /** How many refused (limit, identifier) pairs are kept at most. */
+        private long maxEntries = RedisRateLimiter.DEFAULT_LOCAL_REFUSALS;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public long getMaxEntries() {
+            return maxEntries;
+        }
+
+        public void setMaxEntries(long maxEntries) {
+            this.maxEntries = maxEntries;
+        }
+    }
+
     public Headers getHeaders() {
         return headers;
     }
@@ -360,6 +396,9 @@ public class RateLimitProperties implements Validator {
         }
         if (p.retryAdvice.horizonWindows < 1) {
             errors.rejectValue("retryAdvice.horizonWindows", "min", "must be at least 1");
+        }
+        if (p.localRefusals.maxEntries < 1) {
+            errors.rejectValue("localRefusals.maxEntries", "min", "must be at least 1");
         }
         if (p.client.ipv6PrefixLength < 1 || p.client.ipv6PrefixLength > 128) {
             errors.rejectValue("client.ipv6PrefixLength", "range", "must be between 1 and 128");

@@ -10,13 +10,22 @@ import java.util.List;
  * otherwise nothing was taken from any limit.
  *
  * @param allowed whether the call was admitted
- * @param outcomes one per distinct request, in the order given
- * @param decidedAt the Redis server's time when the decision was made
+ * @param outcomes one per distinct request, in the order given; a refusal served locally lists only the requests
+ *     that refused
+ * @param decidedAt the Redis server's time when the decision was made (for a refusal served locally, the time of the
+ *     Redis refusal it repeats, plus the time passed since on the JVM's monotonic clock)
+ * @param servedLocally whether the refusal was served in the JVM, repeating an earlier Redis refusal of the same
+ *     limit and identifier that still stands, without a Redis call
  */
-public record Decision(boolean allowed, List<LimitOutcome> outcomes, Instant decidedAt) {
+public record Decision(boolean allowed, List<LimitOutcome> outcomes, Instant decidedAt, boolean servedLocally) {
 
     public Decision {
         outcomes = List.copyOf(outcomes);
+    }
+
+    /** A decision made by Redis. */
+    public Decision(boolean allowed, List<LimitOutcome> outcomes, Instant decidedAt) {
+        this(allowed, outcomes, decidedAt, false);
     }
 
     /** The enforced limits that had no room; empty when allowed. */

@@ -9,14 +9,19 @@ import java.util.regex.Pattern;
 import org.redisson.connection.CRC16;
 
 /**
- * Key layout: {@code <prefix>{<tag>}:<name>:<algorithm><limit>/<window ms>}, where the tag is the first 128
- * bits of the SHA-256 of the identifier, base64url. User input reaches a key only through that hash, so no
+ * Key layout: {@code <prefix>v2:{<tag>}:<name>:<algorithm><limit>/<window ms>}, where the tag is the first 128
+ * bits of the SHA-256 of the identifier, base64url, and {@code v2} the layout version: a release that changes what a
+ * key holds changes the version, so that during a rolling upgrade no version reads counts written in another's
+ * format (the new version starts from fresh counts; the old keys expire within their windows). User input reaches a key only through that hash, so no
  * identifier (braces, newlines, 8 KB strings) can change the layout or choose the Cluster slot; all keys of
  * one identifier share one hash tag and so one slot.
  */
 final class RedisKeys {
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._:/-]{0,64}");
+
+    /** The version of what the keys hold (the sliding window's 20-byte header, the token hash, the lock strings). */
+    static final String LAYOUT = "v2:";
 
     private final String prefix;
 
@@ -49,18 +54,24 @@ final class RedisKeys {
      * never part of anything sent to Redis.
      */
     String tokenKey(String purpose, String token) {
-        return prefix + '{' + Base64.getUrlEncoder().withoutPadding().encodeToString(ClientIdentifier.digest(token))
-                + "}:tok:" + purpose;
+        return prefix + LAYOUT + '{'
+                + Base64.getUrlEncoder().withoutPadding().encodeToString(ClientIdentifier.digest(token)) + "}:tok:"
+                + purpose;
     }
 
     /** A lock's key: {@code <prefix>{<tag of the lock key>}:lock}. */
     String lockKey(String tag) {
-        return prefix + '{' + tag + "}:lock";
+        return prefix + LAYOUT + '{' + tag + "}:lock";
     }
 
     /** The fencing counter of a lock, in the same slot: {@code <prefix>{<tag>}:fence}. */
     String fenceKey(String tag) {
-        return prefix + '{' + tag + "}:fence";
+        return prefix + LAYOUT + '{' + tag + "}:fence";
+    }
+
+    /** The pub/sub channel on which rate limit resets are announced, so that every instance drops local refusals. */
+    String resetChannel() {
+        return prefix + "reset";
     }
 
     /** The pub/sub channel on which releases are announced. */
@@ -77,7 +88,8 @@ final class RedisKeys {
     }
 
     String rateLimitKey(RateLimit limit, String tag) {
-        return prefix + '{' + tag + "}:" + limit.name() + ':' + code(limit) + limit.limit() + '/' + limit.windowMs();
+        return prefix + LAYOUT + '{' + tag + "}:" + limit.name() + ':' + code(limit) + limit.limit() + '/'
+                + limit.windowMs();
     }
 
     private static String code(RateLimit limit) {

@@ -12,7 +12,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 
 /**
  * Decides all requests of one call in a single Lua script call: one network round trip, atomic, time taken
@@ -35,6 +38,10 @@ public final class RedisRateLimiter implements RateLimiter {
     private final RedisKeys keys;
     private final boolean cluster;
     private final int horizonWindows;
+    private final LocalRefusals localRefusals;
+    private final RTopic resets;
+    private final AtomicBoolean subscribing = new AtomicBoolean();
+    private volatile boolean resetsHeard;
 
     /**
      * @param redisson the client to use; not closed by this class
@@ -63,6 +70,26 @@ public final class RedisRateLimiter implements RateLimiter {
      * @param horizonWindows how many windows ahead staggered retry advice may reach, at least 1
      */
     public RedisRateLimiter(RedissonClient redisson, String keyPrefix, RedisGuard guard, int horizonWindows) {
+        this(redisson, keyPrefix, guard, horizonWindows, DEFAULT_LOCAL_REFUSALS);
+    }
+
+    /** How many (limit, identifier) refusals are kept in the JVM by default. */
+    public static final long DEFAULT_LOCAL_REFUSALS = 100_000;
+
+    /**
+     * @param redisson the client to use; not closed by this class
+     * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
+     * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
+     * @param horizonWindows how many windows ahead staggered retry advice may reach, at least 1
+     * @param localRefusals how many refusals to serve in the JVM until they expire (see {@code LocalRefusals}); 0 to
+     *     ask Redis on every call
+     */
+    public RedisRateLimiter(
+            RedissonClient redisson, String keyPrefix, RedisGuard guard, int horizonWindows, long localRefusals) {
+        if (localRefusals < 0) {
+            throw new IllegalArgumentException(
+                    "ratelimit.local-refusals.max-entries must not be negative, but was " + localRefusals);
+        }
         if (horizonWindows < 1) {
             throw new IllegalArgumentException(
                     "ratelimit.retry-advice.horizon-windows must be at least 1, but was " + horizonWindows);
@@ -73,6 +100,8 @@ public final class RedisRateLimiter implements RateLimiter {
         this.guard = guard;
         this.keys = new RedisKeys(keyPrefix);
         this.cluster = redisson.getConfig().isClusterConfig();
+        this.localRefusals = localRefusals == 0 ? null : new LocalRefusals(localRefusals);
+        this.resets = redisson.getTopic(keys.resetChannel(), StringCodec.INSTANCE);
     }
 
     @Override
@@ -89,6 +118,14 @@ public final class RedisRateLimiter implements RateLimiter {
             byKey.merge(key, request, (first, second) -> first.shadow() && !second.shadow() ? second : first);
             slotOfKey.put(key, cluster ? RedisKeys.slot(tag) : 0);
         }
+        if (localRefusals != null) {
+            Decision local = localRefusals.refuse(
+                    new ArrayList<>(byKey.values()), new ArrayList<>(byKey.keySet()), LocalRefusals.now());
+            if (local != null) {
+                return local;
+            }
+        }
+        long sent = localRefusals == null ? 0 : LocalRefusals.now();
         // one script call per hash slot: a single Redis has one slot space, so one call decides everything
         Map<Integer, List<String>> groups = new LinkedHashMap<>();
         slotOfKey.forEach((key, slot) ->
@@ -113,13 +150,50 @@ public final class RedisRateLimiter implements RateLimiter {
         }
         List<LimitOutcome> ordered = new ArrayList<>();
         byKey.keySet().forEach(key -> ordered.add(outcomes.get(key)));
-        return new Decision(admitted, ordered, decidedAt);
+        Decision decision = new Decision(admitted, ordered, decidedAt);
+        if (!admitted && localRefusals != null) {
+            rememberRefusal(decision, byKey, sent);
+        }
+        return decision;
     }
 
+    /**
+     * Keeps the refusal for local answers, once this instance hears resets (so that a reset elsewhere can never leave
+     * a stale local refusal behind); until then, starts listening.
+     */
+    private void rememberRefusal(Decision decision, Map<String, LimitRequest> byKey, long sent) {
+        if (!resetsHeard) {
+            if (subscribing.compareAndSet(false, true)) {
+                resets.addListenerAsync(String.class, (channel, key) -> localRefusals.forget(key))
+                        .whenComplete((id, error) -> {
+                            resetsHeard = error == null;
+                            subscribing.set(false);
+                        });
+            }
+            return;
+        }
+        Map<LimitRequest, String> keyOf = new java.util.IdentityHashMap<>();
+        byKey.forEach((key, request) -> keyOf.put(request, key));
+        localRefusals.remember(decision, keyOf, sent);
+    }
+
+    /**
+     * Forgets the counts, and on every instance the local refusals, of one identifier under one limit. The other
+     * instances hear it through Redis pub/sub on the same client.
+     */
     @Override
     public void reset(RateLimit limit, String identifier) {
         String key = keys.rateLimitKey(limit, RedisKeys.tag(identifier));
         executor.delete(key);
+        if (localRefusals != null) {
+            localRefusals.forget(key);
+            guard.call(() -> resets.publishAsync(key));
+        }
+    }
+
+    /** How many refusals are held for local answers right now. */
+    long localRefusals() {
+        return localRefusals == null ? 0 : localRefusals.size();
     }
 
     /** The keys the script is given: each limit key, followed by its advice cursor when its advice is staggered. */

@@ -203,8 +203,10 @@ abstract class RateLimiterContract {
         Decision rejected = instanceB.tryAcquire(both);
         assertThat(rejected.allowed()).isFalse();
         assertThat(rejected.outcomes().get(0).allowed()).isFalse();
-        assertThat(rejected.outcomes().get(1).allowed()).isTrue();
-        assertThat(rejected.outcomes().get(1).remaining()).isEqualTo(7);
+        if (!rejected.servedLocally()) { // a refusal served in the JVM lists only the limit that refused
+            assertThat(rejected.outcomes().get(1).allowed()).isTrue();
+            assertThat(rejected.outcomes().get(1).remaining()).isEqualTo(7);
+        }
         int admittedAlone = 0;
         while (acquire(instanceA, large, id).allowed()) {
             admittedAlone++;
@@ -345,5 +347,91 @@ abstract class RateLimiterContract {
         assertThat(RedisCommands.<Long>onKey(clientA, "PTTL", RedisKeys.adviceCursor(otherKey)))
                 .as("no cursor for a limit that did not refuse")
                 .isEqualTo(-2L);
+    }
+
+    /** Calls until a refusal is served locally (the instance listens for resets and has cached the refusal). */
+    static Decision untilServedLocally(RedisRateLimiter limiter, RateLimit limit, String id) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() - deadline < 0) {
+            Decision decision = acquire(limiter, limit, id);
+            assertThat(decision.allowed()).isFalse();
+            if (decision.servedLocally()) {
+                return decision;
+            }
+            Thread.onSpinWait();
+        }
+        throw new AssertionError("no refusal served locally within 5 s");
+    }
+
+    /** A reset on one instance drops the local refusals of every instance: the next call is admitted at once. */
+    @Test
+    void aResetOnOneInstanceDropsTheLocalRefusalsOfEveryInstance() throws Exception {
+        RateLimit limit = RateLimit.of("local-reset", Algorithm.FIXED_WINDOW, 2, 3_600_000);
+        String id = fresh();
+        acquire(instanceA, limit, id);
+        acquire(instanceB, limit, id);
+        untilServedLocally(instanceA, limit, id);
+        untilServedLocally(instanceB, limit, id);
+        instanceA.reset(limit, id);
+        assertThat(acquire(instanceA, limit, id).allowed())
+                .as("the resetting instance, at once")
+                .isTrue();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        Decision other = acquire(instanceB, limit, id);
+        while (!other.allowed() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+            other = acquire(instanceB, limit, id);
+        }
+        assertThat(other.allowed())
+                .as("the other instance, once the reset reached it")
+                .isTrue();
+        assertThat(acquire(instanceB, limit, id).allowed())
+                .as("exactly the limit after the reset")
+                .isFalse();
+    }
+
+    /**
+     * Many threads on two instances hammer a fixed window that is full, across the moment it frees up: local
+     * refusals never refuse what Redis would admit, so the next window admits exactly its limit.
+     */
+    @Test
+    void localRefusalsAdmitExactlyTheLimitWhenTheWindowFreesUp() throws Exception {
+        RateLimit limit = RateLimit.of("local-race", Algorithm.FIXED_WINDOW, 5, 1_000);
+        String id = fresh();
+        for (int i = 0; i < 5; i++) {
+            assertThat(acquire(instanceA, limit, id).allowed()).isTrue();
+        }
+        long filled = System.nanoTime();
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicInteger local = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            CountDownLatch go = new CountDownLatch(1);
+            for (int t = 0; t < 32; t++) {
+                RedisRateLimiter instance = t % 2 == 0 ? instanceA : instanceB;
+                futures.add(pool.submit(() -> {
+                    go.await();
+                    // until 1.6 s after the first window was filled: the second window opens at about 1 s
+                    while (System.nanoTime() - filled < TimeUnit.MILLISECONDS.toNanos(1_600)) {
+                        Decision decision = acquire(instance, limit, id);
+                        if (decision.allowed()) {
+                            admitted.incrementAndGet();
+                        } else if (decision.servedLocally()) {
+                            local.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            go.countDown();
+            for (Future<?> future : futures) {
+                future.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(admitted.get()).as("the second window's admissions").isEqualTo(5);
+        assertThat(local.get()).as("refusals served locally").isPositive();
     }
 }

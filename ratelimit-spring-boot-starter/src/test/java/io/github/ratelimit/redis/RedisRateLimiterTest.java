@@ -86,4 +86,46 @@ class RedisRateLimiterTest extends RateLimiterContract {
             return false;
         }
     }
+
+    /** Once Redis refused a pair, a flood against it costs no script call until Redis said it could admit again. */
+    @Test
+    void aFloodAgainstAnExhaustedLimitIsRefusedInTheJvm() {
+        RateLimit limit = RateLimit.of("local-flood", Algorithm.SLIDING_WINDOW, 3, 60_000);
+        String id = fresh();
+        for (int i = 0; i < 3; i++) {
+            assertThat(acquire(instanceA, limit, id).allowed()).isTrue();
+        }
+        Decision first = untilServedLocally(instanceA, limit, id);
+        long evalshaBefore = RedisCommands.commandCalls(clientA, "evalsha");
+        for (int i = 0; i < 1_000; i++) {
+            Decision refused = acquire(instanceA, limit, id);
+            assertThat(refused.allowed()).isFalse();
+            assertThat(refused.servedLocally()).isTrue();
+            assertThat(refused.outcomes()).singleElement().satisfies(o -> {
+                assertThat(o.remaining()).isZero();
+                assertThat(o.retryAfter()).isPositive().isLessThanOrEqualTo(first.retryAfter());
+            });
+        }
+        assertThat(RedisCommands.commandCalls(clientA, "evalsha") - evalshaBefore)
+                .isZero();
+        // another identifier, and the same identifier at another cost, still go to Redis
+        assertThat(acquire(instanceA, limit, fresh()).allowed()).isTrue();
+        assertThat(instanceA.tryAcquire(List.of(new LimitRequest(limit, id, 0))).servedLocally())
+                .isFalse();
+    }
+
+    /** Shadow and staggered requests are never refused locally. */
+    @Test
+    void shadowAndStaggeredRequestsAlwaysGoToRedis() {
+        RateLimit limit = RateLimit.of("local-shadow", Algorithm.FIXED_WINDOW, 1, 60_000);
+        String id = fresh();
+        acquire(instanceA, limit, id);
+        untilServedLocally(instanceA, limit, id);
+        Decision shadow = instanceA.tryAcquire(List.of(new LimitRequest(limit, id, 1, true)));
+        assertThat(shadow.servedLocally()).isFalse();
+        assertThat(shadow.allowed()).isTrue();
+        Decision staggered = instanceA.tryAcquire(List.of(new LimitRequest(limit, id, 1, false, true)));
+        assertThat(staggered.servedLocally()).isFalse();
+        assertThat(staggered.allowed()).isFalse();
+    }
 }
