@@ -142,6 +142,9 @@ public final class Benchmarks {
     private void run() throws Exception {
         RedisGuard guard = new RedisGuard(Duration.ofSeconds(5), 1_000, Duration.ofMillis(1));
         RedisRateLimiter ours = new RedisRateLimiter(redisson, "bench:", guard);
+        // as before local refusals: every call asks Redis
+        RedisRateLimiter oursRedisOnly =
+                new RedisRateLimiter(redisson, "bench:", guard, RedisRateLimiter.DEFAULT_HORIZON_WINDOWS, 0);
         RedisLockManager locks = new RedisLockManager(redisson, "bench:", guard);
         RedisSingleUseTokens tokens = new RedisSingleUseTokens(redisson, "bench:", guard);
         LettuceBasedProxyManager<String> bucket4j = Bucket4jLettuce.casBasedBuilder(lettuceConnection)
@@ -229,11 +232,58 @@ public final class Benchmarks {
                 }
             }
         }
+        if (throughput && List.of(keyspaces.split(",")).contains("refused")) {
+            refused(ours, oursRedisOnly, bucket4j, results);
+        }
         if (throughput) {
             printTable(results);
         }
         printMemoryAndCommands(ours, bucket4j, bucketConfiguration);
         locks.close();
+    }
+
+    /**
+     * The refusal path: one client over its limit (1 per hour, used up before measuring) calls again and again. Ours
+     * with local refusals (the default), ours asking Redis on every call (as before them), Bucket4j on Lettuce (its
+     * refusal path: it reads the bucket and decides in the JVM), and the INCR floor.
+     */
+    private void refused(
+            RedisRateLimiter ours,
+            RedisRateLimiter redisOnly,
+            LettuceBasedProxyManager<String> bucket4j,
+            Map<String, List<Result>> results)
+            throws Exception {
+        List<Workload> workloads = new ArrayList<>();
+        workloads.add(floor("refused", 1));
+        for (Algorithm algorithm : Algorithm.values()) {
+            RateLimit limit = RateLimit.of("refused-" + algorithm, algorithm, 1, 3_600_000);
+            List<LimitRequest> request = List.of(new LimitRequest(limit, "flooder", 1));
+            ours.tryAcquire(request);
+            String name = algorithm.name().toLowerCase(Locale.ROOT);
+            workloads.add(new Workload("ours refused " + name, i -> () -> ours.tryAcquire(request), true));
+            workloads.add(new Workload(
+                    "ours refused " + name + " via Redis", i -> () -> redisOnly.tryAcquire(request), true));
+        }
+        BucketConfiguration one = BucketConfiguration.builder()
+                .addLimit(limit -> limit.capacity(1).refillGreedy(1, Duration.ofHours(1)))
+                .build();
+        BucketProxy bucket = bucket4j.getProxy("b4j-refused", () -> one);
+        bucket.tryConsume(1);
+        workloads.add(new Workload("bucket4j lettuce", i -> () -> bucket.tryConsume(1), true));
+        for (int concurrency : concurrencies) {
+            for (Result result : measure(workloads, 1, concurrency)) {
+                results.computeIfAbsent("refused/" + concurrency, k -> new ArrayList<>())
+                        .add(result);
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-34s c=%-3d %10.0f ops/s  p50 %7.0f us  p99 %7.0f us%n",
+                        result.workload(),
+                        concurrency,
+                        result.opsPerSecond(),
+                        result.p50Micros(),
+                        result.p99Micros());
+            }
+        }
     }
 
     private Workload floor(String space, int keys) {

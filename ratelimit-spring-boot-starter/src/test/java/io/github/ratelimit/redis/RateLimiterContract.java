@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.Decision;
@@ -283,6 +284,8 @@ abstract class RateLimiterContract {
     @EnumSource(Algorithm.class)
     void staggeredAdviceSpreadsRefusedCallersOneSlotApartFromTheEarliestTime(Algorithm algorithm) {
         RateLimit limit = RateLimit.of("stagger-" + algorithm, algorithm, 5, 10_000);
+        // the fixed window's earliest time comes from PTTL, read a millisecond apart from TIME at most
+        long slack = algorithm == Algorithm.FIXED_WINDOW ? 1 : 0;
         String id = fresh();
         for (int i = 0; i < 5; i++) {
             assertThat(acquire(instanceA, limit, id).allowed()).isTrue();
@@ -296,14 +299,14 @@ abstract class RateLimiterContract {
             assertThat(refused.allowed()).isFalse();
             assertThat(refused.outcomes().get(0).adviceCapped()).isFalse();
             if (i == 0) {
-                assertThat(adviceAt(refused)).isEqualTo(adviceAt(earliest));
+                assertThat(adviceAt(refused)).isCloseTo(adviceAt(earliest), within(slack));
             } else {
                 assertThat(adviceAt(refused)).isEqualTo(previous + 2_000);
             }
             previous = adviceAt(refused);
         }
         // earliest advice is left as it was: every earliest caller is still told the same time
-        assertThat(adviceAt(acquire(instanceB, limit, id))).isEqualTo(adviceAt(earliest));
+        assertThat(adviceAt(acquire(instanceB, limit, id))).isCloseTo(adviceAt(earliest), within(slack));
     }
 
     /** The advice never reaches beyond the horizon (here one window): callers past it are told the horizon. */
