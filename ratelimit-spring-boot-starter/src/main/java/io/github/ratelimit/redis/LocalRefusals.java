@@ -68,17 +68,20 @@ final class LocalRefusals {
      * A refusal of the call served locally, or null when none of its enforced pairs is known to be over its limit.
      * The decision lists the locally refused requests only, with 0 remaining and the time left as retry.
      *
-     * @param keys the Redis key of each request, in order
+     * @param byKey the call's requests by their Redis key, in order
      */
-    Decision refuse(List<LimitRequest> requests, List<String> keys, long nowNanos) {
+    Decision refuse(Map<String, LimitRequest> byKey, long nowNanos) {
+        if (refusals.estimatedSize() == 0) {
+            return null; // the common case of an admitted call: nothing to look up
+        }
         List<LimitOutcome> refused = null;
         long redisMillis = 0;
-        for (int i = 0; i < requests.size(); i++) {
-            LimitRequest request = requests.get(i);
+        for (Map.Entry<String, LimitRequest> entry : byKey.entrySet()) {
+            LimitRequest request = entry.getValue();
             if (request.shadow() || request.staggered() || request.cost() == 0) {
                 continue;
             }
-            Refusal refusal = refusals.getIfPresent(new Pair(keys.get(i), request.cost()));
+            Refusal refusal = refusals.getIfPresent(new Pair(entry.getKey(), request.cost()));
             if (refusal == null || refusal.deadlineNanos() - nowNanos <= 0) {
                 continue;
             }

@@ -119,8 +119,7 @@ public final class RedisRateLimiter implements RateLimiter {
             slotOfKey.put(key, cluster ? RedisKeys.slot(tag) : 0);
         }
         if (localRefusals != null) {
-            Decision local = localRefusals.refuse(
-                    new ArrayList<>(byKey.values()), new ArrayList<>(byKey.keySet()), LocalRefusals.now());
+            Decision local = localRefusals.refuse(byKey, LocalRefusals.now());
             if (local != null) {
                 return local;
             }
@@ -198,7 +197,11 @@ public final class RedisRateLimiter implements RateLimiter {
 
     /** The keys the script is given: each limit key, followed by its advice cursor when its advice is staggered. */
     private static List<String> withCursors(List<String> group, Map<String, LimitRequest> byKey) {
-        if (group.stream().noneMatch(key -> byKey.get(key).staggered())) {
+        boolean staggered = false;
+        for (String key : group) {
+            staggered |= byKey.get(key).staggered();
+        }
+        if (!staggered) {
             return group;
         }
         List<String> keys = new ArrayList<>(group.size() * 2);
