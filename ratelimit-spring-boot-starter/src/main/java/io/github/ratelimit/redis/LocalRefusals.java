@@ -42,6 +42,9 @@ final class LocalRefusals {
 
     private final Cache<Pair, Refusal> refusals;
 
+    /** Counts resets heard: a refusal whose request was on its way while a reset was heard is not kept. */
+    private final java.util.concurrent.atomic.AtomicLong resets = new java.util.concurrent.atomic.AtomicLong();
+
     LocalRefusals(long maxEntries) {
         this.refusals = Caffeine.newBuilder()
                 .maximumSize(maxEntries)
@@ -97,8 +100,21 @@ final class LocalRefusals {
         return refused == null ? null : new Decision(false, refused, Instant.ofEpochMilli(redisMillis), true);
     }
 
-    /** Remembers the enforced, non-staggered refusals of a decision Redis made for requests sent at {@code sent}. */
-    void remember(Decision decision, Map<LimitRequest, String> keyOf, long sentNanos) {
+    /** What to pass to {@link #remember} for a request about to be sent. */
+    long resetsHeard() {
+        return resets.get();
+    }
+
+    /**
+     * Remembers the enforced, non-staggered refusals of a decision Redis made for requests sent at {@code sent}, unless
+     * a reset was heard since they were sent (Redis may have refused before the reset took effect).
+     *
+     * @param resetsWhenSent {@link #resetsHeard()} just before the requests were sent
+     */
+    void remember(Decision decision, Map<LimitRequest, String> keyOf, long sentNanos, long resetsWhenSent) {
+        if (resets.get() != resetsWhenSent) {
+            return;
+        }
         for (LimitOutcome outcome : decision.outcomes()) {
             LimitRequest request = outcome.request();
             if (outcome.allowed() || request.shadow() || request.staggered() || request.cost() == 0) {
@@ -121,6 +137,7 @@ final class LocalRefusals {
 
     /** Forgets every refusal of one Redis key (any cost): its counts were reset. */
     void forget(String redisKey) {
+        resets.incrementAndGet();
         refusals.asMap().keySet().removeIf(pair -> pair.redisKey().equals(redisKey));
     }
 

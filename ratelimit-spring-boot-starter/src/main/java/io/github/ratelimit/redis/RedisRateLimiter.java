@@ -125,6 +125,7 @@ public final class RedisRateLimiter implements RateLimiter {
             }
         }
         long sent = localRefusals == null ? 0 : LocalRefusals.now();
+        long resetsWhenSent = localRefusals == null ? 0 : localRefusals.resetsHeard();
         // one script call per hash slot: a single Redis has one slot space, so one call decides everything
         Map<Integer, List<String>> groups = new LinkedHashMap<>();
         slotOfKey.forEach((key, slot) ->
@@ -151,7 +152,7 @@ public final class RedisRateLimiter implements RateLimiter {
         byKey.keySet().forEach(key -> ordered.add(outcomes.get(key)));
         Decision decision = new Decision(admitted, ordered, decidedAt);
         if (!admitted && localRefusals != null) {
-            rememberRefusal(decision, byKey, sent);
+            rememberRefusal(decision, byKey, sent, resetsWhenSent);
         }
         return decision;
     }
@@ -160,7 +161,7 @@ public final class RedisRateLimiter implements RateLimiter {
      * Keeps the refusal for local answers, once this instance hears resets (so that a reset elsewhere can never leave
      * a stale local refusal behind); until then, starts listening.
      */
-    private void rememberRefusal(Decision decision, Map<String, LimitRequest> byKey, long sent) {
+    private void rememberRefusal(Decision decision, Map<String, LimitRequest> byKey, long sent, long resetsWhenSent) {
         if (!resetsHeard) {
             if (subscribing.compareAndSet(false, true)) {
                 resets.addListenerAsync(String.class, (channel, key) -> localRefusals.forget(key))
@@ -173,7 +174,7 @@ public final class RedisRateLimiter implements RateLimiter {
         }
         Map<LimitRequest, String> keyOf = new java.util.IdentityHashMap<>();
         byKey.forEach((key, request) -> keyOf.put(request, key));
-        localRefusals.remember(decision, keyOf, sent);
+        localRefusals.remember(decision, keyOf, sent, resetsWhenSent);
     }
 
     /**
