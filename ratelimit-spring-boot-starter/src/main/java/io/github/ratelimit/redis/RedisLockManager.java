@@ -53,14 +53,6 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
     /**
      * @param redisson the client to use; not closed by this class
      * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
-     */
-    public RedisLockManager(RedissonClient redisson, String keyPrefix) {
-        this(redisson, keyPrefix, RedisGuard.defaults());
-    }
-
-    /**
-     * @param redisson the client to use; not closed by this class
-     * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
      * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
      */
     public RedisLockManager(RedissonClient redisson, String keyPrefix, RedisGuard guard) {

@@ -65,7 +65,8 @@ class RedisTlsTest {
                     .setSslTruststorePassword("changeit");
             RedissonClient client = Redisson.create(config);
             try {
-                RedisRateLimiter limiter = new RedisRateLimiter(client, "tls:");
+                RedisRateLimiter limiter =
+                        new RedisRateLimiter(client, "tls:", io.github.ratelimit.redis.RedisGuard.defaults());
                 RateLimit limit = RateLimit.of("tls", Algorithm.SLIDING_WINDOW, 1, 60_000);
                 assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
                                 .allowed())
@@ -73,7 +74,8 @@ class RedisTlsTest {
                 assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
                                 .allowed())
                         .isFalse();
-                RedisSingleUseTokens tokens = new RedisSingleUseTokens(client, "tls:");
+                RedisSingleUseTokens tokens =
+                        new RedisSingleUseTokens(client, "tls:", io.github.ratelimit.redis.RedisGuard.defaults());
                 IssuedToken token = tokens.issue("tls", Map.of(), Duration.ofMinutes(1));
                 assertThat(tokens.consume("tls", token.token()).consumed()).isTrue();
             } finally {
@@ -100,7 +102,8 @@ class RedisTlsTest {
         try (RedisProcess redis = startTls(tlsPort, key, cert)) {
             runner.run(context -> {
                 assertThat(context).hasNotFailed();
-                RedisRateLimiter limiter = new RedisRateLimiter(context.getBean(RedissonClient.class), "tls:");
+                RedisRateLimiter limiter = new RedisRateLimiter(
+                        context.getBean(RedissonClient.class), "tls:", io.github.ratelimit.redis.RedisGuard.defaults());
                 RateLimit limit = RateLimit.of("tls-bundle", Algorithm.TOKEN_BUCKET, 1, 60_000);
                 assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
                                 .allowed())

@@ -29,7 +29,7 @@ class FootprintTest {
     @BeforeAll
     static void start() {
         client = SharedRedis.get().newClient();
-        limiter = new RedisRateLimiter(client, "footprint:");
+        limiter = new RedisRateLimiter(client, "footprint:", io.github.ratelimit.redis.RedisGuard.defaults());
     }
 
     @AfterAll

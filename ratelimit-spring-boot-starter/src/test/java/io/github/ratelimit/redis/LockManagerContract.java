@@ -204,7 +204,8 @@ abstract class LockManagerContract {
     void aCrashedHoldersLockFreesUpWithinTheLease() {
         String key = key();
         RedissonClient doomed = topology().newClient();
-        RedisLockManager doomedLocks = new RedisLockManager(doomed, "ratelimit:");
+        RedisLockManager doomedLocks =
+                new RedisLockManager(doomed, "ratelimit:", io.github.ratelimit.redis.RedisGuard.defaults());
         doomedLocks.tryAcquire(key, LockOptions.lease(Duration.ofMillis(500)).renewedUpTo(Duration.ofSeconds(30)));
         doomedLocks.close();
         doomed.shutdown(0, 0, TimeUnit.MILLISECONDS);

@@ -58,7 +58,8 @@ class RedisRateLimiterTest extends RateLimiterContract {
         try (RedisProcess own = RedisProcess.start()) {
             RedissonClient client = own.newClient();
             try {
-                RedisRateLimiter limiter = new RedisRateLimiter(client, "ratelimit:");
+                RedisRateLimiter limiter =
+                        new RedisRateLimiter(client, "ratelimit:", io.github.ratelimit.redis.RedisGuard.defaults());
                 RateLimit limit = RateLimit.of("restart", Algorithm.SLIDING_WINDOW, 5, 60_000);
                 assertThat(acquire(limiter, limit, "someone").allowed()).isTrue();
 

@@ -28,7 +28,7 @@ class RateLimitFilterTest {
     @BeforeAll
     static void start() {
         client = SharedRedis.get().newClient();
-        limiter = new RedisRateLimiter(client, "filter:");
+        limiter = new RedisRateLimiter(client, "filter:", io.github.ratelimit.redis.RedisGuard.defaults());
     }
 
     @AfterAll
