@@ -224,23 +224,33 @@ public final class RedisRateLimiter implements RateLimiter {
     }
 
     private static Decision toDecision(List<LimitRequest> requests, List<Object> reply) {
-        if (reply == null || reply.size() != 2 + 5 * requests.size()) {
+        if (reply == null || reply.size() < 2 + 4 * requests.size()) {
             throw new IllegalStateException("Unexpected reply from the rate limit script: " + reply);
         }
         boolean admitted = ScriptExecutor.number(reply.get(0)) == 1;
         Instant decidedAt = Instant.ofEpochMilli(ScriptExecutor.number(reply.get(1)));
         List<LimitOutcome> outcomes = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
-            int base = 2 + 5 * i;
+            int base = 2 + 4 * i;
             outcomes.add(new LimitOutcome(
                     requests.get(i),
                     ScriptExecutor.number(reply.get(base)) == 1,
                     Math.max(0, ScriptExecutor.number(reply.get(base + 1))),
                     Duration.ofMillis(Math.max(0, ScriptExecutor.number(reply.get(base + 2)))),
                     Duration.ofMillis(Math.max(0, ScriptExecutor.number(reply.get(base + 3)))),
-                    ScriptExecutor.number(reply.get(base + 4)) == 1));
+                    capped(reply, requests.size(), i)));
         }
         return new Decision(admitted, outcomes, decidedAt);
+    }
+
+    /** Whether the reply lists key {@code i} (from 0) among those whose staggered advice reached the horizon. */
+    private static boolean capped(List<Object> reply, int keys, int i) {
+        for (int k = 2 + 4 * keys; k < reply.size(); k++) {
+            if (ScriptExecutor.number(reply.get(k)) == i + 1) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int algorithmCode(LimitRequest request) {

@@ -12,7 +12,7 @@
 --                  followed by its advice cursor key
 --
 -- Returns one list per call: {admitted (1/0), redis time ms, then per key: allowed (1/0), remaining, reset ms,
--- retry ms, advice capped at the horizon (1/0)}. Time comes from the Redis server only. Every key written gets a
+-- retry ms; then, only if staggered advice reached the horizon, the positions (from 1) of those keys}. Time comes from the Redis server only. Every key written gets a
 -- TTL no longer than its window; an advice cursor lives until the advice it holds.
 --
 -- Staggered advice (the "future window"): a refused call is told the later of the earliest time it could be
@@ -307,6 +307,7 @@ k = 0
 for c = 1, calls do
     local first, last = k + 1, k + counts[c]
     local out = {1, now_ms}
+    local cappedKeys
     for i = first, last do
         local b = (i - first) * 8
         r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8] = check(i)
@@ -326,11 +327,20 @@ for c = 1, calls do
         out[m + 2] = (r[b + 1] == 1 and not took) and (r[b + 2] + cost[i]) or r[b + 2]
         out[m + 3] = r[b + 3]
         out[m + 4] = r[b + 4]
-        out[m + 5] = 0
         if out[1] == 0 and r[b + 1] == 0 and cursor[i] and not shadow[i] then
-            out[m + 4], out[m + 5] = stagger(i, r[b + 4])
+            local capped
+            out[m + 4], capped = stagger(i, r[b + 4])
+            if capped == 1 then
+                cappedKeys = cappedKeys or {}
+                cappedKeys[#cappedKeys + 1] = i - first + 1
+            end
         end
-        m = m + 5
+        m = m + 4
+    end
+    if cappedKeys then
+        for j = 1, #cappedKeys do
+            out[m + j] = cappedKeys[j]
+        end
     end
     replies[c] = out
     k = last
