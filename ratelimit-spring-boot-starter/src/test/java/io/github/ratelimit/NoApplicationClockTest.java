@@ -25,7 +25,7 @@ import org.springframework.asm.Opcodes;
  * <p>Left out on purpose, because they time waiting, not decisions: the lock manager (the caller's own wait
  * budget and, conservatively from before each request was sent, how long its lease lasts) and the guard
  * (the latency budget and how long Redis is left alone after failures), both on the JVM's monotonic timer; and
- * the fallback and shadow logs, which time how often they write a line; and the local refusals, which repeat a
+ * the log throttle, which times how often a repeated line is written; and the local refusals, which repeat a
  * refusal Redis made until the time Redis said, counted from before the request was sent.
  * Who is admitted and who holds a lock is still decided by Redis alone.
  */
@@ -54,8 +54,7 @@ class NoApplicationClockTest {
                 if (fileName.startsWith("RedisLockManager")
                         || fileName.startsWith("RedisGuard")
                         || fileName.startsWith("LocalRefusals")
-                        || fileName.startsWith("Fallbacks")
-                        || fileName.startsWith("ShadowRejections")) {
+                        || fileName.startsWith("LogThrottle")) {
                     continue;
                 }
                 scanned++;

@@ -90,12 +90,11 @@ public final class RateLimitAutoConfiguration {
     }
 
     static Duration connectTimeout(RateLimitProperties properties, Environment environment) {
-        if (properties.getRedis().getConnectTimeout() != null) {
-            return properties.getRedis().getConnectTimeout();
-        }
-        return Binder.get(environment)
-                .bind("spring.data.redis.connect-timeout", Duration.class)
-                .orElse(Duration.ofSeconds(3));
+        return RedisConnectionSettings.connectTimeout(
+                properties.getRedis().getConnectTimeout(),
+                Binder.get(environment)
+                        .bind("spring.data.redis.connect-timeout", Duration.class)
+                        .orElse(null));
     }
 
     @Bean

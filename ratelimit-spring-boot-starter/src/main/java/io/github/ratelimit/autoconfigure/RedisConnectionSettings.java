@@ -50,10 +50,15 @@ record RedisConnectionSettings(
      * {@code spring.data.redis.connect-timeout}, else 3 s.
      */
     Duration connectTimeout(Duration configured) {
+        return connectTimeout(configured, connectTimeout);
+    }
+
+    /** The rule above, for a caller that has only the two values. */
+    static Duration connectTimeout(Duration configured, Duration springConnectTimeout) {
         if (configured != null) {
             return configured;
         }
-        return connectTimeout != null ? connectTimeout : Duration.ofSeconds(3);
+        return springConnectTimeout != null ? springConnectTimeout : Duration.ofSeconds(3);
     }
 
     boolean sslEnabled() {

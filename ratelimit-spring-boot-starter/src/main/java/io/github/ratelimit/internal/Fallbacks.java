@@ -1,6 +1,7 @@
 package io.github.ratelimit.internal;
 
 import io.github.ratelimit.core.RedisUnavailableException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,11 +14,10 @@ import org.slf4j.LoggerFactory;
 public final class Fallbacks {
 
     private static final Logger log = LoggerFactory.getLogger(Fallbacks.class);
-    private static final long EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
     private final AtomicLong failedOpen = new AtomicLong();
     private final AtomicLong failedClosed = new AtomicLong();
-    private final AtomicLong nextLog = new AtomicLong(System.nanoTime());
+    private final LogThrottle throttle = new LogThrottle(Duration.ofSeconds(10));
 
     /** A call let through unchecked because Redis was unavailable. */
     public void failedOpen(String what, RedisUnavailableException cause) {
@@ -31,9 +31,7 @@ public final class Fallbacks {
 
     private void log(AtomicLong counter, String outcome, String what, RedisUnavailableException cause) {
         long count = counter.incrementAndGet();
-        long now = System.nanoTime();
-        long next = nextLog.get();
-        if ((count == 1 || now - next >= 0) && nextLog.compareAndSet(next, now + EVERY_NANOS)) {
+        if (throttle.due(count == 1)) {
             log.warn("Rate limit {} not checked, {}; {} so far): {}", what, outcome, count, cause.getMessage());
         }
     }

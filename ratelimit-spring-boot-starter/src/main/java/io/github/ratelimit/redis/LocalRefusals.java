@@ -9,6 +9,7 @@ import io.github.ratelimit.core.LimitRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -109,13 +110,16 @@ final class LocalRefusals {
      * Remembers the enforced, non-staggered refusals of a decision Redis made for requests sent at {@code sent}, unless
      * a reset was heard since they were sent (Redis may have refused before the reset took effect).
      *
+     * @param byKey the call's requests by their Redis key, in the order of the decision's outcomes
      * @param resetsWhenSent {@link #resetsHeard()} just before the requests were sent
      */
-    void remember(Decision decision, Map<LimitRequest, String> keyOf, long sentNanos, long resetsWhenSent) {
+    void remember(Decision decision, Map<String, LimitRequest> byKey, long sentNanos, long resetsWhenSent) {
         if (resets.get() != resetsWhenSent) {
             return;
         }
+        Iterator<String> keys = byKey.keySet().iterator();
         for (LimitOutcome outcome : decision.outcomes()) {
+            String key = keys.next();
             LimitRequest request = outcome.request();
             if (outcome.allowed() || request.shadow() || request.staggered() || request.cost() == 0) {
                 continue;
@@ -126,7 +130,7 @@ final class LocalRefusals {
             }
             long redisMillis = decision.decidedAt().toEpochMilli();
             refusals.put(
-                    new Pair(keyOf.get(request), request.cost()),
+                    new Pair(key, request.cost()),
                     new Refusal(
                             sentNanos + retry - SLACK_NANOS,
                             sentNanos,
@@ -139,10 +143,6 @@ final class LocalRefusals {
     void forget(String redisKey) {
         resets.incrementAndGet();
         refusals.asMap().keySet().removeIf(pair -> pair.redisKey().equals(redisKey));
-    }
-
-    long size() {
-        return refusals.estimatedSize();
     }
 
     /** The JVM's monotonic clock, which times local refusals only (never a decision on counts). */

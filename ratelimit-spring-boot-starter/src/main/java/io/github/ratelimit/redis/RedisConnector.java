@@ -4,7 +4,6 @@ import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +35,6 @@ public final class RedisConnector implements AutoCloseable {
     private final Duration connectTimeout;
     private final Duration retryEvery;
     private final List<Consumer<RedissonClient>> onConnected;
-    private final CompletableFuture<Void> connected = new CompletableFuture<>();
     private final CountDownLatch firstAttempt = new CountDownLatch(1);
     private volatile Throwable lastFailure;
     private volatile boolean closed;
@@ -87,12 +85,7 @@ public final class RedisConnector implements AutoCloseable {
             Thread.currentThread().interrupt();
             return e;
         }
-        return connected.isDone() ? null : lastFailure;
-    }
-
-    /** Whether a first command has been answered. */
-    public boolean isConnected() {
-        return connected.isDone();
+        return guard.isConnected() ? null : lastFailure;
     }
 
     private void run() {
@@ -100,7 +93,6 @@ public final class RedisConnector implements AutoCloseable {
             try {
                 ping();
                 guard.connected();
-                connected.complete(null);
                 firstAttempt.countDown();
                 log.debug("Connected to Redis {}", guard.target());
                 for (Consumer<RedissonClient> task : onConnected) {
@@ -150,13 +142,11 @@ public final class RedisConnector implements AutoCloseable {
 
     /** One line saying why Redis could not be reached, and what to check where the fix is in configuration. */
     static String describe(Throwable error) {
-        String messages = "";
         Throwable root = error;
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            messages += " " + t.getMessage();
-            root = t;
+        while (root.getCause() != null) {
+            root = root.getCause();
         }
-        if (messages.contains("WRONGPASS") || messages.contains("NOAUTH") || messages.contains("invalid password")) {
+        if (RedisGuard.anyCauseSays(error, "WRONGPASS", "NOAUTH", "invalid password")) {
             return "Redis refused the credentials (" + firstLine(root)
                     + "); check spring.data.redis.username and spring.data.redis.password (or the user info of"
                     + " spring.data.redis.url)";

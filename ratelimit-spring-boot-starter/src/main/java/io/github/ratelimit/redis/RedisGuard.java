@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.internal.LogThrottle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +47,7 @@ public final class RedisGuard {
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong rejectedWhileOpen = new AtomicLong();
     private final AtomicLong answeredWithout = new AtomicLong();
-    private final AtomicLong nextRepeatLog = new AtomicLong();
+    private final LogThrottle repeatLog = new LogThrottle(Duration.ofSeconds(REPEAT_LOG_SECONDS));
     private volatile boolean connected = true;
     private volatile Instant unavailableSince;
     private volatile String lastError;
@@ -224,9 +225,7 @@ public final class RedisGuard {
     private RedisUnavailableException without(String message, Duration retryAfter, Throwable cause) {
         long count = answeredWithout.incrementAndGet();
         Instant since = unavailableSince;
-        long now = System.nanoTime();
-        long next = nextRepeatLog.get();
-        if (since != null && now - next >= 0 && nextRepeatLog.compareAndSet(next, now + repeatNanos())) {
+        if (since != null && repeatLog.due(false)) {
             log.warn(
                     "Redis {} still unavailable (since {}, {}): {} calls answered without it so far",
                     target,
@@ -242,7 +241,7 @@ public final class RedisGuard {
         if (unavailableSince == null) {
             unavailableSince = Instant.now();
             answeredWithout.set(0);
-            nextRepeatLog.set(System.nanoTime() + repeatNanos());
+            repeatLog.restart();
             log.warn("Redis {} is unavailable ({}); {}", target, cause, CONSEQUENCE);
         }
     }
@@ -259,16 +258,20 @@ public final class RedisGuard {
         }
     }
 
-    private static long repeatNanos() {
-        return TimeUnit.SECONDS.toNanos(REPEAT_LOG_SECONDS);
+    private static boolean isConfigurationError(Throwable error) {
+        return anyCauseSays(error, "NOAUTH", "WRONGPASS", "NOPERM");
     }
 
-    private static boolean isConfigurationError(Throwable error) {
+    /** Whether the message of the error or of one of its causes contains one of the words. */
+    static boolean anyCauseSays(Throwable error, String... words) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             String message = t.getMessage();
-            if (message != null
-                    && (message.contains("NOAUTH") || message.contains("WRONGPASS") || message.contains("NOPERM"))) {
-                return true;
+            if (message != null) {
+                for (String word : words) {
+                    if (message.contains(word)) {
+                        return true;
+                    }
+                }
             }
         }
         return false;

@@ -164,9 +164,7 @@ public final class RedisRateLimiter implements RateLimiter {
             }
             return;
         }
-        Map<LimitRequest, String> keyOf = new java.util.IdentityHashMap<>();
-        byKey.forEach((key, request) -> keyOf.put(request, key));
-        localRefusals.remember(decision, keyOf, sent, resetsWhenSent);
+        localRefusals.remember(decision, byKey, sent, resetsWhenSent);
     }
 
     /**
@@ -181,11 +179,6 @@ public final class RedisRateLimiter implements RateLimiter {
             localRefusals.forget(key);
             guard.call(() -> resets.publishAsync(key));
         }
-    }
-
-    /** How many refusals are held for local answers right now. */
-    long localRefusals() {
-        return localRefusals == null ? 0 : localRefusals.size();
     }
 
     /** The keys the script is given: each limit key, followed by its advice cursor when its advice is staggered. */

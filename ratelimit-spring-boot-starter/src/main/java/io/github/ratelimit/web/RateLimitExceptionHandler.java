@@ -3,9 +3,10 @@ package io.github.ratelimit.web;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.internal.LogThrottle;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +32,6 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 public class RateLimitExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(RateLimitExceptionHandler.class);
-    private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** The problem type registered for exceeded quotas. */
     public static final URI QUOTA_EXCEEDED =
@@ -41,7 +41,7 @@ public class RateLimitExceptionHandler {
 
     private final boolean allPolicies;
     private final AtomicLong unresolvedKeys = new AtomicLong();
-    private final AtomicLong nextLog = new AtomicLong(System.nanoTime());
+    private final LogThrottle throttle = new LogThrottle(Duration.ofSeconds(10));
 
     /** RateLimit fields that carry what the client needs: the refusing items. */
     public RateLimitExceptionHandler() {
@@ -78,9 +78,7 @@ public class RateLimitExceptionHandler {
     public ResponseEntity<ProblemDetail> keyNotDetermined(
             RateLimitEvaluationException exception, HttpServletRequest request) {
         long count = unresolvedKeys.incrementAndGet();
-        long now = System.nanoTime();
-        long next = nextLog.get();
-        if ((count == 1 || now - next >= 0) && nextLog.compareAndSet(next, now + LOG_EVERY_NANOS)) {
+        if (throttle.due(count == 1)) {
             log.warn("Rate limit key not determined, answered 400 ({} so far): {}", count, exception.getMessage());
         }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, exception.clientDetail());

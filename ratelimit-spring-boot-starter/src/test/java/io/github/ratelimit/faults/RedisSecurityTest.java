@@ -16,6 +16,7 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.testing.Causes;
 import io.github.ratelimit.testing.RawRedis;
 import io.github.ratelimit.testing.RedisProcess;
 import java.time.Duration;
@@ -125,11 +126,7 @@ class RedisSecurityTest {
                 .withPropertyValues("ratelimit.redis.require-at-startup=true")
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    StringBuilder messages = new StringBuilder();
-                    for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
-                        messages.append(t.getMessage()).append('\n');
-                    }
-                    assertThat(messages.toString()).containsIgnoringCase("WRONGPASS");
+                    assertThat(Causes.messages(context.getStartupFailure())).containsIgnoringCase("WRONGPASS");
                 });
     }
 

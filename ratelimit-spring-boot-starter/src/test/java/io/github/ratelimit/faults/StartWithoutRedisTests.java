@@ -15,6 +15,7 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.testing.Causes;
 import io.github.ratelimit.testing.RawRedis;
 import io.github.ratelimit.testing.RedisProcess;
 import io.github.ratelimit.testing.SharedRedis;
@@ -179,11 +180,7 @@ class StartWithoutRedisTests {
                 .withPropertyValues("ratelimit.redis.require-at-startup=true")
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    StringBuilder messages = new StringBuilder();
-                    for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
-                        messages.append(t.getMessage()).append('\n');
-                    }
-                    assertThat(messages.toString())
+                    assertThat(Causes.messages(context.getStartupFailure()))
                             .contains("Redis redis://127.0.0.1:" + port + " not reachable at startup")
                             .contains("connection refused");
                 });
