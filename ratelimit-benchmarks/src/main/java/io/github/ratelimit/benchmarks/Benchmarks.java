@@ -28,11 +28,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.redisson.Redisson;
 import org.redisson.api.RAtomicLong;
 import org.redisson.api.RRateLimiter;
@@ -53,7 +56,7 @@ import redis.embedded.RedisServer;
  * <p>Workloads of one key space and concurrency are measured in rounds, one window of each per round, after a
  * first round that only warms up. Options: {@code --windows=N} (rounds measured, default 5),
  * {@code --window-ms=N} (1000), {@code --warmup-ms=N} (before each window, 300),
- * {@code --concurrency=1,8,64}, {@code --keys=hot,10k}, {@code --only=<part of a workload name>} (plus the
+ * {@code --concurrency=1,8,64}, {@code --keys=hot,10k} (also {@code refused}, {@code async}), {@code --only=<part of a workload name>} (plus the
  * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}.
  */
 public final class Benchmarks {
@@ -127,7 +130,25 @@ public final class Benchmarks {
     }
 
     /** One operation under test, for key number {@code i} (0 for the hot key). */
-    record Workload(String name, IntFunction<Runnable> operationForKey, boolean hotKey) {}
+    /**
+     * One workload: a blocking operation per key, run by one thread per caller; or, when {@code asyncForKey} is set,
+     * a non-blocking one, run as that many chains of calls in flight (each chain sends its next call when the last
+     * one completes, on whatever thread completed it), as a reactive application would.
+     */
+    record Workload(
+            String name,
+            IntFunction<Runnable> operationForKey,
+            boolean hotKey,
+            IntFunction<Supplier<CompletionStage<?>>> asyncForKey) {
+
+        Workload(String name, IntFunction<Runnable> operationForKey, boolean hotKey) {
+            this(name, operationForKey, hotKey, null);
+        }
+
+        static Workload async(String name, IntFunction<Supplier<CompletionStage<?>>> asyncForKey, boolean hotKey) {
+            return new Workload(name, null, hotKey, asyncForKey);
+        }
+    }
 
     record Result(
             String workload,
@@ -232,6 +253,9 @@ public final class Benchmarks {
                 }
             }
         }
+        if (throughput && List.of(keyspaces.split(",")).contains("async")) {
+            async(ours, results);
+        }
         if (throughput && List.of(keyspaces.split(",")).contains("refused")) {
             refused(ours, oursRedisOnly, bucket4j, results);
         }
@@ -286,6 +310,38 @@ public final class Benchmarks {
         }
     }
 
+    /**
+     * The non-blocking API against the blocking one, on 10,000 keys that admit: N threads each waiting for its
+     * decision, against N decisions in flight with no thread waiting (and the INCR floor both ways).
+     */
+    private void async(RedisRateLimiter ours, Map<String, List<Result>> results) throws Exception {
+        RateLimit limit = RateLimit.of("async", Algorithm.SLIDING_WINDOW, LIMIT, WINDOW.toMillis());
+        List<List<LimitRequest>> requests = prepare(MANY_KEYS, i -> List.of(new LimitRequest(limit, "user-" + i, 1)));
+        List<RAtomicLong> counters = prepare(MANY_KEYS, i -> redisson.getAtomicLong("incr-async:" + i));
+        List<Workload> workloads = List.of(
+                floor("async", MANY_KEYS),
+                Workload.async(
+                        "floor: INCR async (Redisson)",
+                        i -> () -> counters.get(i).incrementAndGetAsync(),
+                        false),
+                new Workload("ours sliding_window blocking", i -> () -> ours.tryAcquire(requests.get(i)), false),
+                Workload.async("ours sliding_window async", i -> () -> ours.tryAcquireAsync(requests.get(i)), false));
+        for (int concurrency : concurrencies) {
+            for (Result result : measure(workloads, MANY_KEYS, concurrency)) {
+                results.computeIfAbsent("async/" + concurrency, k -> new ArrayList<>())
+                        .add(result);
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-34s c=%-3d %10.0f ops/s  p50 %7.0f us  p99 %7.0f us%n",
+                        result.workload(),
+                        concurrency,
+                        result.opsPerSecond(),
+                        result.p50Micros(),
+                        result.p99Micros());
+            }
+        }
+    }
+
     private Workload floor(String space, int keys) {
         List<RAtomicLong> counters = prepare(keys, i -> redisson.getAtomicLong("incr-" + space + ":" + i));
         return new Workload("floor: INCR (Redisson)", i -> () -> counters.get(i).incrementAndGet(), keys == 1);
@@ -326,15 +382,23 @@ public final class Benchmarks {
      */
     private List<Result> measure(List<Workload> workloads, int keys, int concurrency) throws Exception {
         Map<Workload, List<Runnable>> operations = new LinkedHashMap<>();
+        Map<Workload, List<Supplier<CompletionStage<?>>>> asyncOperations = new LinkedHashMap<>();
         Map<Workload, Tally> tallies = new LinkedHashMap<>();
         for (Workload workload : workloads) {
-            operations.put(
-                    workload, prepare(keys, i -> workload.operationForKey().apply(i)));
+            if (workload.asyncForKey() != null) {
+                asyncOperations.put(
+                        workload, prepare(keys, i -> workload.asyncForKey().apply(i)));
+            } else {
+                operations.put(
+                        workload, prepare(keys, i -> workload.operationForKey().apply(i)));
+            }
             tallies.put(workload, new Tally());
         }
         for (int round = 0; round <= windows; round++) {
             for (Workload workload : workloads) {
-                Window window = runWindow(operations.get(workload), concurrency);
+                Window window = workload.asyncForKey() != null
+                        ? runAsyncWindow(asyncOperations.get(workload), concurrency)
+                        : runWindow(operations.get(workload), concurrency);
                 if (round > 0) {
                     tallies.get(workload).add(window);
                 }
@@ -429,6 +493,72 @@ public final class Benchmarks {
             at += counts[t];
         }
         return new Window(latencies.length * 1e9 / elapsed, latencies, clientCpu, redisCpu);
+    }
+
+    /**
+     * `concurrency` chains of non-blocking calls on random keys: each chain sends its next call from the completion of
+     * the last (looping while calls complete at once), so no thread waits; warm up, then record as for threads.
+     */
+    private Window runAsyncWindow(List<Supplier<CompletionStage<?>>> operations, int concurrency) throws Exception {
+        AtomicBoolean recording = new AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
+        long[][] samples = new long[concurrency][];
+        int[] counts = new int[concurrency];
+        CountDownLatch finished = new CountDownLatch(concurrency);
+        for (int c = 0; c < concurrency; c++) {
+            samples[c] = new long[1 << 16];
+        }
+        for (int c = 0; c < concurrency; c++) {
+            int chain = c;
+            Runnable[] next = new Runnable[1];
+            next[0] = () -> {
+                while (!stop.get()) {
+                    Supplier<CompletionStage<?>> operation =
+                            operations.get(ThreadLocalRandom.current().nextInt(operations.size()));
+                    long started = System.nanoTime();
+                    CompletableFuture<?> call = operation.get().toCompletableFuture();
+                    if (!call.isDone()) {
+                        call.whenComplete((result, error) -> {
+                            record(recording, samples, counts, chain, System.nanoTime() - started);
+                            next[0].run();
+                        });
+                        return;
+                    }
+                    record(recording, samples, counts, chain, System.nanoTime() - started);
+                }
+                finished.countDown();
+            };
+            next[0].run();
+        }
+        pause(warmupMs);
+        long clientCpuBefore = clientCpuNanos();
+        double redisCpuBefore = redisCpuSeconds();
+        long started = System.nanoTime();
+        recording.set(true);
+        pause(windowMs);
+        recording.set(false);
+        long elapsed = System.nanoTime() - started;
+        long clientCpu = clientCpuNanos() - clientCpuBefore;
+        double redisCpu = redisCpuSeconds() - redisCpuBefore;
+        stop.set(true);
+        finished.await(30, TimeUnit.SECONDS);
+        long[] latencies = new long[Arrays.stream(counts).sum()];
+        int at = 0;
+        for (int c = 0; c < concurrency; c++) {
+            System.arraycopy(samples[c], 0, latencies, at, counts[c]);
+            at += counts[c];
+        }
+        return new Window(latencies.length * 1e9 / elapsed, latencies, clientCpu, redisCpu);
+    }
+
+    /** One call of a chain: its calls follow one another, so its slot needs no lock. */
+    private static void record(AtomicBoolean recording, long[][] samples, int[] counts, int chain, long took) {
+        if (recording.get()) {
+            if (counts[chain] == samples[chain].length) {
+                samples[chain] = Arrays.copyOf(samples[chain], counts[chain] * 2);
+            }
+            samples[chain][counts[chain]++] = took;
+        }
     }
 
     private static long percentile(long[] sorted, double p) {

@@ -8,6 +8,8 @@ import io.github.ratelimit.core.RedisUnavailableException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -47,6 +49,22 @@ final class MeteredLockManager implements LockManager, AutoCloseable {
     }
 
     @Override
+    public CompletionStage<LockHandle> tryAcquireAsync(String key, LockOptions options) {
+        long started = System.nanoTime();
+        return delegate.tryAcquireAsync(key, options).whenComplete((lock, error) -> {
+            Throwable cause =
+                    error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            count(
+                    cause == null
+                            ? "acquired"
+                            : cause instanceof LockNotAcquiredException
+                                    ? "busy"
+                                    : cause instanceof RedisUnavailableException ? "unavailable" : null);
+            wait.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        });
+    }
+
+    @Override
     public void close() throws Exception {
         if (delegate instanceof AutoCloseable closeable) {
             closeable.close();
@@ -54,6 +72,9 @@ final class MeteredLockManager implements LockManager, AutoCloseable {
     }
 
     private void count(String outcome) {
+        if (outcome == null) {
+            return;
+        }
         Counter.builder("ratelimit.locks.acquisitions")
                 .description("Lock acquisitions by outcome")
                 .tag("outcome", outcome)

@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Timer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Counts decisions per limit name and outcome ({@code ratelimit.decisions}) and times the Redis round trip
@@ -32,7 +33,16 @@ final class MeteredRateLimiter implements RateLimiter {
     @Override
     public Decision tryAcquire(List<LimitRequest> requests) {
         long started = System.nanoTime();
-        Decision decision = delegate.tryAcquire(requests);
+        return counted(delegate.tryAcquire(requests), started);
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests) {
+        long started = System.nanoTime();
+        return delegate.tryAcquireAsync(requests).thenApply(decision -> counted(decision, started));
+    }
+
+    private Decision counted(Decision decision, long started) {
         decide.record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
         Map<String, String> outcomeByName = new LinkedHashMap<>();
         for (LimitOutcome outcome : decision.outcomes()) {

@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 /** Counts token issues, consumptions and releases by outcome ({@code ratelimit.tokens}) and times them. */
 final class MeteredSingleUseTokens implements SingleUseTokens {
@@ -46,6 +48,37 @@ final class MeteredSingleUseTokens implements SingleUseTokens {
         boolean released = release.record(() -> delegate.release(purpose, token));
         count("release", released ? "released" : "not_released");
         return released;
+    }
+
+    @Override
+    public CompletionStage<IssuedToken> issueAsync(
+            String purpose, Map<String, String> metadata, Duration ttl, int uses) {
+        long started = System.nanoTime();
+        return delegate.issueAsync(purpose, metadata, ttl, uses).thenApply(issued -> {
+            issue.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            count("issue", "issued");
+            return issued;
+        });
+    }
+
+    @Override
+    public CompletionStage<TokenConsumption> consumeAsync(String purpose, String token) {
+        long started = System.nanoTime();
+        return delegate.consumeAsync(purpose, token).thenApply(consumption -> {
+            consume.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            count("consume", consumption.status().name().toLowerCase(Locale.ROOT));
+            return consumption;
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> releaseAsync(String purpose, String token) {
+        long started = System.nanoTime();
+        return delegate.releaseAsync(purpose, token).thenApply(released -> {
+            release.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+            count("release", released ? "released" : "not_released");
+            return released;
+        });
     }
 
     private void count(String operation, String outcome) {

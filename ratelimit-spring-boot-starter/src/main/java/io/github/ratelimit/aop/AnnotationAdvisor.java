@@ -1,8 +1,6 @@
 package io.github.ratelimit.aop;
 
 import java.lang.reflect.Method;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.Pointcut;
@@ -43,13 +41,5 @@ abstract class AnnotationAdvisor extends AbstractPointcutAdvisor implements Vali
         Object target = invocation.getThis();
         Method method = invocation.getMethod();
         return target == null ? method : AopUtils.getMostSpecificMethod(method, AopUtils.getTargetClass(target));
-    }
-
-    /** Refuses a call: a failed future for a method returning {@code CompletionStage}, else a throw. */
-    static Object refuse(MethodInvocation invocation, RuntimeException error) {
-        if (CompletionStage.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
-            return CompletableFuture.failedFuture(error);
-        }
-        throw error;
     }
 }

@@ -3,6 +3,7 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockManager;
+import java.lang.reflect.Method;
 import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -26,43 +27,59 @@ final class LockedInterceptor implements MethodInterceptor {
 
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
-        LockHandle lock;
-        LockedMethods.LockedMethod declaration;
-        try {
-            declaration = methods.get(AnnotationAdvisor.targetMethod(invocation));
-            lock = locks.getObject().tryAcquire(lockKey(declaration, invocation), declaration.options());
-        } catch (RuntimeException e) {
-            return AnnotationAdvisor.refuse(invocation, e);
+        Method method = AnnotationAdvisor.targetMethod(invocation);
+        LockedMethods.LockedMethod declaration = methods.get(method);
+        DeferredInvocation.Shape shape = DeferredInvocation.Shape.of(invocation.getMethod());
+        if (shape != DeferredInvocation.Shape.PLAIN) {
+            return DeferredInvocation.invoke(
+                    invocation,
+                    shape,
+                    () -> caller.getIfAvailable(() -> CallerContext.NONE),
+                    new DeferredInvocation.Step<LockHandle>() {
+                        @Override
+                        public CompletionStage<LockHandle> start(CallerContext context) {
+                            return locks.getObject()
+                                    .tryAcquireAsync(lockKey(declaration, invocation, context), declaration.options());
+                        }
+
+                        @Override
+                        public void prepare(LockHandle lock, Object[] arguments) {
+                            if (declaration.handleParameter() >= 0) {
+                                arguments[declaration.handleParameter()] = lock;
+                            }
+                        }
+
+                        @Override
+                        public CompletionStage<?> finish(LockHandle lock, DeferredInvocation.End end) {
+                            return lock.releaseAsync();
+                        }
+                    });
         }
+        DeferredInvocation.checkMayBlock(method, "@Locked");
+        LockHandle lock = locks.getObject()
+                .tryAcquire(
+                        lockKey(declaration, invocation, caller.getIfAvailable(() -> CallerContext.NONE)),
+                        declaration.options());
         if (declaration.handleParameter() >= 0) {
             invocation.getArguments()[declaration.handleParameter()] = lock;
         }
-        Object result;
         try {
-            result = invocation.proceed();
-        } catch (Throwable failure) {
+            return invocation.proceed();
+        } finally {
             lock.release();
-            throw failure;
         }
-        if (result instanceof CompletionStage<?> stage) {
-            return stage.whenComplete((value, failure) -> lock.release());
-        }
-        lock.release();
-        return result;
     }
 
     /** The lock's key: its name and the client identifier of its key expression. */
-    private String lockKey(LockedMethods.LockedMethod declaration, MethodInvocation invocation) {
+    private static String lockKey(
+            LockedMethods.LockedMethod declaration, MethodInvocation invocation, CallerContext context) {
         MethodExpressions expressions = declaration.expressions();
         return declaration.name()
                 + '\u0000'
                 + declaration
                         .key()
                         .identifier(
-                                expressions.context(
-                                        invocation.getThis(),
-                                        invocation.getArguments(),
-                                        caller.getIfAvailable(() -> CallerContext.NONE)),
+                                expressions.context(invocation.getThis(), invocation.getArguments(), context),
                                 expressions.source());
     }
 }

@@ -6,6 +6,7 @@ import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -38,27 +39,48 @@ final class RateLimitInterceptor implements MethodInterceptor {
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Method method = AnnotationAdvisor.targetMethod(invocation);
-        CallerContext context = caller.getIfAvailable(() -> CallerContext.NONE);
-        RateLimitDecisions decisions = decisions();
-        MethodLimits limits;
-        List<LimitRequest> requests;
-        try {
-            limits = methods.get(method);
-            requests = limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
-        } catch (RuntimeException e) {
-            return AnnotationAdvisor.refuse(invocation, e);
+        DeferredInvocation.Shape shape = DeferredInvocation.Shape.of(invocation.getMethod());
+        if (shape != DeferredInvocation.Shape.PLAIN) {
+            return DeferredInvocation.invoke(
+                    invocation, shape, this::callerOutsideReactor, context -> decideAsync(method, invocation, context));
         }
-        RateLimitDecisions.Outcome outcome =
-                decisions.decide(limits.expressions().source(), requests, limits.failClosed());
+        DeferredInvocation.checkMayBlock(method, "@RateLimited");
+        CallerContext context = callerOutsideReactor();
+        RateLimitDecisions decisions = decisions();
+        MethodLimits limits = methods.get(method);
+        List<LimitRequest> requests =
+                limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
+        admit(decisions.decide(limits.expressions().source(), requests, limits.failClosed()), context);
+        return invocation.proceed();
+    }
+
+    private CallerContext callerOutsideReactor() {
+        return caller.getIfAvailable(() -> CallerContext.NONE);
+    }
+
+    private CompletionStage<Object> decideAsync(Method method, MethodInvocation invocation, CallerContext context) {
+        RateLimitDecisions decisions = decisions();
+        MethodLimits limits = methods.get(method);
+        List<LimitRequest> requests =
+                limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
+        return decisions
+                .decideAsync(limits.expressions().source(), requests, limits.failClosed())
+                .thenApply(outcome -> {
+                    admit(outcome, context);
+                    return outcome;
+                });
+    }
+
+    /** Throws for a refusal; reports an admitted decision to the caller (the RateLimit headers). */
+    private static void admit(RateLimitDecisions.Outcome outcome, CallerContext context) {
         if (outcome instanceof RateLimitDecisions.Refused refused) {
-            return AnnotationAdvisor.refuse(invocation, new RateLimitExceededException(refused.decision()));
+            throw new RateLimitExceededException(refused.decision());
         }
         if (outcome instanceof RateLimitDecisions.RefusedClosed closed) {
-            return AnnotationAdvisor.refuse(invocation, closed.cause());
+            throw closed.cause();
         }
         if (outcome instanceof RateLimitDecisions.Admitted admitted) {
             context.allowed(admitted.decision());
         }
-        return invocation.proceed();
     }
 }

@@ -6,8 +6,11 @@ import io.github.ratelimit.core.SingleUseTokenException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.TokenConsumption;
 import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.expression.EvaluationException;
 
@@ -16,6 +19,8 @@ import org.springframework.expression.EvaluationException;
  * parameter; gives the use back if the method fails and the declaration asks for it.
  */
 final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInterceptor {
+
+    private static final Logger log = LoggerFactory.getLogger(SingleUseInterceptor.class);
 
     private final SingleUseMethods methods;
     private final ObjectProvider<SingleUseTokens> tokens;
@@ -32,48 +37,87 @@ final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInte
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Method method = AnnotationAdvisor.targetMethod(invocation);
-        SingleUseMethods.SingleUseMethod declaration;
-        String token;
-        TokenConsumption consumption;
-        try {
-            declaration = methods.get(method);
-            token = token(declaration, target, invocation.getArguments());
-            consumption = tokens.getObject().consume(declaration.purpose(), token);
-            consumption.orElseThrow();
-        } catch (RuntimeException e) {
-            return AnnotationAdvisor.refuse(invocation, e);
+        SingleUseMethods.SingleUseMethod declaration = methods.get(method);
+        DeferredInvocation.Shape shape = DeferredInvocation.Shape.of(invocation.getMethod());
+        if (shape != DeferredInvocation.Shape.PLAIN) {
+            return DeferredInvocation.invoke(
+                    invocation,
+                    shape,
+                    () -> caller.getIfAvailable(() -> CallerContext.NONE),
+                    new Redemption(declaration, target, invocation.getArguments()));
         }
+        DeferredInvocation.checkMayBlock(method, "@SingleUse");
+        String token =
+                token(declaration, target, invocation.getArguments(), caller.getIfAvailable(() -> CallerContext.NONE));
+        TokenConsumption consumption = tokens.getObject().consume(declaration.purpose(), token);
+        consumption.orElseThrow();
         if (declaration.consumptionParameter() >= 0) {
             invocation.getArguments()[declaration.consumptionParameter()] = consumption;
         }
         if (declaration.onFailure() != SingleUse.OnFailure.RELEASE) {
             return invocation.proceed();
         }
-        Object result;
         try {
-            result = invocation.proceed();
+            return invocation.proceed();
         } catch (Throwable failure) {
             release(declaration, token, failure);
             throw failure;
         }
-        if (result instanceof CompletionStage<?> stage) {
-            return stage.whenComplete((value, failure) -> {
-                if (failure != null) {
-                    release(declaration, token, failure);
-                }
-            });
-        }
-        return result;
     }
 
-    private String token(SingleUseMethods.SingleUseMethod declaration, Object target, Object[] args) {
+    /**
+     * The token step of a reactive method: consumed without blocking; given back when the method fails or is cancelled
+     * and the declaration asks for it, and always when the subscriber left before the method ran (the use was never
+     * made).
+     */
+    private final class Redemption implements DeferredInvocation.Step<TokenConsumption> {
+
+        private final SingleUseMethods.SingleUseMethod declaration;
+        private final Object target;
+        private final Object[] arguments;
+        private volatile String token;
+
+        Redemption(SingleUseMethods.SingleUseMethod declaration, Object target, Object[] arguments) {
+            this.declaration = declaration;
+            this.target = target;
+            this.arguments = arguments;
+        }
+
+        @Override
+        public CompletionStage<TokenConsumption> start(CallerContext context) {
+            token = token(declaration, target, arguments, context);
+            return tokens.getObject()
+                    .consumeAsync(declaration.purpose(), token)
+                    .thenApply(TokenConsumption::orElseThrow);
+        }
+
+        @Override
+        public void prepare(TokenConsumption consumption, Object[] args) {
+            if (declaration.consumptionParameter() >= 0) {
+                args[declaration.consumptionParameter()] = consumption;
+            }
+        }
+
+        @Override
+        public CompletionStage<?> finish(TokenConsumption consumption, DeferredInvocation.End end) {
+            boolean giveBack = end == DeferredInvocation.End.NOT_STARTED
+                    || (end != DeferredInvocation.End.COMPLETED
+                            && declaration.onFailure() == SingleUse.OnFailure.RELEASE);
+            if (!giveBack) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return tokens.getObject().releaseAsync(declaration.purpose(), token).exceptionally(error -> {
+                log.warn("Could not give back a use of a '{}' token: {}", declaration.purpose(), error.toString());
+                return false;
+            });
+        }
+    }
+
+    private String token(
+            SingleUseMethods.SingleUseMethod declaration, Object target, Object[] args, CallerContext context) {
         Object value;
         try {
-            value = declaration
-                    .token()
-                    .getValue(declaration
-                            .expressions()
-                            .context(target, args, caller.getIfAvailable(() -> CallerContext.NONE)));
+            value = declaration.token().getValue(declaration.expressions().context(target, args, context));
         } catch (EvaluationException e) {
             throw new SingleUseTokenException(TokenConsumption.Status.MISSING, declaration.purpose());
         }

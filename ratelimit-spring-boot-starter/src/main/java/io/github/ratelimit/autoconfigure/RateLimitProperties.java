@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.internal.Cidr;
 import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.web.ClientAddresses;
 import io.github.ratelimit.web.FilterRuleSpec;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -169,7 +170,7 @@ public class RateLimitProperties implements Validator {
     /** How clients are identified by address. */
     private final Client client = new Client();
 
-    /** Limits applied by a servlet filter to paths, without annotations. */
+    /** Limits applied to paths by a filter (servlet or WebFlux), without annotations. */
     private final Filter filter = new Filter();
 
     public Client getClient() {
@@ -288,16 +289,21 @@ public class RateLimitProperties implements Validator {
         public void setIpv6PrefixLength(int ipv6PrefixLength) {
             this.ipv6PrefixLength = ipv6PrefixLength;
         }
+
+        /** How client addresses are found, for either web stack. */
+        ClientAddresses addresses() {
+            return new ClientAddresses(trustedProxies, ipv6PrefixLength);
+        }
     }
 
-    /** The servlet filter and its rules. */
+    /** The path-rule filter (servlet or WebFlux) and its rules. */
     public static class Filter {
 
-        /** Whether the filter applies its rules (it is only registered when there are rules). */
+        /** Whether the filter applies its rules (the servlet filter is only registered when there are rules). */
         private boolean enabled = true;
 
         /**
-         * Order of the filter among servlet filters. The default runs after Spring Security's filter chain
+         * Order of the filter among servlet filters (or WebFlux web filters). The default runs after Spring Security's filter chain
          * (-100), so that principal keys see the authenticated user.
          */
         private int order = -90;

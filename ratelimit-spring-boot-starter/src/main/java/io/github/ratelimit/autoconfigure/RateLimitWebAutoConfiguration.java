@@ -46,8 +46,7 @@ public final class RateLimitWebAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ClientAddresses rateLimitClientAddresses(RateLimitProperties properties) {
-        RateLimitProperties.Client client = properties.getClient();
-        return new ClientAddresses(client.getTrustedProxies(), client.getIpv6PrefixLength());
+        return properties.getClient().addresses();
     }
 
     @Bean

@@ -2,14 +2,18 @@ package io.github.ratelimit.core;
 
 /**
  * What the interceptors know about the caller of the current invocation, and where an allowed decision is
- * reported. The web support provides one for servlet requests; outside a request every value is null.
+ * reported. The web support provides one for servlet requests, and for reactive requests one in the Reactor context
+ * (under the key {@code CallerContext.class}); outside a request every value is null.
  */
 public interface CallerContext {
 
     /** A context with no request, principal or address, as for a scheduled job. */
     CallerContext NONE = new CallerContext() {};
 
-    /** The current request object (an {@code HttpServletRequest} in a servlet app), or null. */
+    /**
+     * The current request object (an {@code HttpServletRequest} in a servlet app, a {@code ServerHttpRequest} in a
+     * reactive one), or null.
+     */
     default Object request() {
         return null;
     }

@@ -1,5 +1,8 @@
 package io.github.ratelimit.core;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
 /**
  * A held lock. Close it (or call {@link #release()}) when done; only its owner can release it. Declare a
  * parameter of this type on a {@code @Locked} method to receive the lock the method runs under.
@@ -34,6 +37,18 @@ public interface LockHandle extends AutoCloseable {
      * re-entrant (nested) handle, only the outermost release frees the lock.
      */
     boolean release();
+
+    /**
+     * {@link #release()} without blocking the calling thread, for reactive callers; the stage completes with what
+     * {@code release()} returns. The default runs on the calling thread.
+     */
+    default CompletionStage<Boolean> releaseAsync() {
+        try {
+            return CompletableFuture.completedFuture(release());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 
     /** Same as {@link #release()}, for try-with-resources. */
     @Override

@@ -1,5 +1,8 @@
 package io.github.ratelimit.core;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
 /**
  * Distributed locks with safe release, bounded lifetime and fencing tokens, for code that is not a
  * {@code @Locked} bean method:
@@ -20,4 +23,18 @@ public interface LockManager {
      * @throws LockNotAcquiredException if it is still busy after the wait
      */
     LockHandle tryAcquire(String key, LockOptions options);
+
+    /**
+     * {@link #tryAcquire} without blocking the calling thread, for reactive callers: the stage fails with
+     * {@link LockNotAcquiredException} if the lock is still busy after {@code options.maxWait()}. Not re-entrant (a
+     * reactive pipeline has no thread that owns it). The default runs on the calling thread; implementations that
+     * wait for a network override it.
+     */
+    default CompletionStage<LockHandle> tryAcquireAsync(String key, LockOptions options) {
+        try {
+            return CompletableFuture.completedFuture(tryAcquire(key, options));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 }

@@ -1,6 +1,8 @@
 package io.github.ratelimit.core;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /** Decides whether a call may proceed. Implementations must decide all requests of one call atomically. */
 public interface RateLimiter {
@@ -12,6 +14,19 @@ public interface RateLimiter {
      * @return the decision, never null
      */
     Decision tryAcquire(List<LimitRequest> requests);
+
+    /**
+     * The same decision without blocking the calling thread, for reactive callers: the stage completes with the
+     * decision, or fails with {@link RedisUnavailableException} when the backend could not decide in time. The default
+     * decides on the calling thread; implementations that wait for a network override it.
+     */
+    default CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests) {
+        try {
+            return CompletableFuture.completedFuture(tryAcquire(requests));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 
     /**
      * Forgets everything counted for one identifier under one limit, as if it had never called (an operator

@@ -6,6 +6,9 @@ import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -72,19 +75,49 @@ public final class RateLimitDecisions {
      * @param failClosed whether one of the call's limits fails closed (the global switch is added here)
      */
     public Outcome decide(String what, List<LimitRequest> requests, boolean failClosed) {
-        Decision decision;
         try {
-            decision = limiter.get().tryAcquire(requests);
+            return decided(limiter.get().tryAcquire(requests));
         } catch (RedisUnavailableException e) {
-            if (failClosed || allFailClosed.getAsBoolean()) {
-                fallbacks.failedClosed(what, e);
-                return new RefusedClosed(e);
-            }
-            fallbacks.failedOpen(what, e);
-            return new UncheckedOpen(e);
+            return withoutRedis(what, failClosed, e);
         }
+    }
+
+    /**
+     * {@link #decide} without blocking the calling thread: the stage completes with the outcome (Redis being
+     * unavailable is an outcome, not a failure); it fails only for errors that are not Redis being unavailable.
+     */
+    public CompletionStage<Outcome> decideAsync(String what, List<LimitRequest> requests, boolean failClosed) {
+        CompletionStage<Decision> decision;
+        try {
+            decision = limiter.get().tryAcquireAsync(requests);
+        } catch (RuntimeException e) {
+            decision = CompletableFuture.failedFuture(e);
+        }
+        return decision.handle((decided, error) -> {
+            if (error == null) {
+                return decided(decided);
+            }
+            Throwable cause =
+                    error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (cause instanceof RedisUnavailableException unavailable) {
+                return withoutRedis(what, failClosed, unavailable);
+            }
+            throw cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause);
+        });
+    }
+
+    private Outcome decided(Decision decision) {
         shadowRejections.record(decision);
         return decision.allowed() ? new Admitted(decision) : new Refused(decision);
+    }
+
+    private Outcome withoutRedis(String what, boolean failClosed, RedisUnavailableException e) {
+        if (failClosed || allFailClosed.getAsBoolean()) {
+            fallbacks.failedClosed(what, e);
+            return new RefusedClosed(e);
+        }
+        fallbacks.failedOpen(what, e);
+        return new UncheckedOpen(e);
     }
 
     /** How a call was decided. */

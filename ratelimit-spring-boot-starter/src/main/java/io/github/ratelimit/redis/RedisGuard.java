@@ -160,7 +160,58 @@ public final class RedisGuard {
         answersAgain();
     }
 
+    /** Waits for a call within the budget, on the calling thread. */
     <T> T call(Supplier<CompletionStage<T>> call) {
+        admit();
+        CompletableFuture<T> future = null;
+        try {
+            future = call.get().toCompletableFuture();
+            T result = future.get(budget.toNanos(), TimeUnit.NANOSECONDS);
+            answered();
+            return result;
+        } catch (TimeoutException e) {
+            future.cancel(false); // what has not been sent yet is not sent
+            throw timedOut(e);
+        } catch (InterruptedException e) {
+            future.cancel(false);
+            Thread.currentThread().interrupt();
+            throw failed("Interrupted while waiting for Redis", e);
+        } catch (ExecutionException | CompletionException | IllegalStateException e) {
+            throw failure(ScriptExecutor.unwrap(e));
+        } catch (RuntimeException e) {
+            throw failure(e);
+        }
+    }
+
+    /**
+     * The same call without waiting: the returned future completes with the reply, or fails with
+     * {@link RedisUnavailableException} when the budget ends first (and then what has not been sent yet is never
+     * sent), or with the configuration error as it is. No thread waits: the budget is kept by a timer.
+     */
+    <T> CompletableFuture<T> callAsync(Supplier<CompletionStage<T>> call) {
+        CompletableFuture<T> future;
+        try {
+            admit();
+            future = call.get().toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e instanceof RedisUnavailableException ? e : failure(e));
+        }
+        return future.copy().orTimeout(budget.toNanos(), TimeUnit.NANOSECONDS).handle((result, error) -> {
+            if (error == null) {
+                answered();
+                return result;
+            }
+            Throwable cause = ScriptExecutor.unwrap(error);
+            if (cause instanceof TimeoutException) {
+                future.cancel(false);
+                throw timedOut(cause);
+            }
+            throw failure(cause);
+        });
+    }
+
+    /** Throws without touching Redis while it is not connected or the breaker is open. */
+    private void admit() {
         if (!connected) {
             rejectedWhileOpen.incrementAndGet();
             throw without("Redis " + target + " is not connected yet: " + lastError, Duration.ofSeconds(1), null);
@@ -179,35 +230,26 @@ public final class RedisGuard {
             rejectedWhileOpen.incrementAndGet();
             throw without("Redis is being probed after failures", Duration.ofNanos(openForNanos), null);
         }
-        CompletableFuture<T> future = null;
-        try {
-            future = call.get().toCompletableFuture();
-            T result = future.get(budget.toNanos(), TimeUnit.NANOSECONDS);
-            consecutiveFailures.set(0);
-            openUntil.set(0);
-            if (unavailableSince != null) {
-                answersAgain();
-            }
-            return result;
-        } catch (TimeoutException e) {
-            future.cancel(false); // what has not been sent yet is not sent
-            throw failed("Redis did not answer within " + budget.toMillis() + " ms", e);
-        } catch (InterruptedException e) {
-            future.cancel(false);
-            Thread.currentThread().interrupt();
-            throw failed("Interrupted while waiting for Redis", e);
-        } catch (ExecutionException | CompletionException | IllegalStateException e) {
-            Throwable cause = ScriptExecutor.unwrap(e);
-            if (isConfigurationError(cause)) {
-                throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
-            }
-            throw failed("Redis call failed: " + cause.getMessage(), cause);
-        } catch (RuntimeException e) {
-            if (isConfigurationError(e)) {
-                throw e;
-            }
-            throw failed("Redis call failed: " + e.getMessage(), e);
+    }
+
+    private void answered() {
+        consecutiveFailures.set(0);
+        openUntil.set(0);
+        if (unavailableSince != null) {
+            answersAgain();
         }
+    }
+
+    private RedisUnavailableException timedOut(Throwable cause) {
+        return failed("Redis did not answer within " + budget.toMillis() + " ms", cause);
+    }
+
+    /** A configuration error as it is (it must fail loudly), anything else as a failed call. */
+    private RuntimeException failure(Throwable cause) {
+        if (isConfigurationError(cause)) {
+            return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
+        }
+        return failed("Redis call failed: " + cause.getMessage(), cause);
     }
 
     private RedisUnavailableException failed(String message, Throwable cause) {

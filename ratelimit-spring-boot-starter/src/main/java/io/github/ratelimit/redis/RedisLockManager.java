@@ -5,6 +5,7 @@ import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.LockOptions;
 import io.github.ratelimit.core.RedisUnavailableException;
+import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -19,6 +21,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -26,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Locks in Redis: {@code SET NX PX} with a random 128-bit owner and a fencing token in one script;
+ * Locks in Redis: {@code SET NX PX} with a unique 128-bit owner and a fencing token in one script;
  * compare-and-delete release; a watchdog that renews held locks up to their maximum lifetime. Waiters are
  * woken by a release announcement (pub/sub), with a bounded, jittered back-off as a fallback.
  */
@@ -43,9 +47,12 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
     private final RedissonClient redisson;
     private final ScriptExecutor executor;
     private final RedisKeys keys;
-    private final SecureRandom random = new SecureRandom();
+    /** Owners are this manager's random 64 bits and a counter: unique everywhere, and made without blocking. */
+    private final long ownerPrefix = new SecureRandom().nextLong();
+
+    private final AtomicLong owners = new AtomicLong();
     private final ScheduledExecutorService watchdog;
-    private final Map<String, Set<CountDownLatch>> waiters = new ConcurrentHashMap<>();
+    private final Map<String, Set<Runnable>> waiters = new ConcurrentHashMap<>();
     private final Map<RedisLock, ScheduledFuture<?>> activeRenewals = new ConcurrentHashMap<>();
     private final ThreadLocal<Map<String, RedisLock>> heldByThread = ThreadLocal.withInitial(HashMap::new);
     private volatile RTopic releases;
@@ -80,7 +87,7 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
         List<Object> lockKeys = List.of(lockKey, keys.fenceKey(tag));
         long deadline = System.nanoTime() + options.maxWait().toNanos();
         long backoff = 1;
-        CountDownLatch wake = null;
+        Waiter wake = null;
         try {
             while (true) {
                 String owner = owner();
@@ -89,8 +96,14 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
                     owner, Long.toString(options.lease().toMillis()), Long.toString(FENCE_TTL_MS)
                 });
                 if (ScriptExecutor.number(reply.get(0)) == 1) {
-                    RedisLock lock =
-                            new RedisLock(key, lockKey, owner, ScriptExecutor.number(reply.get(1)), options, sentAt);
+                    RedisLock lock = new RedisLock(
+                            key,
+                            lockKey,
+                            owner,
+                            ScriptExecutor.number(reply.get(1)),
+                            options,
+                            sentAt,
+                            Thread.currentThread());
                     heldByThread.get().put(key, lock);
                     if (options.maxLifetime().compareTo(options.lease()) > 0) {
                         lock.scheduleRenewal();
@@ -111,10 +124,10 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
                 long pause = Math.min(
                         Math.min(waitLeft, remainingLease),
                         backoff + ThreadLocalRandom.current().nextLong(backoff));
-                if (!wake.await(pause, TimeUnit.MILLISECONDS)) {
+                if (!wake.latch().await(pause, TimeUnit.MILLISECONDS)) {
                     continue; // no announcement: try again after the back-off
                 }
-                unlisten(lockKey, wake);
+                unlisten(lockKey, wake.waker());
                 wake = listen(lockKey);
             }
         } catch (InterruptedException e) {
@@ -122,22 +135,140 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
             throw new LockNotAcquiredException(key, Duration.ZERO);
         } finally {
             if (wake != null) {
-                unlisten(lockKey, wake);
+                unlisten(lockKey, wake.waker());
             }
         }
     }
 
-    private CountDownLatch listen(String lockKey) {
-        subscribe();
-        CountDownLatch latch = new CountDownLatch(1);
-        waiters.computeIfAbsent(lockKey, k -> ConcurrentHashMap.newKeySet()).add(latch);
-        return latch;
+    /**
+     * The same acquisition without blocking: attempts are script calls whose replies continue the loop, and the waits
+     * between them are timers or release announcements, so no thread waits. A cancelled result stops the attempts, and
+     * a lock acquired after the caller gave up is released at once.
+     */
+    @Override
+    public CompletableFuture<LockHandle> tryAcquireAsync(String key, LockOptions options) {
+        if (key == null || key.isEmpty()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("lock key must not be null or empty"));
+        }
+        CompletableFuture<LockHandle> result = new CompletableFuture<>();
+        new AsyncAttempts(key, options, result).attempt();
+        return result;
     }
 
-    private void unlisten(String lockKey, CountDownLatch latch) {
-        waiters.computeIfPresent(lockKey, (k, latches) -> {
-            latches.remove(latch);
-            return latches.isEmpty() ? null : latches;
+    /** The attempts of one non-blocking acquisition. */
+    private final class AsyncAttempts {
+
+        private final String key;
+        private final String lockKey;
+        private final List<Object> lockKeys;
+        private final LockOptions options;
+        private final CompletableFuture<LockHandle> result;
+        private final long deadline;
+        private long backoff = 1;
+        private CompletableFuture<Void> wake;
+        private Runnable waker;
+
+        AsyncAttempts(String key, LockOptions options, CompletableFuture<LockHandle> result) {
+            String tag = RedisKeys.tag(key);
+            this.key = key;
+            this.lockKey = keys.lockKey(tag);
+            this.lockKeys = List.of(lockKey, keys.fenceKey(tag));
+            this.options = options;
+            this.result = result;
+            this.deadline = System.nanoTime() + options.maxWait().toNanos();
+        }
+
+        void attempt() {
+            if (result.isDone()) {
+                stopListening();
+                return;
+            }
+            String owner = owner();
+            long sentAt = System.nanoTime();
+            executor.callAsync(ACQUIRE, lockKeys, new Object[] {
+                        owner, Long.toString(options.lease().toMillis()), Long.toString(FENCE_TTL_MS)
+                    })
+                    .whenComplete((reply, error) -> {
+                        if (error != null) {
+                            stopListening();
+                            result.completeExceptionally(ScriptExecutor.unwrap(error));
+                        } else if (ScriptExecutor.number(reply.get(0)) == 1) {
+                            stopListening();
+                            acquired(owner, ScriptExecutor.number(reply.get(1)), sentAt);
+                        } else {
+                            busy(Math.max(1, ScriptExecutor.number(reply.get(1))));
+                        }
+                    });
+        }
+
+        private void acquired(String owner, long fencingToken, long sentAt) {
+            RedisLock lock = new RedisLock(key, lockKey, owner, fencingToken, options, sentAt, null);
+            if (options.maxLifetime().compareTo(options.lease()) > 0) {
+                lock.scheduleRenewal();
+            }
+            if (!result.complete(lock)) {
+                lock.releaseAsync(); // the caller gave up meanwhile: never keep a lock nobody holds
+            }
+        }
+
+        private void busy(long remainingLease) {
+            long waitLeft = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (waitLeft <= 0) {
+                stopListening();
+                result.completeExceptionally(new LockNotAcquiredException(key, Duration.ofMillis(remainingLease)));
+                return;
+            }
+            if (wake == null) {
+                // listen before the next attempt, so that a release between attempt and wait is not missed
+                listenAgain();
+                attempt();
+                return;
+            }
+            backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+            long pause = Math.min(
+                    Math.min(waitLeft, remainingLease),
+                    backoff + ThreadLocalRandom.current().nextLong(backoff));
+            wake.completeOnTimeout(null, pause, TimeUnit.MILLISECONDS).thenRun(() -> {
+                listenAgain();
+                attempt();
+            });
+        }
+
+        private void listenAgain() {
+            stopListening();
+            CompletableFuture<Void> next = new CompletableFuture<>();
+            wake = next;
+            waker = () -> next.complete(null);
+            listen(lockKey, waker);
+        }
+
+        private void stopListening() {
+            if (waker != null) {
+                unlisten(lockKey, waker);
+                waker = null;
+            }
+        }
+    }
+
+    /** A blocked caller's wake-up: the latch it waits on, and what the release announcement runs. */
+    private record Waiter(CountDownLatch latch, Runnable waker) {}
+
+    private Waiter listen(String lockKey) {
+        CountDownLatch latch = new CountDownLatch(1);
+        Waiter waiter = new Waiter(latch, latch::countDown);
+        listen(lockKey, waiter.waker());
+        return waiter;
+    }
+
+    private void listen(String lockKey, Runnable waker) {
+        subscribe();
+        waiters.computeIfAbsent(lockKey, k -> ConcurrentHashMap.newKeySet()).add(waker);
+    }
+
+    private void unlisten(String lockKey, Runnable waker) {
+        waiters.computeIfPresent(lockKey, (k, wakers) -> {
+            wakers.remove(waker);
+            return wakers.isEmpty() ? null : wakers;
         });
     }
 
@@ -147,10 +278,10 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
                 if (releases == null) {
                     RTopic topic = redisson.getTopic(keys.lockReleasedChannel(), StringCodec.INSTANCE);
                     topic.addListener(String.class, (channel, releasedKey) -> {
-                        Set<CountDownLatch> latches = waiters.get(releasedKey);
-                        if (latches != null) {
+                        Set<Runnable> wakers = waiters.get(releasedKey);
+                        if (wakers != null) {
                             // wake every waiter of this key; only one of them wins the SET NX
-                            latches.forEach(CountDownLatch::countDown);
+                            wakers.forEach(Runnable::run);
                         }
                     });
                     releases = topic;
@@ -160,15 +291,17 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
     }
 
     private String owner() {
-        byte[] bytes = new byte[16];
-        random.nextBytes(bytes);
+        byte[] bytes = ByteBuffer.allocate(16)
+                .putLong(ownerPrefix)
+                .putLong(owners.incrementAndGet())
+                .array();
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
     /** How many callers of this manager wait for a release of the lock key (as stored in Redis). */
     int listening(String lockKey) {
-        Set<CountDownLatch> latches = waiters.get(lockKey);
-        return latches == null ? 0 : latches.size();
+        Set<Runnable> wakers = waiters.get(lockKey);
+        return wakers == null ? 0 : wakers.size();
     }
 
     /** How many locks of this manager are being renewed right now. */
@@ -198,14 +331,22 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
         private final long fencingToken;
         private final LockOptions options;
         private final long acquiredAt;
-        private final Thread thread = Thread.currentThread();
+        private final Thread thread; // the owning thread of a blocking acquisition, for re-entry; null if async
+        private final AtomicBoolean released = new AtomicBoolean();
         private volatile long validUntil;
-        private volatile boolean released;
         private volatile boolean lost;
         private int holds = 1;
 
-        RedisLock(String key, String lockKey, String owner, long fencingToken, LockOptions options, long sentAt) {
+        RedisLock(
+                String key,
+                String lockKey,
+                String owner,
+                long fencingToken,
+                LockOptions options,
+                long sentAt,
+                Thread thread) {
             this.key = key;
+            this.thread = thread;
             this.lockKey = lockKey;
             this.owner = owner;
             this.fencingToken = fencingToken;
@@ -254,7 +395,7 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
         private void renew() {
             long now = System.nanoTime();
             long lifetimeLeft = acquiredAt + options.maxLifetime().toNanos() - now;
-            if (released || lost || lifetimeLeft <= 0) {
+            if (released.get() || lost || lifetimeLeft <= 0) {
                 stopRenewal();
                 return;
             }
@@ -296,35 +437,77 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
 
         @Override
         public boolean isHeld() {
-            return !released && !lost && System.nanoTime() < validUntil;
+            return !released.get() && !lost && System.nanoTime() < validUntil;
         }
 
         @Override
         public boolean release() {
-            if (released) {
+            Boolean answered = releaseLocally();
+            if (answered != null) {
+                return answered;
+            }
+            try {
+                return released(executor.call(RELEASE, List.of(lockKey), releaseArgs()));
+            } catch (RedisUnavailableException e) {
+                return notReleased(e);
+            }
+        }
+
+        @Override
+        public CompletableFuture<Boolean> releaseAsync() {
+            Boolean answered = releaseLocally();
+            if (answered != null) {
+                return CompletableFuture.completedFuture(answered);
+            }
+            return executor.callAsync(RELEASE, List.of(lockKey), releaseArgs()).handle((reply, error) -> {
+                if (error == null) {
+                    return released(reply);
+                }
+                Throwable cause = ScriptExecutor.unwrap(error);
+                if (cause instanceof RedisUnavailableException unavailable) {
+                    return notReleased(unavailable);
+                }
+                throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
+            });
+        }
+
+        /**
+         * The answer of a release that needs no Redis call (already released, or a nested hold on the owning thread),
+         * or null when this call is the one that releases: it stops renewal and forgets the thread's hold.
+         */
+        private Boolean releaseLocally() {
+            if (released.get()) {
                 return false;
             }
             if (holds > 1 && Thread.currentThread() == thread) {
                 holds--;
                 return isHeld();
             }
-            released = true;
-            stopRenewal();
-            if (Thread.currentThread() == thread) {
-                heldByThread.get().remove(key, this);
-            }
-            List<Object> reply;
-            try {
-                reply = executor.call(RELEASE, List.of(lockKey), new Object[] {owner, keys.lockReleasedChannel()});
-            } catch (RedisUnavailableException e) {
-                log.warn("Could not release lock '{}'; it expires within its lease", key, e);
+            if (!released.compareAndSet(false, true)) {
                 return false;
             }
+            stopRenewal();
+            if (thread != null && Thread.currentThread() == thread) {
+                heldByThread.get().remove(key, this);
+            }
+            return null;
+        }
+
+        private Object[] releaseArgs() {
+            return new Object[] {owner, keys.lockReleasedChannel()};
+        }
+
+        private boolean released(List<Object> reply) {
             boolean wasOurs = ScriptExecutor.number(reply.get(0)) == 1;
             if (!wasOurs) {
                 log.warn("Lock '{}' had expired or been taken by another holder when released", key);
             }
             return wasOurs;
+        }
+
+        private boolean notReleased(RedisUnavailableException e) {
+            log.warn("Could not release lock '{}'; it expires within its lease", key, e);
+            return false;
         }
     }
 }

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
@@ -98,55 +99,83 @@ public final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public Decision tryAcquire(List<LimitRequest> requests) {
-        if (requests.isEmpty()) {
-            throw new IllegalArgumentException("at least one limit request is needed");
+        Call call = new Call(requests);
+        return call.local != null ? call.local : call.decide(guard.call(call::send));
+    }
+
+    /** The same decision without waiting: one script call per hash slot, the budget kept by a timer. */
+    @Override
+    public CompletableFuture<Decision> tryAcquireAsync(List<LimitRequest> requests) {
+        Call call;
+        try {
+            call = new Call(requests);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        // the same counter asked for twice is counted once; enforced wins over shadow
-        Map<String, LimitRequest> byKey = new LinkedHashMap<>();
-        Map<String, Integer> slotOfKey = new LinkedHashMap<>();
-        for (LimitRequest request : requests) {
-            String tag = RedisKeys.tag(request.identifier());
-            String key = keys.rateLimitKey(request.limit(), tag);
-            byKey.merge(key, request, (first, second) -> first.shadow() && !second.shadow() ? second : first);
-            slotOfKey.put(key, cluster ? RedisKeys.slot(tag) : 0);
-        }
-        if (localRefusals != null) {
-            Decision local = localRefusals.refuse(byKey, LocalRefusals.now());
-            if (local != null) {
-                return local;
+        return call.local != null
+                ? CompletableFuture.completedFuture(call.local)
+                : guard.callAsync(call::send).thenApply(call::decide);
+    }
+
+    /** One decision: its keys, grouped per hash slot, a local refusal if it has one, and what the reply means. */
+    private final class Call {
+
+        /** The same counter asked for twice is counted once; enforced wins over shadow. */
+        final Map<String, LimitRequest> byKey = new LinkedHashMap<>();
+
+        /** One script call per hash slot: a single Redis has one slot space, so one call decides everything. */
+        final Map<Integer, List<String>> groups = new LinkedHashMap<>();
+
+        final Decision local;
+        final long sent;
+        final long resetsWhenSent;
+
+        Call(List<LimitRequest> requests) {
+            if (requests.isEmpty()) {
+                throw new IllegalArgumentException("at least one limit request is needed");
             }
+            Map<String, Integer> slotOfKey = new LinkedHashMap<>();
+            for (LimitRequest request : requests) {
+                String tag = RedisKeys.tag(request.identifier());
+                String key = keys.rateLimitKey(request.limit(), tag);
+                byKey.merge(key, request, (first, second) -> first.shadow() && !second.shadow() ? second : first);
+                slotOfKey.put(key, cluster ? RedisKeys.slot(tag) : 0);
+            }
+            local = localRefusals == null ? null : localRefusals.refuse(byKey, LocalRefusals.now());
+            sent = localRefusals == null ? 0 : LocalRefusals.now();
+            resetsWhenSent = localRefusals == null ? 0 : localRefusals.resetsHeard();
+            slotOfKey.forEach((key, slot) ->
+                    groups.computeIfAbsent(slot, s -> new ArrayList<>()).add(key));
         }
-        long sent = localRefusals == null ? 0 : LocalRefusals.now();
-        long resetsWhenSent = localRefusals == null ? 0 : localRefusals.resetsHeard();
-        // one script call per hash slot: a single Redis has one slot space, so one call decides everything
-        Map<Integer, List<String>> groups = new LinkedHashMap<>();
-        slotOfKey.forEach((key, slot) ->
-                groups.computeIfAbsent(slot, s -> new ArrayList<>()).add(key));
-        List<List<Object>> replies = guard.call(() -> {
+
+        CompletionStage<List<List<Object>>> send() {
             List<CompletableFuture<List<Object>>> parts = new ArrayList<>(groups.size());
             groups.forEach((slot, group) ->
                     parts.add(batcher.submit(slot, withCursors(group, byKey), arguments(group, byKey))));
             return ScriptBatcher.allOf(parts);
-        });
-        boolean admitted = true;
-        Instant decidedAt = Instant.EPOCH;
-        Map<String, LimitOutcome> outcomes = new LinkedHashMap<>();
-        int g = 0;
-        for (List<String> group : groups.values()) {
-            Decision part = toDecision(group.stream().map(byKey::get).toList(), replies.get(g++));
-            admitted &= part.allowed();
-            decidedAt = decidedAt.isAfter(part.decidedAt()) ? decidedAt : part.decidedAt();
-            for (int i = 0; i < group.size(); i++) {
-                outcomes.put(group.get(i), part.outcomes().get(i));
+        }
+
+        Decision decide(List<List<Object>> replies) {
+            boolean admitted = true;
+            Instant decidedAt = Instant.EPOCH;
+            Map<String, LimitOutcome> outcomes = new LinkedHashMap<>();
+            int g = 0;
+            for (List<String> group : groups.values()) {
+                Decision part = toDecision(group.stream().map(byKey::get).toList(), replies.get(g++));
+                admitted &= part.allowed();
+                decidedAt = decidedAt.isAfter(part.decidedAt()) ? decidedAt : part.decidedAt();
+                for (int i = 0; i < group.size(); i++) {
+                    outcomes.put(group.get(i), part.outcomes().get(i));
+                }
             }
+            List<LimitOutcome> ordered = new ArrayList<>();
+            byKey.keySet().forEach(key -> ordered.add(outcomes.get(key)));
+            Decision decision = new Decision(admitted, ordered, decidedAt);
+            if (!admitted && localRefusals != null) {
+                rememberRefusal(decision, byKey, sent, resetsWhenSent);
+            }
+            return decision;
         }
-        List<LimitOutcome> ordered = new ArrayList<>();
-        byKey.keySet().forEach(key -> ordered.add(outcomes.get(key)));
-        Decision decision = new Decision(admitted, ordered, decidedAt);
-        if (!admitted && localRefusals != null) {
-            rememberRefusal(decision, byKey, sent, resetsWhenSent);
-        }
-        return decision;
     }
 
     /**

@@ -6,6 +6,7 @@ import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.TokenConsumption;
 import io.github.ratelimit.core.TokenConsumption.Status;
 import java.nio.charset.StandardCharsets;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,6 +15,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 import org.redisson.api.RedissonClient;
 
@@ -32,8 +34,9 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
     static final LuaScript ISSUE = LuaScript.load("token_issue");
     static final LuaScript CONSUME = LuaScript.load("token_consume");
     static final LuaScript RELEASE = LuaScript.load("token_release");
+    private static final Object[] NO_ARGS = new Object[0];
 
-    private final SecureRandom random = new SecureRandom();
+    private final SecureRandom random = nonBlockingRandom();
     private final ScriptExecutor executor;
     private final RedisKeys keys;
 
@@ -49,32 +52,100 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
 
     @Override
     public IssuedToken issue(String purpose, Map<String, String> metadata, Duration ttl, int uses) {
-        checkPurpose(purpose);
-        if (ttl == null || ttl.toMillis() < 1) {
-            throw new IllegalArgumentException("ttl must be at least 1 ms, but was " + ttl);
-        }
-        if (uses < 1 || uses > MAX_USES) {
-            throw new IllegalArgumentException("uses must be between 1 and " + MAX_USES + ", but was " + uses);
-        }
-        List<Object> args = new ArrayList<>();
-        args.add(Long.toString(ttl.toMillis()));
-        args.add(Integer.toString(uses));
-        args.addAll(flatten(metadata));
+        Issue issue = new Issue(purpose, metadata, ttl, uses);
         while (true) {
-            byte[] bytes = new byte[TOKEN_BYTES];
-            random.nextBytes(bytes);
-            String token = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-            List<Object> reply = run(ISSUE, keys.tokenKey(purpose, token), args.toArray());
-            if (ScriptExecutor.number(reply.get(0)) == 1) {
-                Instant expiresAt = Instant.ofEpochMilli(ScriptExecutor.number(reply.get(1)))
-                        .plus(ttl);
-                return new IssuedToken(token, purpose, uses, ttl, expiresAt);
+            String token = issue.newToken();
+            IssuedToken issued = issue.issued(token, run(ISSUE, keys.tokenKey(purpose, token), issue.args));
+            if (issued != null) {
+                return issued;
             }
         }
     }
 
     @Override
+    public CompletableFuture<IssuedToken> issueAsync(
+            String purpose, Map<String, String> metadata, Duration ttl, int uses) {
+        try {
+            return issueAsync(new Issue(purpose, metadata, ttl, uses));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private CompletableFuture<IssuedToken> issueAsync(Issue issue) {
+        String token = issue.newToken();
+        return executor.callAsync(ISSUE, List.of(keys.tokenKey(issue.purpose, token)), issue.args)
+                .thenCompose(reply -> {
+                    IssuedToken issued = issue.issued(token, reply);
+                    return issued != null ? CompletableFuture.completedFuture(issued) : issueAsync(issue);
+                });
+    }
+
+    /** One issue: checked arguments, and fresh tokens until one is new (a collision of 192 random bits). */
+    private final class Issue {
+
+        final String purpose;
+        final Duration ttl;
+        final int uses;
+        final Object[] args;
+
+        Issue(String purpose, Map<String, String> metadata, Duration ttl, int uses) {
+            checkPurpose(purpose);
+            if (ttl == null || ttl.toMillis() < 1) {
+                throw new IllegalArgumentException("ttl must be at least 1 ms, but was " + ttl);
+            }
+            if (uses < 1 || uses > MAX_USES) {
+                throw new IllegalArgumentException("uses must be between 1 and " + MAX_USES + ", but was " + uses);
+            }
+            List<Object> arguments = new ArrayList<>();
+            arguments.add(Long.toString(ttl.toMillis()));
+            arguments.add(Integer.toString(uses));
+            arguments.addAll(flatten(metadata));
+            this.purpose = purpose;
+            this.ttl = ttl;
+            this.uses = uses;
+            this.args = arguments.toArray();
+        }
+
+        String newToken() {
+            byte[] bytes = new byte[TOKEN_BYTES];
+            random.nextBytes(bytes);
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        }
+
+        /** The issued token, or null when the token existed already. */
+        IssuedToken issued(String token, List<Object> reply) {
+            if (ScriptExecutor.number(reply.get(0)) != 1) {
+                return null;
+            }
+            Instant expiresAt =
+                    Instant.ofEpochMilli(ScriptExecutor.number(reply.get(1))).plus(ttl);
+            return new IssuedToken(token, purpose, uses, ttl, expiresAt);
+        }
+    }
+
+    @Override
     public TokenConsumption consume(String purpose, String token) {
+        TokenConsumption refused = refusedWithoutRedis(purpose, token);
+        return refused != null ? refused : consumption(purpose, run(CONSUME, keys.tokenKey(purpose, token), NO_ARGS));
+    }
+
+    @Override
+    public CompletableFuture<TokenConsumption> consumeAsync(String purpose, String token) {
+        TokenConsumption refused;
+        try {
+            refused = refusedWithoutRedis(purpose, token);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return refused != null
+                ? CompletableFuture.completedFuture(refused)
+                : executor.callAsync(CONSUME, List.of(keys.tokenKey(purpose, token)), NO_ARGS)
+                        .thenApply(reply -> consumption(purpose, reply));
+    }
+
+    /** A missing or malformed token, answered without asking Redis; null for a token to look up. */
+    private static TokenConsumption refusedWithoutRedis(String purpose, String token) {
         checkPurpose(purpose);
         if (token == null || token.isBlank()) {
             return new TokenConsumption(Status.MISSING, purpose, Map.of(), 0);
@@ -82,7 +153,10 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
         if (!TOKEN.matcher(token).matches()) {
             return new TokenConsumption(Status.MALFORMED, purpose, Map.of(), 0);
         }
-        List<Object> reply = run(CONSUME, keys.tokenKey(purpose, token), new Object[0]);
+        return null;
+    }
+
+    private static TokenConsumption consumption(String purpose, List<Object> reply) {
         long outcome = ScriptExecutor.number(reply.get(0));
         if (outcome == 0) {
             return new TokenConsumption(Status.UNKNOWN, purpose, Map.of(), 0);
@@ -103,13 +177,41 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
         if (token == null || !TOKEN.matcher(token).matches()) {
             return false;
         }
-        return ScriptExecutor.number(run(RELEASE, keys.tokenKey(purpose, token), new Object[0])
-                        .get(0))
+        return ScriptExecutor.number(
+                        run(RELEASE, keys.tokenKey(purpose, token), NO_ARGS).get(0))
                 == 1;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> releaseAsync(String purpose, String token) {
+        try {
+            checkPurpose(purpose);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (token == null || !TOKEN.matcher(token).matches()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return executor.callAsync(RELEASE, List.of(keys.tokenKey(purpose, token)), NO_ARGS)
+                .thenApply(reply -> ScriptExecutor.number(reply.get(0)) == 1);
     }
 
     private List<Object> run(LuaScript script, String key, Object[] args) {
         return executor.call(script, List.of(key), args);
+    }
+
+    /**
+     * A CSPRNG that, once seeded, makes its bits in memory: the DRBG reads the system's entropy only when created, so
+     * issuing a token never reads a device on a non-blocking thread.
+     */
+    private static SecureRandom nonBlockingRandom() {
+        try {
+            SecureRandom drbg = SecureRandom.getInstance("DRBG");
+            drbg.nextBytes(new byte[1]); // seed now, on the thread that creates the tokens
+            return drbg;
+        } catch (NoSuchAlgorithmException e) {
+            return new SecureRandom();
+        }
     }
 
     private static void checkPurpose(String purpose) {

@@ -44,6 +44,11 @@ final class ScriptExecutor {
         return guard.call(() -> run(lua, keys, args));
     }
 
+    /** The same call without waiting; the future fails with RedisUnavailableException as {@link #call} throws it. */
+    CompletableFuture<List<Object>> callAsync(LuaScript lua, List<Object> keys, Object[] args) {
+        return guard.callAsync(() -> run(lua, keys, args));
+    }
+
     /** Runs the script for keys that share one hash slot; returns its reply as a list. */
     CompletionStage<List<Object>> run(LuaScript lua, List<Object> keys, Object[] args) {
         return run(lua, keys, args, 0);

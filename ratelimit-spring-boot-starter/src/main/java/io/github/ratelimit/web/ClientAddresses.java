@@ -2,16 +2,12 @@ package io.github.ratelimit.web;
 
 import io.github.ratelimit.internal.Cidr;
 import io.github.ratelimit.internal.IpAddresses;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletRequestWrapper;
-import jakarta.servlet.http.HttpServletRequest;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Enumeration;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
 /**
  * Who the client is, by network address, in a way a client cannot forge.
@@ -50,16 +46,22 @@ public final class ClientAddresses {
         this.ipv6Prefix = ipv6PrefixLength;
     }
 
-    /** The client's address for the request, IPv6 reduced to its prefix ({@code 2001:db8:1:2::/64}). */
-    public String clientAddress(HttpServletRequest request) {
-        String peerText = innermost(request).getRemoteAddr();
+    /**
+     * The client's address, IPv6 reduced to its prefix ({@code 2001:db8:1:2::/64}), from the TCP peer and the request's
+     * header lines, for either server stack.
+     *
+     * @param peerText the TCP peer's address as text (for a servlet request, that of the innermost request, beneath
+     *     wrappers such as Spring's {@code ForwardedHeaderFilter}, so that trust is decided here alone)
+     * @param headerLines every line of a header, in order, by name (null or empty when absent)
+     */
+    public String clientAddress(String peerText, Function<String, List<String>> headerLines) {
         InetAddress peer = IpAddresses.parse(peerText);
         if (peer == null) {
             return peerText; // not an IP (a Unix socket, a test double): use it as it is
         }
         InetAddress client = peer;
         if (trusted(peer)) {
-            List<String> hops = forwardedHops(request);
+            List<String> hops = forwardedHops(headerLines);
             for (int i = hops.size() - 1; i >= 0; i--) {
                 InetAddress hop = IpAddresses.parse(hops.get(i));
                 if (hop == null) {
@@ -109,8 +111,8 @@ public final class ClientAddresses {
     }
 
     /** The hops of {@code Forwarded} ({@code for=}) if present, else of {@code X-Forwarded-For}, in order. */
-    private static List<String> forwardedHops(HttpServletRequest request) {
-        List<String> forwarded = values(request.getHeaders("Forwarded"));
+    private static List<String> forwardedHops(Function<String, List<String>> headerLines) {
+        List<String> forwarded = values(headerLines.apply("Forwarded"));
         List<String> hops = new ArrayList<>();
         if (!forwarded.isEmpty()) {
             for (String element : forwarded) {
@@ -122,18 +124,18 @@ public final class ClientAddresses {
                 }
             }
         } else {
-            hops.addAll(values(request.getHeaders("X-Forwarded-For")));
+            hops.addAll(values(headerLines.apply("X-Forwarded-For")));
         }
         return hops.size() > MAX_HOPS ? hops.subList(hops.size() - MAX_HOPS, hops.size()) : hops;
     }
 
     /** Every comma-separated value of every instance of a header, in order. */
-    private static List<String> values(Enumeration<String> headers) {
+    private static List<String> values(List<String> headers) {
         if (headers == null) {
             return List.of();
         }
         List<String> values = new ArrayList<>();
-        for (String header : Collections.list(headers)) {
+        for (String header : headers) {
             for (String value : header.split(",")) {
                 if (!value.isBlank()) {
                     values.add(value.trim());
@@ -141,14 +143,6 @@ public final class ClientAddresses {
             }
         }
         return values;
-    }
-
-    private static ServletRequest innermost(ServletRequest request) {
-        ServletRequest current = request;
-        while (current instanceof ServletRequestWrapper wrapper) {
-            current = wrapper.getRequest();
-        }
-        return current;
     }
 
     /** The canonical compressed form of an IPv6 address (the longest run of zero groups as ::). */

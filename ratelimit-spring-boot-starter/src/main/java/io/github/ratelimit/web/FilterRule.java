@@ -5,12 +5,12 @@ import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.internal.SpelVariables;
-import jakarta.servlet.http.HttpServletRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
@@ -183,15 +183,13 @@ final class FilterRule {
     }
 
     /** The identifier for this request, or null when the key is absent (blank, over-long, no principal). */
-    ClientIdentifier identifier(HttpServletRequest request, String clientAddress) {
-        String principal = request.getUserPrincipal() == null
-                ? null
-                : request.getUserPrincipal().getName();
+    ClientIdentifier identifier(
+            Object request, Function<String, String> headers, String principal, String clientAddress) {
         String value;
         String kind;
         if (header != null) {
             kind = "header:" + header;
-            value = request.getHeader(header);
+            value = headers.apply(header);
         } else if (spel != null) {
             kind = key;
             StandardEvaluationContext context = new StandardEvaluationContext();

@@ -7,7 +7,7 @@ import java.util.List;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * One rule of the servlet filter, exactly as bound from {@code ratelimit.filter.rules[i]}; checked and compiled once
+ * One rule of the path-rule filters (servlet and WebFlux), exactly as bound from {@code ratelimit.filter.rules[i]}; checked and compiled once
  * when the filter is created (an invalid value fails the start naming the property).
  *
  * @param name the budget's name (letters, digits, {@code ._:/-}); null for {@code rule-<index>}

@@ -3,8 +3,6 @@ package io.github.ratelimit.web;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -21,14 +19,6 @@ public class LockExceptionHandler {
 
     @ExceptionHandler(LockNotAcquiredException.class)
     public ResponseEntity<ProblemDetail> lockBusy(LockNotAcquiredException exception) {
-        long seconds = Math.max(1, RateLimitHeaders.seconds(exception.retryAfter()));
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
-                HttpStatus.CONFLICT,
-                "Another request holds the lock for this resource; retry after " + seconds + " s.");
-        problem.setTitle("Resource busy");
-        return ResponseEntity.status(HttpStatus.CONFLICT)
-                .header(RateLimitHeaders.RETRY_AFTER, Long.toString(seconds))
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem);
+        return Refusals.lockBusy(exception);
     }
 }

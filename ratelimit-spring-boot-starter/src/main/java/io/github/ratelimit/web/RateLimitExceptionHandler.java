@@ -1,20 +1,11 @@
 package io.github.ratelimit.web;
 
-import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
-import io.github.ratelimit.internal.LogThrottle;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -31,8 +22,6 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 @Order(Ordered.LOWEST_PRECEDENCE)
 public class RateLimitExceptionHandler {
 
-    private static final Logger log = LoggerFactory.getLogger(RateLimitExceptionHandler.class);
-
     /** The problem type registered for exceeded quotas. */
     public static final URI QUOTA_EXCEEDED =
             URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
@@ -40,8 +29,7 @@ public class RateLimitExceptionHandler {
     static final String TITLE = "Request cannot be satisfied as assigned quota has been exceeded";
 
     private final boolean allPolicies;
-    private final AtomicLong unresolvedKeys = new AtomicLong();
-    private final LogThrottle throttle = new LogThrottle(Duration.ofSeconds(10));
+    private final Refusals.UnresolvedKeys unresolvedKeys = new Refusals.UnresolvedKeys();
 
     /** RateLimit fields that carry what the client needs: the refusing items. */
     public RateLimitExceptionHandler() {
@@ -56,18 +44,10 @@ public class RateLimitExceptionHandler {
     @ExceptionHandler(RateLimitExceededException.class)
     public ResponseEntity<ProblemDetail> rateLimitExceeded(
             RateLimitExceededException exception, HttpServletRequest request) {
-        HttpHeaders headers = new HttpHeaders();
-        Decision decision = RateLimitHeaders.record(request, exception.decision());
-        RateLimitHeaders.of(decision, allPolicies).forEach(headers::set);
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail(decision));
-        problem.setType(QUOTA_EXCEEDED);
-        problem.setTitle(TITLE);
-        problem.setInstance(URI.create(request.getRequestURI()));
-        problem.setProperty("violated-policies", RateLimitHeaders.violatedPolicies(decision));
-        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
-                .headers(headers)
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem);
+        return Refusals.tooManyRequests(
+                ServletRequests.record(request, exception.decision()),
+                URI.create(request.getRequestURI()),
+                allPolicies);
     }
 
     /**
@@ -77,19 +57,6 @@ public class RateLimitExceptionHandler {
     @ExceptionHandler(RateLimitEvaluationException.class)
     public ResponseEntity<ProblemDetail> keyNotDetermined(
             RateLimitEvaluationException exception, HttpServletRequest request) {
-        long count = unresolvedKeys.incrementAndGet();
-        if (throttle.due(count == 1)) {
-            log.warn("Rate limit key not determined, answered 400 ({} so far): {}", count, exception.getMessage());
-        }
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, exception.clientDetail());
-        problem.setTitle("Missing rate limit key");
-        problem.setInstance(URI.create(request.getRequestURI()));
-        return ResponseEntity.status(HttpStatus.BAD_REQUEST)
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem);
-    }
-
-    static String detail(Decision decision) {
-        return "Too many requests; retry after " + Math.max(1, RateLimitHeaders.seconds(decision.retryAfter())) + " s.";
+        return Refusals.keyNotDetermined(exception, URI.create(request.getRequestURI()), unresolvedKeys);
     }
 }

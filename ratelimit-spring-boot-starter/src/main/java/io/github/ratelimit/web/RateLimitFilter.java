@@ -1,10 +1,7 @@
 package io.github.ratelimit.web;
 
-import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
-import io.github.ratelimit.core.LimitRequest;
-import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.internal.RateLimitDecisions;
@@ -13,14 +10,11 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.function.Supplier;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
-import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * Applies the rules of {@code ratelimit.filter.rules} to requests. All limits of all rules that match one
@@ -29,8 +23,7 @@ import org.springframework.web.util.pattern.PathPattern;
  */
 public final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimits {
 
-    private final List<FilterRule> rules;
-    private final List<PathPattern> excluded;
+    private final PathRules rules;
     private final RateLimitDecisions decisions;
     private final ClientAddresses clients;
     private final Supplier<HandlerExceptionResolver> exceptionResolver;
@@ -51,13 +44,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             ClientAddresses clients,
             Supplier<HandlerExceptionResolver> exceptionResolver,
             boolean allPolicies) {
-        List<FilterRule> compiled = new ArrayList<>();
-        for (int i = 0; i < rules.size(); i++) {
-            compiled.add(FilterRule.compile(rules.get(i), i));
-        }
-        compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
-        this.rules = List.copyOf(compiled);
-        this.excluded = FilterRule.parsePatterns(excludedPaths, "ratelimit.filter.exclude");
+        this.rules = new PathRules(rules, excludedPaths);
         this.decisions = decisions;
         this.clients = clients;
         this.exceptionResolver = exceptionResolver;
@@ -67,72 +54,32 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
     /** The limits of every rule. */
     @Override
     public List<DeclaredLimit> declaredLimits() {
-        List<DeclaredLimit> all = new ArrayList<>();
-        for (FilterRule rule : rules) {
-            for (RateLimit limit : rule.limits) {
-                all.add(new DeclaredLimit(
-                        "ratelimit.filter.rules[" + rule.index + "] " + rule.paths,
-                        limit,
-                        rule.keyKinds(),
-                        rule.shadow,
-                        rule.failClosed,
-                        rule.perPath));
-            }
-        }
-        return all;
+        return rules.declaredLimits();
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         String rawPath = pathWithinApplication(request);
-        PathContainer path = PathContainer.parsePath(rawPath);
-        if (excluded.stream().anyMatch(p -> p.matches(path))) {
+        PathRules.Match match = rules.match(
+                request.getMethod(),
+                rawPath,
+                PathContainer.parsePath(rawPath),
+                PathRules.view(
+                        request,
+                        request::getHeader,
+                        () -> ServletRequests.principalName(request),
+                        () -> ServletRequests.clientAddress(clients, request)),
+                decisions);
+        if (match.missingKey() != null) {
+            answer(request, response, match.missingKey());
+            return;
+        }
+        if (match.requests().isEmpty()) {
             chain.doFilter(request, response);
             return;
         }
-        String method = request.getMethod();
-        String clientAddress = null;
-        boolean shadowAll = decisions.allShadow();
-        boolean failClosed = false;
-        List<String> names = new ArrayList<>();
-        List<LimitRequest> requests = new ArrayList<>();
-        for (FilterRule rule : rules) {
-            if (!rule.matches(method, path)) {
-                continue;
-            }
-            if (clientAddress == null) {
-                clientAddress = clients.clientAddress(request);
-            }
-            ClientIdentifier identifier = rule.identifier(request, clientAddress);
-            if (identifier == null) {
-                if (rule.missingKey == FilterRuleSpec.MissingKey.REJECT) {
-                    answer(
-                            request,
-                            response,
-                            new RateLimitEvaluationException(
-                                    "Rate limit rule '" + rule.name + "' found no key in a request to " + rawPath,
-                                    "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
-                                    null));
-                    return;
-                }
-                identifier = ClientIdentifier.of("ip", clientAddress);
-            }
-            failClosed |= rule.failClosed;
-            names.add(rule.name);
-            if (rule.perPath) {
-                identifier = identifier.perPath(rawPath);
-            }
-            for (RateLimit limit : rule.limits) {
-                requests.add(new LimitRequest(
-                        limit, identifier, rule.cost, shadowAll || rule.shadow, decisions.staggered(rule.retryAdvice)));
-            }
-        }
-        if (requests.isEmpty()) {
-            chain.doFilter(request, response);
-            return;
-        }
-        RateLimitDecisions.Outcome outcome = decisions.decide("rules " + names, requests, failClosed);
+        RateLimitDecisions.Outcome outcome = decisions.decide(match.what(), match.requests(), match.failClosed());
         if (outcome instanceof RateLimitDecisions.RefusedClosed closed) {
             answer(request, response, closed.cause());
             return;
@@ -142,7 +89,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             return;
         }
         if (outcome instanceof RateLimitDecisions.Admitted admitted) {
-            RateLimitHeaders.of(RateLimitHeaders.record(request, admitted.decision()), allPolicies)
+            RateLimitHeaders.of(ServletRequests.record(request, admitted.decision()), allPolicies)
                     .forEach(response::setHeader);
         }
         chain.doFilter(request, response);

@@ -4,7 +4,6 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.RateLimit;
-import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +14,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * The response fields of draft-ietf-httpapi-ratelimit-headers-11 and RFC 9110 for a decision: {@code RateLimit-Policy}
@@ -44,14 +45,15 @@ final class RateLimitHeaders {
 
     /**
      * Adds a decision to those of the request (the filter's, then the annotations'), and returns all of them as one:
-     * the one place where a request's decisions are gathered.
+     * the one place where a request's decisions are gathered, in the request's (or exchange's) attributes.
      */
-    static Decision record(HttpServletRequest request, Decision decision) {
+    static Decision record(
+            Function<String, Object> attribute, BiConsumer<String, Object> setAttribute, Decision decision) {
         @SuppressWarnings("unchecked")
-        List<Decision> decisions = (List<Decision>) request.getAttribute(DECISIONS);
+        List<Decision> decisions = (List<Decision>) attribute.apply(DECISIONS);
         if (decisions == null) {
             decisions = new ArrayList<>(2);
-            request.setAttribute(DECISIONS, decisions);
+            setAttribute.accept(DECISIONS, decisions);
         }
         decisions.add(decision);
         return combine(decisions);

@@ -3,8 +3,6 @@ package io.github.ratelimit.web;
 import io.github.ratelimit.core.RedisUnavailableException;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -23,16 +21,6 @@ public class RedisUnavailableHandler {
 
     @ExceptionHandler(RedisUnavailableException.class)
     public ResponseEntity<ProblemDetail> redisUnavailable(RedisUnavailableException exception) {
-        long seconds = Math.max(1, RateLimitHeaders.seconds(exception.retryAfter()));
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, detail(seconds));
-        problem.setTitle(TITLE);
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                .header(RateLimitHeaders.RETRY_AFTER, Long.toString(seconds))
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem);
-    }
-
-    static String detail(long seconds) {
-        return "The request could not be checked right now; retry after " + seconds + " s.";
+        return Refusals.redisUnavailable(exception);
     }
 }

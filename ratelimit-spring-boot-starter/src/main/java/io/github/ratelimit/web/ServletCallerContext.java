@@ -4,7 +4,6 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.security.Principal;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
@@ -40,14 +39,13 @@ public final class ServletCallerContext implements CallerContext {
     @Override
     public String principalName() {
         HttpServletRequest request = currentRequest();
-        Principal principal = request == null ? null : request.getUserPrincipal();
-        return principal == null ? null : principal.getName();
+        return request == null ? null : ServletRequests.principalName(request);
     }
 
     @Override
     public String clientAddress() {
         HttpServletRequest request = currentRequest();
-        return request == null ? null : clients.clientAddress(request);
+        return request == null ? null : ServletRequests.clientAddress(clients, request);
     }
 
     @Override
@@ -55,7 +53,7 @@ public final class ServletCallerContext implements CallerContext {
         if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes) {
             HttpServletResponse response = attributes.getResponse();
             if (response != null && !response.isCommitted()) {
-                Decision all = RateLimitHeaders.record(attributes.getRequest(), decision);
+                Decision all = ServletRequests.record(attributes.getRequest(), decision);
                 RateLimitHeaders.of(all, allPolicies).forEach(response::setHeader);
             }
         }

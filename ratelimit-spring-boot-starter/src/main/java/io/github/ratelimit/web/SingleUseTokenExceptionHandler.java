@@ -3,8 +3,6 @@ package io.github.ratelimit.web;
 import io.github.ratelimit.core.SingleUseTokenException;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -21,25 +19,6 @@ public class SingleUseTokenExceptionHandler {
 
     @ExceptionHandler(SingleUseTokenException.class)
     public ResponseEntity<ProblemDetail> tokenRefused(SingleUseTokenException exception) {
-        HttpStatus status =
-                switch (exception.status()) {
-                    case MISSING, MALFORMED -> HttpStatus.BAD_REQUEST;
-                    case UNKNOWN -> HttpStatus.NOT_FOUND;
-                    case ALREADY_USED -> HttpStatus.CONFLICT;
-                    case CONSUMED -> HttpStatus.INTERNAL_SERVER_ERROR;
-                };
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, exception.getMessage() + ".");
-        problem.setTitle(
-                switch (exception.status()) {
-                    case MISSING -> "Missing single-use token";
-                    case MALFORMED -> "Malformed single-use token";
-                    case UNKNOWN -> "Unknown or expired single-use token";
-                    case ALREADY_USED -> "Single-use token already used";
-                    case CONSUMED -> "Internal error";
-                });
-        problem.setProperty("purpose", exception.purpose());
-        return ResponseEntity.status(status)
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem);
+        return Refusals.tokenRefused(exception);
     }
 }

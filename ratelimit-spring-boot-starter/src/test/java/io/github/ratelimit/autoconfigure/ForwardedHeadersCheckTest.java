@@ -28,4 +28,15 @@ class ForwardedHeadersCheckTest {
                 .afterSingletonsInstantiated();
         assertThat(output).doesNotContain("server.forward-headers-strategy is native");
     }
+
+    @Test
+    void warnsOnTheReactiveServerWhateverTheTomcatSettingsSay(CapturedOutput output) {
+        new ForwardedHeadersCheck(
+                        new MockEnvironment()
+                                .withProperty("server.forward-headers-strategy", "native")
+                                .withProperty("server.tomcat.remoteip.internal-proxies", "10\\.0\\.0\\.1"),
+                        true)
+                .afterSingletonsInstantiated();
+        assertThat(output).contains("the reactive server replaces the client address");
+    }
 }

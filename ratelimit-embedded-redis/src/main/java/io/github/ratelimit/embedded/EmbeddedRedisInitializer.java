@@ -1,4 +1,4 @@
-package io.github.ratelimit.sample;
+package io.github.ratelimit.embedded;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

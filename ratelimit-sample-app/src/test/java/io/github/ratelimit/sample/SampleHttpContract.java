@@ -1,0 +1,311 @@
+package io.github.ratelimit.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.github.ratelimit.web.RateLimitFields;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * The HTTP contract of the sample apps, black box: {@code GET /api/hello}, {@code GET /api/search}, the path rule of
+ * {@code /api/public/**}, {@code POST /api/tokens} with {@code GET /api/spawn-vm}, and {@code POST /api/workers/{id}}:
+ * the same limits, status codes, headers and bodies on the servlet sample and the reactive one, each of which runs it
+ * against itself started for real on a random port with its embedded Redis.
+ */
+abstract class SampleHttpContract {
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    RedissonClient redisson;
+
+    // ---- hello and search ----
+
+    RawHttp.Response get(String from, String path) {
+        return RawHttp.get(from, port, path, Map.of());
+    }
+
+    RawHttp.Response get(String from, String path, String userId) {
+        return RawHttp.get(from, port, path, Map.of("X-User-Id", userId));
+    }
+
+    @Test
+    void helloAdmitsFivePerSecondThenAnswers429WithRetryAfterRateLimitHeadersAndAProblem() {
+        String client = "127.0.0.11";
+        long started = System.nanoTime();
+        List<RawHttp.Response> responses = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            responses.add(get(client, "/api/hello"));
+        }
+        long elapsedMs = (System.nanoTime() - started) / 1_000_000;
+        assumeTrue(elapsedMs < 900, "six calls within one second of each other (took " + elapsedMs + " ms)");
+
+        for (int i = 0; i < 5; i++) {
+            RawHttp.Response ok = responses.get(i);
+            assertThat(ok.status()).isEqualTo(200);
+            assertThat(ok.body()).contains("\"message\":\"hello\"");
+            assertThat(ok.header("RateLimit-Policy")).isEqualTo("\"hello\";q=5;w=1");
+            assertThat(ok.header("RateLimit")).isEqualTo("\"hello\";r=" + (4 - i) + ";t=1");
+        }
+        RawHttp.Response limited = responses.get(5);
+        assertThat(limited.status()).isEqualTo(429);
+        assertThat(limited.header("Retry-After")).isEqualTo("1");
+        assertThat(limited.header("RateLimit-Policy")).isEqualTo("\"hello\";q=5;w=1");
+        assertThat(limited.header("RateLimit")).isEqualTo("\"hello\";r=0;t=1");
+        assertThat(limited.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(limited.body())
+                .contains("\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\"")
+                .contains("\"status\":429")
+                .contains("\"violated-policies\":[\"hello\"]");
+    }
+
+    @Test
+    void helloIsLimitedPerClient() {
+        for (int i = 0; i < 5; i++) {
+            get("127.0.0.12", "/api/hello");
+        }
+        assertThat(get("127.0.0.13", "/api/hello").status()).isEqualTo(200);
+    }
+
+    @Test
+    void searchLimitsTheIpAndTheUserEachOnItsOwn() {
+        String userA = "alice-" + UUID.randomUUID();
+        long started = System.nanoTime();
+        List<Integer> firstTen = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            firstTen.add(get("127.0.0.21", "/api/search?q=redis", userA).status());
+        }
+        RawHttp.Response eleventh = get("127.0.0.21", "/api/search?q=redis", userA);
+        RawHttp.Response sameUserOtherIp = get("127.0.0.22", "/api/search?q=redis", userA);
+        RawHttp.Response otherIpNoUser = get("127.0.0.22", "/api/search?q=redis");
+        RawHttp.Response sameIpOtherUser = get("127.0.0.21", "/api/search?q=redis", "bob-" + UUID.randomUUID());
+        long elapsedMs = (System.nanoTime() - started) / 1_000_000;
+        assumeTrue(elapsedMs < 900, "the calls within one second (took " + elapsedMs + " ms)");
+
+        assertThat(firstTen).containsOnly(200);
+        assertThat(eleventh.status()).isEqualTo(429);
+        assertThat(eleventh.body()).contains("\"violated-policies\":[\"search-1s-ip\",\"search-1s-userId\"]");
+        RateLimitFields refused =
+                RateLimitFields.parse(eleventh.header("RateLimit-Policy"), eleventh.header("RateLimit"));
+        assertThat(refused.names()).containsExactly("search-1s-ip", "search-1s-userId");
+        assertThat(refused.quota("search-1s-ip")).isEqualTo(10);
+        assertThat(refused.window("search-1s-ip")).isEqualTo(1);
+        assertThat(Long.parseLong(eleventh.header("Retry-After")))
+                .isEqualTo(Math.max(refused.reset("search-1s-ip"), refused.reset("search-1s-userId")));
+        assertThat(sameUserOtherIp.status()).as("the user's own limit").isEqualTo(429);
+        assertThat(otherIpNoUser.status()).as("another client without a user").isEqualTo(200);
+        assertThat(RateLimitFields.parse(otherIpNoUser.header("RateLimit-Policy"), otherIpNoUser.header("RateLimit"))
+                        .names())
+                .as("the most constraining item only, named after its limit and identifier")
+                .containsExactly("search-1s-ip");
+        assertThat(sameIpOtherUser.status()).as("the IP's limit").isEqualTo(429);
+    }
+
+    // ---- the path rule ----
+
+    RawHttp.Response ping(String from, Map<String, String> headers) {
+        return RawHttp.get(from, port, "/api/public/ping", headers);
+    }
+
+    @Test
+    void twentyPerMinuteThen429AndAForgedForwardedForDoesNotHelp() {
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            RawHttp.Response ok = ping("127.0.0.61", Map.of("X-Forwarded-For", "10.9.9." + i));
+            statuses.add(ok.status());
+            assertThat(ok.body()).isEqualTo("pong");
+            assertThat(ok.header("RateLimit")).isEqualTo("\"public\";r=" + (19 - i) + ";t=60");
+        }
+        RawHttp.Response limited = ping("127.0.0.61", Map.of("X-Forwarded-For", "203.0.113.99"));
+        RawHttp.Response forwarded = ping("127.0.0.61", Map.of("Forwarded", "for=198.51.100.1"));
+        RawHttp.Response otherClient = ping("127.0.0.62", Map.of());
+
+        assertThat(statuses).containsOnly(200);
+        assertThat(limited.status()).isEqualTo(429);
+        assertThat(limited.header("RateLimit-Policy")).isEqualTo("\"public\";q=20;w=60");
+        assertThat(limited.body()).contains("\"violated-policies\":[\"public\"]");
+        assertThat(forwarded.status()).isEqualTo(429);
+        assertThat(otherClient.status()).isEqualTo(200);
+    }
+
+    @Test
+    void ruleAndAnnotationAreBothEnforcedAndBothInTheHeaders() {
+        String client = "127.0.0.63";
+        long started = System.nanoTime();
+        RawHttp.Response first = RawHttp.get(client, port, "/api/public/burst", Map.of());
+        assertThat(first.status()).isEqualTo(200);
+        // what the client needs: the most constraining of the rule's and the annotation's items
+        RateLimitFields firstFields =
+                RateLimitFields.parse(first.header("RateLimit-Policy"), first.header("RateLimit"));
+        assertThat(firstFields.names()).containsExactly("burst");
+        assertThat(firstFields.remaining("burst")).isEqualTo(2);
+        RawHttp.Response last = null;
+        for (int i = 0; i < 3; i++) {
+            last = RawHttp.get(client, port, "/api/public/burst", Map.of());
+        }
+        long elapsedMs = (System.nanoTime() - started) / 1_000_000;
+        assumeTrue(elapsedMs < 900, "four calls within one second (took " + elapsedMs + " ms)");
+        assertThat(last.status())
+                .as("the fourth call within a second: the annotation refuses")
+                .isEqualTo(429);
+        RateLimitFields lastFields = RateLimitFields.parse(last.header("RateLimit-Policy"), last.header("RateLimit"));
+        assertThat(lastFields.names()).containsExactly("burst");
+        assertThat(lastFields.remaining("burst")).isZero();
+        assertThat(Long.parseLong(last.header("Retry-After"))).isEqualTo(lastFields.reset("burst"));
+        assertThat(last.body()).contains("\"violated-policies\":[\"burst\"]");
+        RawHttp.Response ping = RawHttp.get(client, port, "/api/public/ping", Map.of());
+        assertThat(RateLimitFields.parse(ping.header("RateLimit-Policy"), ping.header("RateLimit"))
+                        .remaining("public"))
+                .as("the rule counted every call, the refused one included, since the filter admitted it")
+                .isEqualTo(15);
+    }
+
+    /** Paths that reach the same handler through another spelling are counted by the rule all the same. */
+    @Test
+    void unusualSpellingsOfAPathDoNotSlipPastTheRule() {
+        for (String path : java.util.List.of(
+                "//api/public/ping",
+                "/api/./public/ping",
+                "/api/x/../public/ping",
+                "/api/%70ublic/ping",
+                "/api/public//ping",
+                "/api/public/ping;jsessionid=1")) {
+            RawHttp.Response response = RawHttp.get("127.0.0.64", port, path, Map.of());
+            if (response.status() == 200) {
+                assertThat(response.header("RateLimit")).as(path).startsWith("\"public\";");
+            } else {
+                assertThat(response.status()).as(path).isNotEqualTo(500);
+            }
+        }
+    }
+
+    // ---- single-use tokens ----
+
+    private static final Pattern TOKEN = Pattern.compile("\"token\":\"([A-Za-z0-9_-]{32})\"");
+
+    String issue(String user, String json) {
+        RawHttp.Response created = RawHttp.post("127.0.0.41", port, "/api/tokens", Map.of("X-User-Id", user), json);
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(created.body()).contains("\"expiresInSeconds\":600");
+        Matcher matcher = TOKEN.matcher(created.body());
+        assertThat(matcher.find()).as(created.body()).isTrue();
+        return matcher.group(1);
+    }
+
+    RawHttp.Response spawn(String query) {
+        return RawHttp.get("127.0.0.41", port, "/api/spawn-vm" + query, Map.of());
+    }
+
+    @Test
+    void aTokenSpawnsOnceWithItsMetadataThenConflicts() {
+        String token = issue("u-" + UUID.randomUUID(), "{\"size\":\"small\"}");
+
+        RawHttp.Response first = spawn("?token=" + token);
+        RawHttp.Response second = spawn("?token=" + token);
+
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(first.body()).contains("\"size\":\"small\"");
+        assertThat(second.status()).isEqualTo(409);
+        assertThat(second.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(second.body()).contains("already used").doesNotContain(token);
+    }
+
+    @Test
+    void unknownMissingAndMalformedTokens() {
+        RawHttp.Response unknown = spawn("?token=" + "A".repeat(32));
+        RawHttp.Response missing = spawn("");
+        RawHttp.Response malformed = spawn("?token=%7Bnot-a-token%7D");
+
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.body()).contains("unknown or expired").doesNotContain("A".repeat(32));
+        assertThat(missing.status()).isEqualTo(400);
+        assertThat(malformed.status()).isEqualTo(400);
+        assertThat(malformed.body()).doesNotContain("not-a-token");
+    }
+
+    @Test
+    void issuingIsThrottledToOnePerSecondPerUser() {
+        String user = "u-" + UUID.randomUUID();
+        issue(user, null);
+        RawHttp.Response second = RawHttp.post("127.0.0.41", port, "/api/tokens", Map.of("X-User-Id", user), null);
+        RawHttp.Response otherUser = RawHttp.post(
+                "127.0.0.41", port, "/api/tokens", Map.of("X-User-Id", "other-" + UUID.randomUUID()), null);
+
+        assertThat(second.status()).isEqualTo(429);
+        assertThat(second.header("Retry-After")).isEqualTo("1");
+        assertThat(second.header("RateLimit-Policy")).isEqualTo("\"issue-token-userId\";q=1;w=1");
+        assertThat(second.body()).contains("\"violated-policies\":[\"issue-token-userId\"]");
+        assertThat(otherUser.status()).isEqualTo(201);
+    }
+
+    // ---- one worker per user ----
+
+    /** How many worker locks exist in Redis (key layout from the README: <prefix>{<tag>}:lock). */
+    long heldLocks() {
+        return redisson.getScript(StringCodec.INSTANCE)
+                .<Long>eval(
+                        RScript.Mode.READ_ONLY,
+                        "return #redis.call('KEYS', ARGV[1])",
+                        RScript.ReturnType.LONG,
+                        java.util.List.of(),
+                        "ratelimit:*:lock");
+    }
+
+    RawHttp.Response post(String path) {
+        return RawHttp.post("127.0.0.51", port, path, Map.of(), null);
+    }
+
+    @Test
+    void oneWorkerPerUser() throws Exception {
+        String user = "u-" + UUID.randomUUID();
+        CompletableFuture<RawHttp.Response> first =
+                CompletableFuture.supplyAsync(() -> post("/api/workers/" + user + "?durationMs=1500"));
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (heldLocks() == 0) {
+            assertThat(first.isDone()).as("the first worker still running").isFalse();
+            assertThat(System.nanoTime())
+                    .as("the first worker to hold the lock")
+                    .isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        RawHttp.Response busy = post("/api/workers/" + user + "?durationMs=0");
+        RawHttp.Response otherUser = post("/api/workers/other-" + UUID.randomUUID() + "?durationMs=0");
+        RawHttp.Response done = first.get(20, TimeUnit.SECONDS);
+
+        assertThat(busy.status()).as("a request while the first worker runs").isEqualTo(409);
+        assertThat(busy.header("Retry-After")).matches("[1-5]");
+        assertThat(busy.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(busy.body()).contains("\"status\":409");
+        assertThat(otherUser.status()).isEqualTo(200);
+        assertThat(done.status()).isEqualTo(200);
+        assertThat(done.body())
+                .contains("\"userId\":\"" + user + "\"")
+                .containsPattern("\"fencingToken\":\\d+")
+                .contains("\"stillHeld\":true");
+        RawHttp.Response after = post("/api/workers/" + user + "?durationMs=0");
+        assertThat(after.status()).isEqualTo(200);
+        assertThat(fencingToken(after.body())).isGreaterThan(fencingToken(done.body()));
+    }
+
+    static long fencingToken(String body) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\"fencingToken\":(\\d+)").matcher(body);
+        assertThat(m.find()).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+}

@@ -1,0 +1,60 @@
+package io.github.ratelimit.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadPoolExecutor;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Installs BlockHound once for this JVM and fails a test class when any blocking call was made on a non-blocking
+ * thread (Reactor Netty's event loops, Reactor's parallel scheduler, Redisson's I/O threads) while it ran. Every call
+ * is recorded with its stack rather than thrown, so that a blocking call inside a library's callback is not swallowed.
+ */
+final class NoBlockingCalls implements BeforeAllCallback, AfterAllCallback {
+
+    private static final List<String> calls = new CopyOnWriteArrayList<>();
+    private static volatile boolean installed;
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        synchronized (NoBlockingCalls.class) {
+            if (!installed) {
+                BlockHound.install(builder -> builder
+                        // idle pool workers wait for their next task: not a call that blocks work
+                        .allowBlockingCallsInside(ThreadPoolExecutor.class.getName(), "getTask")
+                        .blockingMethodCallback(method -> {
+                            StringBuilder where = new StringBuilder(
+                                    method + " on " + Thread.currentThread().getName());
+                            for (StackTraceElement frame : new Throwable().getStackTrace()) {
+                                where.append("\n    at ").append(frame);
+                            }
+                            calls.add(where.toString());
+                        }));
+                installed = true;
+                // the hound is on: a sleep on a parallel thread is recorded
+                Mono.fromCallable(() -> {
+                            Thread.sleep(1);
+                            return true;
+                        })
+                        .subscribeOn(Schedulers.parallel())
+                        .block();
+                assertThat(calls)
+                        .as("BlockHound records a sleep on a parallel thread")
+                        .hasSize(1);
+            }
+        }
+        calls.clear();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        assertThat(calls).as("blocking calls on non-blocking threads").isEmpty();
+    }
+}

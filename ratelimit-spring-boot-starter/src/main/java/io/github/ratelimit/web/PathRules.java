@@ -1,0 +1,162 @@
+package io.github.ratelimit.web;
+
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.DeclaredLimit;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.internal.RateLimitDecisions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * The rules of {@code ratelimit.filter.rules}, compiled once, and what they ask of one request: the one owner of rule
+ * matching for the servlet filter and the reactive web filter.
+ */
+final class PathRules {
+
+    private final List<FilterRule> rules;
+    private final List<PathPattern> excluded;
+
+    /**
+     * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
+     * @param excludedPaths path patterns no rule applies to
+     */
+    PathRules(List<FilterRuleSpec> rules, List<String> excludedPaths) {
+        List<FilterRule> compiled = new ArrayList<>();
+        for (int i = 0; i < rules.size(); i++) {
+            compiled.add(FilterRule.compile(rules.get(i), i));
+        }
+        compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
+        this.rules = List.copyOf(compiled);
+        this.excluded = FilterRule.parsePatterns(excludedPaths, "ratelimit.filter.exclude");
+    }
+
+    boolean isEmpty() {
+        return rules.isEmpty();
+    }
+
+    /** The limits of every rule. */
+    List<DeclaredLimit> declaredLimits() {
+        List<DeclaredLimit> all = new ArrayList<>();
+        for (FilterRule rule : rules) {
+            for (RateLimit limit : rule.limits) {
+                all.add(new DeclaredLimit(
+                        "ratelimit.filter.rules[" + rule.index + "] " + rule.paths,
+                        limit,
+                        rule.keyKinds(),
+                        rule.shadow,
+                        rule.failClosed,
+                        rule.perPath));
+            }
+        }
+        return all;
+    }
+
+    /** What the request gives the rules' keys, read only when a rule matches. */
+    interface RequestView {
+
+        /** The request object for {@code spel:} keys ({@code #request}). */
+        Object request();
+
+        /** One header's value, or null. */
+        String header(String name);
+
+        String principalName();
+
+        /** The client's address, as {@link ClientAddresses} finds it. */
+        String clientAddress();
+    }
+
+    /**
+     * What the rules ask of one request.
+     *
+     * @param requests every limit of every matching rule, empty when none matches
+     * @param what the matching rules, for the fallback log
+     * @param failClosed whether one of them fails closed
+     * @param missingKey a rule's key that is absent from the request, which refuses it with 400; null otherwise
+     */
+    record Match(
+            List<LimitRequest> requests, String what, boolean failClosed, RateLimitEvaluationException missingKey) {}
+
+    /**
+     * @param method the HTTP method
+     * @param rawPath the path within the application, as counted per path
+     * @param path the same, parsed
+     */
+    Match match(String method, String rawPath, PathContainer path, RequestView view, RateLimitDecisions decisions) {
+        if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
+            return new Match(List.of(), null, false, null);
+        }
+        String clientAddress = null;
+        String principal = null;
+        boolean shadowAll = decisions.allShadow();
+        boolean failClosed = false;
+        List<String> names = new ArrayList<>();
+        List<LimitRequest> requests = new ArrayList<>();
+        for (FilterRule rule : rules) {
+            if (!rule.matches(method, path)) {
+                continue;
+            }
+            if (clientAddress == null) {
+                clientAddress = view.clientAddress();
+                principal = view.principalName();
+            }
+            ClientIdentifier identifier = rule.identifier(view.request(), view::header, principal, clientAddress);
+            if (identifier == null) {
+                if (rule.missingKey == FilterRuleSpec.MissingKey.REJECT) {
+                    return new Match(
+                            List.of(),
+                            null,
+                            false,
+                            new RateLimitEvaluationException(
+                                    "Rate limit rule '" + rule.name + "' found no key in a request to " + rawPath,
+                                    "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
+                                    null));
+                }
+                identifier = ClientIdentifier.of("ip", clientAddress);
+            }
+            failClosed |= rule.failClosed;
+            names.add(rule.name);
+            if (rule.perPath) {
+                identifier = identifier.perPath(rawPath);
+            }
+            for (RateLimit limit : rule.limits) {
+                requests.add(new LimitRequest(
+                        limit, identifier, rule.cost, shadowAll || rule.shadow, decisions.staggered(rule.retryAdvice)));
+            }
+        }
+        return new Match(requests, "rules " + names, failClosed, null);
+    }
+
+    /** A {@link RequestView} from functions, each asked at most once per request. */
+    static RequestView view(
+            Object request, Function<String, String> header, Supplier<String> principal, Supplier<String> client) {
+        return new RequestView() {
+            @Override
+            public Object request() {
+                return request;
+            }
+
+            @Override
+            public String header(String name) {
+                return header.apply(name);
+            }
+
+            @Override
+            public String principalName() {
+                return principal.get();
+            }
+
+            @Override
+            public String clientAddress() {
+                return client.get();
+            }
+        };
+    }
+}

@@ -1,0 +1,112 @@
+package io.github.ratelimit.web;
+
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.DeclaredLimit;
+import io.github.ratelimit.core.DeclaredLimits;
+import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.internal.RateLimitDecisions;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.core.Ordered;
+import org.springframework.http.server.RequestPath;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+/**
+ * The reactive side's filter: applies the rules of {@code ratelimit.filter.rules} to requests as the servlet
+ * {@link RateLimitFilter} does (the same rules, client addresses, shadow mode, fail policy and 429 answer), without
+ * blocking any thread; and puts the caller of every request into the Reactor context, where the interceptors of
+ * reactive {@code @RateLimited}, {@code @SingleUse} and {@code @Locked} methods find it. Refusals are error signals
+ * that {@link RateLimitWebExceptionHandler} answers.
+ */
+public final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits {
+
+    private final PathRules rules;
+    private final RateLimitDecisions decisions;
+    private final ClientAddresses clients;
+    private final boolean allPolicies;
+    private final int order;
+
+    /**
+     * @param rules the rules (empty for none); each is checked now and fails with {@link InvalidFilterRuleException}
+     * @param excludedPaths path patterns no rule applies to
+     * @param decisions the decision flow shared with the annotations; null when rate limits are off
+     * @param clients how the client address is found
+     * @param allPolicies whether the RateLimit fields carry every item instead of what the client needs
+     * @param order the filter's order among web filters ({@code ratelimit.filter.order})
+     */
+    public RateLimitWebFilter(
+            List<FilterRuleSpec> rules,
+            List<String> excludedPaths,
+            RateLimitDecisions decisions,
+            ClientAddresses clients,
+            boolean allPolicies,
+            int order) {
+        this.rules = new PathRules(decisions == null ? List.of() : rules, excludedPaths);
+        this.decisions = decisions;
+        this.clients = clients;
+        this.allPolicies = allPolicies;
+        this.order = order;
+    }
+
+    @Override
+    public int getOrder() {
+        return order;
+    }
+
+    @Override
+    public List<DeclaredLimit> declaredLimits() {
+        return rules.declaredLimits();
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        return exchange.getPrincipal()
+                .map(principal -> Optional.ofNullable(principal.getName()))
+                .defaultIfEmpty(Optional.empty())
+                .flatMap(principal -> {
+                    ReactiveCallerContext caller =
+                            new ReactiveCallerContext(exchange, principal.orElse(null), clients, allPolicies);
+                    return decide(exchange, caller)
+                            .then(Mono.defer(() -> chain.filter(exchange)))
+                            .contextWrite(context -> context.put(CallerContext.class, caller));
+                });
+    }
+
+    /** Completes when the request may go on, fails with the refusal otherwise. */
+    private Mono<Void> decide(ServerWebExchange exchange, ReactiveCallerContext caller) {
+        if (rules.isEmpty()) {
+            return Mono.empty();
+        }
+        ServerHttpRequest request = exchange.getRequest();
+        RequestPath path = request.getPath();
+        PathRules.Match match = rules.match(
+                request.getMethod().name(),
+                path.pathWithinApplication().value(),
+                path.pathWithinApplication(),
+                PathRules.view(request, request.getHeaders()::getFirst, caller::principalName, caller::clientAddress),
+                decisions);
+        if (match.missingKey() != null) {
+            return Mono.error(match.missingKey());
+        }
+        if (match.requests().isEmpty()) {
+            return Mono.empty();
+        }
+        return Mono.fromCompletionStage(decisions.decideAsync(match.what(), match.requests(), match.failClosed()))
+                .flatMap(outcome -> {
+                    if (outcome instanceof RateLimitDecisions.RefusedClosed closed) {
+                        return Mono.error(closed.cause());
+                    }
+                    if (outcome instanceof RateLimitDecisions.Refused refused) {
+                        return Mono.error(new RateLimitExceededException(refused.decision()));
+                    }
+                    if (outcome instanceof RateLimitDecisions.Admitted admitted) {
+                        caller.allowed(admitted.decision());
+                    }
+                    return Mono.empty();
+                });
+    }
+}

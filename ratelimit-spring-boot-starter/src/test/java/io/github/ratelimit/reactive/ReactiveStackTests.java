@@ -1,0 +1,379 @@
+package io.github.ratelimit.reactive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.ratelimit.annotation.Locked;
+import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitReactiveWebAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.core.LockHandle;
+import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.core.SingleUseTokenException;
+import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.core.TokenConsumption;
+import io.github.ratelimit.testing.SharedRedis;
+import io.github.ratelimit.web.RateLimitFields;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.http.codec.autoconfigure.CodecsAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.webflux.autoconfigure.HttpHandlerAutoConfiguration;
+import org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.blockhound.BlockHound;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The annotations, the path rules and the HTTP answers on the reactive stack, against a real Redis: decisions are made
+ * when a publisher is subscribed, a lock is held until the publisher ends and released on cancellation, and no
+ * non-blocking thread ever blocks (BlockHound is installed for this test class and records every blocking call made on
+ * such a thread).
+ */
+class ReactiveStackTests {
+
+    private static final List<String> blockingCalls = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void installBlockHound() {
+        BlockHound.install(builder -> builder
+                // idle pool workers wait for tasks: not a call that blocks work
+                .allowBlockingCallsInside(ThreadPoolExecutor.class.getName(), "getTask")
+                .blockingMethodCallback(method -> {
+                    StringBuilder where = new StringBuilder(
+                            method + " on " + Thread.currentThread().getName());
+                    for (StackTraceElement frame : new Throwable().getStackTrace()) {
+                        where.append("\n    at ").append(frame);
+                    }
+                    blockingCalls.add(where.toString());
+                }));
+    }
+
+    @AfterAll
+    static void noThreadBlocked() {
+        assertThat(blockingCalls).as("blocking calls on non-blocking threads").isEmpty();
+    }
+
+    @RestController
+    static class Api {
+
+        private final AtomicInteger helloBodies = new AtomicInteger();
+        private final Sinks.Empty<Void> workFinishes = Sinks.empty();
+
+        int helloBodies() {
+            return helloBodies.get();
+        }
+
+        void finishWork() {
+            workFinishes.tryEmitEmpty();
+        }
+
+        @GetMapping("/hello")
+        @RateLimited(limit = 2, windowMs = 60_000, key = "'everyone'")
+        Mono<String> hello() {
+            return Mono.fromSupplier(() -> "hello " + helloBodies.incrementAndGet());
+        }
+
+        @GetMapping("/numbers")
+        @RateLimited(limit = 1, windowMs = 60_000, key = "'numbers'")
+        Flux<Integer> numbers() {
+            return Flux.range(1, 3);
+        }
+
+        @GetMapping("/later")
+        @RateLimited(limit = 1, windowMs = 60_000, key = "'later'")
+        CompletionStage<String> later() {
+            return CompletableFuture.completedFuture("later");
+        }
+
+        @GetMapping("/ping")
+        Mono<String> ping() {
+            return Mono.just("pong");
+        }
+
+        @GetMapping("/spawn")
+        @SingleUse(purpose = "spawn", token = "#token")
+        Mono<String> spawn(@RequestParam(required = false) String token, TokenConsumption consumption) {
+            return Mono.just("spawned for " + consumption.metadata().get("user"));
+        }
+
+        @PostMapping("/workers/{id}")
+        @Locked(name = "worker", key = "#id", leaseMs = 30_000)
+        Mono<String> work(@PathVariable String id, LockHandle lock) {
+            return workFinishes.asMono().thenReturn("done " + id + " fence " + lock.fencingToken());
+        }
+
+        @GetMapping("/plain")
+        @RateLimited(limit = 5, windowMs = 60_000, key = "'plain'")
+        String plain() {
+            return "plain";
+        }
+    }
+
+    private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    AopAutoConfiguration.class,
+                    JacksonAutoConfiguration.class,
+                    CodecsAutoConfiguration.class,
+                    WebFluxAutoConfiguration.class,
+                    HttpHandlerAutoConfiguration.class,
+                    RateLimitRedissonAutoConfiguration.class,
+                    RateLimitAutoConfiguration.class,
+                    RateLimitReactiveWebAutoConfiguration.class))
+            .withPropertyValues(
+                    "spring.data.redis.url=" + SharedRedis.get().url(),
+                    "ratelimit.redis.require-at-startup=true",
+                    "ratelimit.key-prefix=reactive-" + UUID.randomUUID() + ":",
+                    "ratelimit.filter.rules[0].paths=/ping",
+                    "ratelimit.filter.rules[0].key=header:X-Client",
+                    "ratelimit.filter.rules[0].limits[0].limit=1",
+                    "ratelimit.filter.rules[0].limits[0].window=1m")
+            .withBean(Api.class);
+
+    @Test
+    void aMonoIsDecidedWhenSubscribedAndRefusedWithTheServletAnswer() {
+        runner.run(context -> {
+            Api api = context.getBean(Api.class);
+            // calling the method decides nothing: only subscriptions count
+            List<Mono<String>> unsubscribed = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                unsubscribed.add(api.hello());
+            }
+            assertThat(api.helloBodies()).isEqualTo(0);
+            WebTestClient client =
+                    WebTestClient.bindToApplicationContext(context).build();
+            for (int i = 1; i <= 2; i++) {
+                client.get()
+                        .uri("/hello")
+                        .exchange()
+                        .expectStatus()
+                        .isOk()
+                        .expectHeader()
+                        .exists("RateLimit")
+                        .expectBody(String.class)
+                        .isEqualTo("hello " + i);
+            }
+            EntityExchangeResult<String> refused = client.get()
+                    .uri("/hello")
+                    .exchange()
+                    .expectStatus()
+                    .isEqualTo(429)
+                    .expectHeader()
+                    .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                    .expectBody(String.class)
+                    .returnResult();
+            assertThat(refused.getResponseHeaders().getFirst("Retry-After")).matches("[1-9][0-9]*");
+            RateLimitFields fields = RateLimitFields.parse(
+                    refused.getResponseHeaders().getFirst("RateLimit-Policy"),
+                    refused.getResponseHeaders().getFirst("RateLimit"));
+            String name = fields.names().get(0);
+            assertThat(fields.remaining(name)).isZero();
+            assertThat(fields.quota(name)).isEqualTo(2);
+            assertThat(fields.window(name)).isEqualTo(60);
+            assertThat(refused.getResponseBody())
+                    .contains("quota-exceeded")
+                    .contains("\"status\":429")
+                    .contains("\"instance\":\"/hello\"");
+            // the method's publisher never ran for the refused call
+            assertThat(api.helloBodies()).isEqualTo(2);
+            // each subscription decides again
+            assertThatThrownBy(() -> unsubscribed.get(0).block()).isInstanceOf(RateLimitExceededException.class);
+        });
+    }
+
+    @Test
+    void fluxAndCompletionStageMethodsAreLimitedToo() {
+        runner.run(context -> {
+            Api api = context.getBean(Api.class);
+            assertThat(api.numbers().collectList().block()).containsExactly(1, 2, 3);
+            assertThatThrownBy(() -> api.numbers().collectList().block())
+                    .isInstanceOf(RateLimitExceededException.class);
+            assertThat(api.later().toCompletableFuture().get(5, TimeUnit.SECONDS))
+                    .isEqualTo("later");
+            assertThat(api.later().toCompletableFuture())
+                    .failsWithin(Duration.ofSeconds(5))
+                    .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withCauseInstanceOf(RateLimitExceededException.class);
+        });
+    }
+
+    @Test
+    void pathRulesAnswerLikeTheServletFilter() {
+        runner.run(context -> {
+            WebTestClient client =
+                    WebTestClient.bindToApplicationContext(context).build();
+            client.get()
+                    .uri("/ping")
+                    .header("X-Client", "a")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectHeader()
+                    .exists("RateLimit-Policy");
+            client.get()
+                    .uri("/ping")
+                    .header("X-Client", "a")
+                    .exchange()
+                    .expectStatus()
+                    .isEqualTo(429)
+                    .expectHeader()
+                    .exists("Retry-After")
+                    .expectBody(String.class)
+                    .value(body -> assertThat(body).contains("quota-exceeded"));
+            // another client has its own budget; a request without the key is a 400 that never shows the key's source
+            client.get()
+                    .uri("/ping")
+                    .header("X-Client", "b")
+                    .exchange()
+                    .expectStatus()
+                    .isOk();
+            client.get()
+                    .uri("/ping")
+                    .exchange()
+                    .expectStatus()
+                    .isBadRequest()
+                    .expectBody(String.class)
+                    .value(body -> assertThat(body).contains("X-Client header"));
+        });
+    }
+
+    @Test
+    void aTokenWorksOnceUnderConcurrentSubscriptions() {
+        runner.run(context -> {
+            Api api = context.getBean(Api.class);
+            SingleUseTokens tokens = context.getBean(SingleUseTokens.class);
+            String token = tokens.issue("spawn", Map.of("user", "ada"), Duration.ofMinutes(1))
+                    .token();
+            int callers = 32;
+            CountDownLatch start = new CountDownLatch(1);
+            List<CompletableFuture<String>> results = new ArrayList<>();
+            for (int i = 0; i < callers; i++) {
+                results.add(Mono.fromFuture(CompletableFuture.runAsync(() -> awaitQuietly(start)))
+                        .then(api.spawn(token, null))
+                        .subscribeOn(Schedulers.parallel())
+                        .toFuture());
+            }
+            start.countDown();
+            int spawned = 0;
+            int alreadyUsed = 0;
+            for (CompletableFuture<String> result : results) {
+                try {
+                    assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("spawned for ada");
+                    spawned++;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    assertThat(e.getCause()).isInstanceOf(SingleUseTokenException.class);
+                    alreadyUsed++;
+                }
+            }
+            assertThat(spawned).isEqualTo(1);
+            assertThat(alreadyUsed).isEqualTo(callers - 1);
+            WebTestClient client =
+                    WebTestClient.bindToApplicationContext(context).build();
+            client.get().uri("/spawn?token=" + token).exchange().expectStatus().isEqualTo(409);
+            client.get().uri("/spawn").exchange().expectStatus().isBadRequest();
+        });
+    }
+
+    @Test
+    void aLockIsHeldUntilThePublisherEndsAndReleasedOnCancellation() {
+        runner.run(context -> {
+            Api api = context.getBean(Api.class);
+            WebTestClient client =
+                    WebTestClient.bindToApplicationContext(context).build();
+            // held while the first call's publisher runs; a second caller is refused with 409 and Retry-After
+            Disposable first = api.work("7", null).subscribe();
+            awaitLock(api, "7", true);
+            client.post()
+                    .uri("/workers/7")
+                    .exchange()
+                    .expectStatus()
+                    .isEqualTo(409)
+                    .expectHeader()
+                    .exists("Retry-After");
+            // cancelling the first call releases the lock
+            first.dispose();
+            awaitLock(api, "7", false);
+            // completion releases it as well: the caller sees the answer after the release
+            Mono<String> third = api.work("8", null);
+            CompletableFuture<String> done = third.toFuture();
+            awaitLock(api, "8", true);
+            api.finishWork();
+            assertThat(done.get(5, TimeUnit.SECONDS)).startsWith("done 8 fence ");
+            assertThat(api.work("8", null).block(Duration.ofSeconds(5))).startsWith("done 8");
+        });
+    }
+
+    @Test
+    void aPlainMethodOnANonBlockingThreadFailsWithAClearMessageInsteadOfBlocking() {
+        runner.run(context -> {
+            Api api = context.getBean(Api.class);
+            assertThatThrownBy(() -> Mono.fromCallable(api::plain)
+                            .subscribeOn(Schedulers.parallel())
+                            .block(Duration.ofSeconds(5)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("@RateLimited method Api.plain returns String")
+                    .hasMessageContaining("non-blocking thread")
+                    .hasMessageContaining("return Mono, Flux or CompletionStage");
+            assertThat(api.plain()).isEqualTo("plain"); // on a thread that may block, it decides as before
+        });
+    }
+
+    /**
+     * Waits until a probe finds the worker's lock busy (refused at once), or free (the probe takes it, runs, and is
+     * cancelled, which releases it again).
+     */
+    private static void awaitLock(Api api, String id, boolean busy) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            boolean refused = api.work(id, null)
+                    .timeout(Duration.ofMillis(200), Mono.just("running"))
+                    .map(result -> false)
+                    .onErrorResume(LockNotAcquiredException.class, error -> Mono.just(true))
+                    .block(Duration.ofSeconds(5));
+            if (refused == busy) {
+                return;
+            }
+            assertThat(System.nanoTime())
+                    .as("the lock of worker %s is %s in time", id, busy ? "taken" : "released")
+                    .isLessThan(deadline);
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
