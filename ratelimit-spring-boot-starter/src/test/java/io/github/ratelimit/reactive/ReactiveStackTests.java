@@ -9,12 +9,16 @@ import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitReactiveWebAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.core.IssuedToken;
 import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.SingleUseTokenException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.TokenConsumption;
+import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.RedisSingleUseTokens;
+import io.github.ratelimit.testing.RedisProcess;
 import io.github.ratelimit.testing.SharedRedis;
 import io.github.ratelimit.web.RateLimitFields;
 import java.time.Duration;
@@ -32,6 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.http.codec.autoconfigure.CodecsAutoConfiguration;
@@ -121,16 +126,29 @@ class ReactiveStackTests {
             return Mono.just("pong");
         }
 
+        private final AtomicInteger spawned = new AtomicInteger();
+
         @GetMapping("/spawn")
         @SingleUse(purpose = "spawn", token = "#token")
         Mono<String> spawn(@RequestParam(required = false) String token, TokenConsumption consumption) {
+            spawned.incrementAndGet();
             return Mono.just("spawned for " + consumption.metadata().get("user"));
+        }
+
+        int spawned() {
+            return spawned.get();
         }
 
         @PostMapping("/workers/{id}")
         @Locked(name = "worker", key = "#id", leaseMs = 30_000)
         Mono<String> work(@PathVariable String id, LockHandle lock) {
             return workFinishes.asMono().thenReturn("done " + id + " fence " + lock.fencingToken());
+        }
+
+        @GetMapping("/reports")
+        @RateLimited(limit = 5, windowMs = 60_000, key = "#tenant")
+        Mono<String> report(@RequestParam(required = false) String tenant) {
+            return Mono.just("report for " + tenant);
         }
 
         @GetMapping("/plain")
@@ -346,6 +364,126 @@ class ReactiveStackTests {
                     .hasMessageContaining("return Mono, Flux or CompletionStage");
             assertThat(api.plain()).isEqualTo("plain"); // on a thread that may block, it decides as before
         });
+    }
+
+    @Test
+    void aKeyThatCannotBeDeterminedIsA400ThatNeverShowsTheExpression() {
+        runner.run(context -> {
+            WebTestClient client =
+                    WebTestClient.bindToApplicationContext(context).build();
+            client.get()
+                    .uri("/reports")
+                    .exchange()
+                    .expectStatus()
+                    .isBadRequest()
+                    .expectHeader()
+                    .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                    .expectBody(String.class)
+                    .value(body -> assertThat(body).contains("\"status\":400").doesNotContain("#tenant"));
+            client.get().uri("/reports?tenant=acme").exchange().expectStatus().isOk();
+        });
+    }
+
+    /** Redis frozen: answers come within the budget with the fail policy's outcome, and no thread waits for them. */
+    @Test
+    void aFrozenRedisGivesTheFailPolicyWithinTheBudget() {
+        try (RedisProcess redis = RedisProcess.start()) {
+            runner.withPropertyValues("spring.data.redis.url=" + redis.url(), "ratelimit.redis.timeout=100ms")
+                    .run(context -> {
+                        WebTestClient client = WebTestClient.bindToApplicationContext(context)
+                                .configureClient()
+                                .responseTimeout(Duration.ofSeconds(5))
+                                .build();
+                        client.get().uri("/hello").exchange().expectStatus().isOk();
+                        redis.freeze();
+                        try {
+                            long started = System.nanoTime();
+                            client.get()
+                                    .uri("/hello")
+                                    .exchange()
+                                    .expectStatus()
+                                    .isOk()
+                                    .expectHeader()
+                                    .doesNotExist("RateLimit");
+                            client.get()
+                                    .uri("/spawn?token=" + "A".repeat(32))
+                                    .exchange()
+                                    .expectStatus()
+                                    .isEqualTo(503)
+                                    .expectHeader()
+                                    .exists("Retry-After");
+                            assertThat(Duration.ofNanos(System.nanoTime() - started))
+                                    .as("two answers, each bounded by the 100 ms budget")
+                                    .isLessThan(Duration.ofSeconds(2));
+                        } finally {
+                            redis.thaw();
+                        }
+                    });
+        }
+    }
+
+    /** A subscriber that leaves while its token is being consumed gets the use given back: the method never ran. */
+    @Test
+    void aTokenTakenForASubscriberThatLeftIsGivenBack() {
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        runner.withBean(GatedTokens.class, () -> new GatedTokens(gate)).run(context -> {
+            GatedTokens tokens = context.getBean(GatedTokens.class);
+            tokens.delegate(new RedisSingleUseTokens(
+                    context.getBean(RedissonClient.class),
+                    "reactive-gated-" + UUID.randomUUID() + ":",
+                    context.getBean(RedisGuard.class)));
+            Api api = context.getBean(Api.class);
+            String token = tokens.issue("spawn", Map.of("user", "ada"), Duration.ofMinutes(1))
+                    .token();
+            Disposable subscriber = api.spawn(token, null).subscribe();
+            subscriber.dispose(); // gone while the consumption waits at the gate
+            gate.complete(null); // now Redis consumes the use, for nobody
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!tokens.consume("spawn", token).consumed()) {
+                assertThat(System.nanoTime()).as("the use given back").isLessThan(deadline);
+            }
+            assertThat(api.spawned()).as("the method never ran").isZero();
+        });
+    }
+
+    /** Tokens whose consumptions wait at a gate, to leave while one is in flight. */
+    static final class GatedTokens implements SingleUseTokens {
+
+        private final CompletableFuture<Void> gate;
+        private volatile SingleUseTokens delegate;
+
+        GatedTokens(CompletableFuture<Void> gate) {
+            this.gate = gate;
+        }
+
+        void delegate(SingleUseTokens delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public IssuedToken issue(String purpose, Map<String, String> metadata, Duration ttl, int uses) {
+            return delegate.issue(purpose, metadata, ttl, uses);
+        }
+
+        @Override
+        public TokenConsumption consume(String purpose, String token) {
+            return delegate.consume(purpose, token);
+        }
+
+        @Override
+        public CompletionStage<TokenConsumption> consumeAsync(String purpose, String token) {
+            return gate.thenCompose(open -> delegate.consumeAsync(purpose, token));
+        }
+
+        @Override
+        public boolean release(String purpose, String token) {
+            return delegate.release(purpose, token);
+        }
+
+        @Override
+        public CompletionStage<Boolean> releaseAsync(String purpose, String token) {
+            return delegate.releaseAsync(purpose, token);
+        }
     }
 
     /**
