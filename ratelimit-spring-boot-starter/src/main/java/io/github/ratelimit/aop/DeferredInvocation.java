@@ -109,14 +109,14 @@ final class DeferredInvocation {
             case FLUX ->
                 Flux.deferContextual(
                         context -> subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from));
-            case STAGE -> stage(invocation, callerOutsideReactor.get(), step);
+            case STAGE -> stage(invocation, callerOutsideReactor.get().snapshot(), step);
             case PLAIN -> throw new IllegalArgumentException("a plain return type is not deferred");
         };
     }
 
     private static CallerContext caller(reactor.util.context.ContextView context, Supplier<CallerContext> outside) {
         CallerContext caller = context.getOrDefault(CallerContext.class, null);
-        return caller != null ? caller : outside.get();
+        return caller != null ? caller : outside.get().snapshot();
     }
 
     /**

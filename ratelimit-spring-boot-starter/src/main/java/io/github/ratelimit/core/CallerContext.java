@@ -30,4 +30,13 @@ public interface CallerContext {
 
     /** Called with each allowed decision, for example to add RateLimit headers to the response. */
     default void allowed(Decision decision) {}
+
+    /**
+     * This caller as it is on the calling thread, for a decision that completes on another thread (a
+     * {@code CompletionStage} or a publisher). Contexts that read the current thread (such as the servlet request's)
+     * return one bound to it; the default is this context.
+     */
+    default CallerContext snapshot() {
+        return this;
+    }
 }

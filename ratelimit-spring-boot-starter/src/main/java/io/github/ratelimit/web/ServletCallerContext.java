@@ -4,7 +4,6 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
@@ -33,34 +32,68 @@ public final class ServletCallerContext implements CallerContext {
 
     @Override
     public Object request() {
-        return currentRequest();
+        return bound().request();
     }
 
     @Override
     public String principalName() {
-        HttpServletRequest request = currentRequest();
-        return request == null ? null : ServletRequests.principalName(request);
+        return bound().principalName();
     }
 
     @Override
     public String clientAddress() {
-        HttpServletRequest request = currentRequest();
-        return request == null ? null : ServletRequests.clientAddress(clients, request);
+        return bound().clientAddress();
     }
 
     @Override
     public void allowed(Decision decision) {
-        if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes) {
-            HttpServletResponse response = attributes.getResponse();
+        bound().allowed(decision);
+    }
+
+    /** The caller of the request on this thread, bound to it, for a pipeline that goes on on other threads. */
+    @Override
+    public CallerContext snapshot() {
+        return bound();
+    }
+
+    private CallerContext bound() {
+        return RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
+                ? new Bound(attributes.getRequest(), attributes.getResponse())
+                : CallerContext.NONE;
+    }
+
+    /** The caller of one servlet request, whichever thread asks. */
+    private final class Bound implements CallerContext {
+
+        private final HttpServletRequest request;
+        private final HttpServletResponse response;
+
+        Bound(HttpServletRequest request, HttpServletResponse response) {
+            this.request = request;
+            this.response = response;
+        }
+
+        @Override
+        public Object request() {
+            return request;
+        }
+
+        @Override
+        public String principalName() {
+            return ServletRequests.principalName(request);
+        }
+
+        @Override
+        public String clientAddress() {
+            return ServletRequests.clientAddress(clients, request);
+        }
+
+        @Override
+        public void allowed(Decision decision) {
             if (response != null && !response.isCommitted()) {
-                Decision all = ServletRequests.record(attributes.getRequest(), decision);
+                Decision all = ServletRequests.record(request, decision);
                 RateLimitHeaders.of(all, allPolicies).forEach(response::setHeader);
             }
         }
-    }
-
-    private static HttpServletRequest currentRequest() {
-        RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
-        return attributes instanceof ServletRequestAttributes servlet ? servlet.getRequest() : null;
     }
 }
