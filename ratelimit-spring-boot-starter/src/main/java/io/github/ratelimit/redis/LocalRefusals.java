@@ -22,12 +22,14 @@ import java.util.Map;
  * was <em>sent</em> plus the retry time Redis computed from its own later clock, so latency can only make the local
  * deadline earlier; counts only go down by time or by a reset, and a reset drops the entries at once on every
  * instance. Entries are keyed by everything that makes a budget (the Redis key: name, algorithm, limit, window,
- * identifier; and the cost). Shadow requests never refuse, and refusals with staggered advice are not served here:
+ * identifier; the limit again, which a plan's key does not carry, so that an upgraded caller asks Redis at once; and
+ * the cost). Shadow requests never refuse, and refusals with staggered advice are not served here:
  * their advice needs the cursor in Redis. Bounded (Caffeine); an entry expires at its deadline.
  */
 final class LocalRefusals {
 
-    private record Pair(String redisKey, long cost) {}
+    /** A budget as refused: the Redis key, the quota (a plan's key does not carry it) and the cost. */
+    private record Pair(String redisKey, long limit, long cost) {}
 
     /**
      * Redis's retry times can be up to 2 ms longer than needed (the decision time is whole milliseconds, and the fixed
@@ -85,7 +87,8 @@ final class LocalRefusals {
             if (request.shadow() || request.staggered() || request.cost() == 0) {
                 continue;
             }
-            Refusal refusal = refusals.getIfPresent(new Pair(entry.getKey(), request.cost()));
+            Refusal refusal = refusals.getIfPresent(
+                    new Pair(entry.getKey(), request.limit().limit(), request.cost()));
             if (refusal == null || refusal.deadlineNanos() - nowNanos <= 0) {
                 continue;
             }
@@ -130,7 +133,7 @@ final class LocalRefusals {
             }
             long redisMillis = decision.decidedAt().toEpochMilli();
             refusals.put(
-                    new Pair(key, request.cost()),
+                    new Pair(key, request.limit().limit(), request.cost()),
                     new Refusal(
                             sentNanos + retry - SLACK_NANOS,
                             sentNanos,

@@ -9,8 +9,9 @@ import java.util.regex.Pattern;
 import org.redisson.connection.CRC16;
 
 /**
- * Key layout: {@code <prefix>v2:{<tag>}:<name>:<algorithm><limit>/<window ms>}, where the tag is the first 128
- * bits of the SHA-256 of the identifier, base64url, and {@code v2} the layout version: a release that changes what a
+ * Key layout of rate limits: {@code <prefix>v3:{<tag>}:<name>:<algorithm><limit>/<window ms>} ({@code <algorithm>p/<window ms>} for a
+ * plan's limit, whose counts do not depend on the plan or its quota), where the tag is the first 128
+ * bits of the SHA-256 of the identifier, base64url, and {@code v3} the layout version (tokens and locks: {@code v2}): a release that changes what a
  * key holds changes the version, so that during a rolling upgrade no version reads counts written in another's
  * format (the new version starts from fresh counts; the old keys expire within their windows). User input reaches a key only through that hash, so no
  * identifier (braces, newlines, 8 KB strings) can change the layout or choose the Cluster slot; all keys of
@@ -20,8 +21,14 @@ final class RedisKeys {
 
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._:/-]{0,64}");
 
-    /** The version of what the keys hold (the sliding window's 20-byte header, the token hash, the lock strings). */
+    /** The version of what token and lock keys hold (the token hash, the lock strings). */
     static final String LAYOUT = "v2:";
+
+    /**
+     * The version of what rate limit keys hold (v3: the sliding window's 24-byte header, which records its capacity so
+     * that a plan's quota can change; v2 had 20 bytes without it).
+     */
+    static final String LIMITS_LAYOUT = "v3:";
 
     private final String prefix;
 
@@ -88,8 +95,8 @@ final class RedisKeys {
     }
 
     String rateLimitKey(RateLimit limit, String tag) {
-        return prefix + LAYOUT + '{' + tag + "}:" + limit.name() + ':' + code(limit) + limit.limit() + '/'
-                + limit.windowMs();
+        return prefix + LIMITS_LAYOUT + '{' + tag + "}:" + limit.name() + ':' + code(limit)
+                + (limit.plan() != null ? "p" : Long.toString(limit.limit())) + '/' + limit.windowMs();
     }
 
     private static String code(RateLimit limit) {

@@ -37,13 +37,14 @@ local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = floor(now_us / 1000)
 
 -- Sliding window: a ring of the last `limit` admission times, 6 bytes each (big-endian epoch ms), behind a
--- 20-byte header: the head (4 bytes: the slot of the oldest entry, which is also where the next one is
+-- 24-byte header: the head (4 bytes: the slot of the oldest entry, which is also where the next one is
 -- written), the number of live entries at the last admission (4 bytes), the newest entry and the oldest live
--- one (6 bytes each). Slots beyond the string's length read as 0 ("long ago"), so the string grows only as it
+-- one (6 bytes each), and the ring's capacity (4 bytes: the limit it was written for; a plan's quota may change,
+-- and then the ring is rewritten for the new one, see `resize`). Slots beyond the string's length read as 0 ("long ago"), so the string grows only as it
 -- is used. Entries are in time order from the head and the live ones are the newest, so a decision reads the
 -- header only, unless entries left the window since the last admission: then a galloping search over just
 -- those finds the new oldest live entry.
-local HEAD = 20
+local HEAD = 24
 local SLOT = 6
 
 -- a 6-byte big-endian time (0 when missing or short) at position `at` of `s`
@@ -55,15 +56,27 @@ local function u48(s, at)
     return ((((a * 256 + b) * 256 + c) * 256 + d) * 256 + e) * 256 + f
 end
 
--- the header's fields: head, live, newest, oldest (all 0 for a missing header)
+-- the header's fields: head, live, newest, oldest, capacity (all 0 for a missing header)
 local function fields(h)
-    local h1, h2, h3, h4, l1, l2, l3, l4, n1, n2, n3, n4, n5, n6, o1, o2, o3, o4, o5, o6 = byte(h, 1, HEAD)
-    if o6 == nil then
-        return 0, 0, 0, 0
+    local h1, h2, h3, h4, l1, l2, l3, l4, n1, n2, n3, n4, n5, n6, o1, o2, o3, o4, o5, o6, c1, c2, c3, c4 =
+        byte(h, 1, HEAD)
+    if c4 == nil then
+        return 0, 0, 0, 0, 0
     end
     return ((h1 * 256 + h2) * 256 + h3) * 256 + h4, ((l1 * 256 + l2) * 256 + l3) * 256 + l4,
         ((((n1 * 256 + n2) * 256 + n3) * 256 + n4) * 256 + n5) * 256 + n6,
-        ((((o1 * 256 + o2) * 256 + o3) * 256 + o4) * 256 + o5) * 256 + o6
+        ((((o1 * 256 + o2) * 256 + o3) * 256 + o4) * 256 + o5) * 256 + o6,
+        ((c1 * 256 + c2) * 256 + c3) * 256 + c4
+end
+
+-- a 4-byte big-endian integer
+local function p32(x)
+    local x4 = x % 256
+    x = (x - x4) / 256
+    local x3 = x % 256
+    x = (x - x3) / 256
+    local x2 = x % 256
+    return char((x - x2) / 256 % 256, x2, x3, x4)
 end
 
 -- a time as 6 bytes, big-endian
@@ -97,16 +110,47 @@ end
 
 local now_stamp -- p48(now_ms), made once per script call
 
--- the i-th oldest entry, i from 0
-local function entry(key, head, limit, i)
-    local from = HEAD + (head + i) % limit * SLOT
+-- the i-th oldest entry of a ring of `cap` slots, i from 0
+local function entry(key, head, cap, i)
+    local from = HEAD + (head + i) % cap * SLOT
     return u48(call('GETRANGE', key, from, from + SLOT - 1), 1)
 end
 
+-- A plan's quota grew beyond the ring's capacity: the ring is rewritten with the new capacity, its live entries kept
+-- in time order from slot 0, so that a caller keeps what was counted and gets the difference at once. (A quota that
+-- shrinks keeps the larger ring: its entries still count, and the next growth finds them.) Returns the new head,
+-- live, newest, oldest. Rare (an upgrade), so it may read the live entries.
+local function resize(key, head, live, newest, cap, limit, window)
+    if live == 0 then
+        call('DEL', key)
+        return 0, 0, 0, 0
+    end
+    local first = (head + cap - live) % cap -- the slot of the oldest live entry
+    local entries
+    if first + live <= cap then
+        entries = call('GETRANGE', key, HEAD + first * SLOT, HEAD + (first + live) * SLOT - 1)
+    else
+        entries = call('GETRANGE', key, HEAD + first * SLOT, HEAD + cap * SLOT - 1)
+            .. call('GETRANGE', key, HEAD, HEAD + (first + live - cap) * SLOT - 1)
+    end
+    if #entries < live * SLOT then
+        entries = entries .. rep('\0', live * SLOT - #entries)
+    end
+    local oldest = u48(entries, 1)
+    call('SET', key, p32x2(live % limit, live) .. p48(newest) .. p48(oldest) .. p32(limit) .. entries, 'PX', window)
+    return live % limit, live, newest, oldest
+end
+
 -- returns allowed, remaining, reset, retry, then what the commit needs: head, the decision's time, live
--- entries, the oldest live entry
+-- entries, the oldest live entry, the ring's capacity (the limit, or more after a plan's quota shrank)
 local function sliding_check(key, limit, window, cost)
-    local head, live, newest, oldest = fields(call('GETRANGE', key, 0, HEAD - 1))
+    local head, live, newest, oldest, cap = fields(call('GETRANGE', key, 0, HEAD - 1))
+    if cap == 0 then
+        cap = limit -- a new ring
+    elseif cap < limit then
+        head, live, newest, oldest = resize(key, head, live, newest, cap, limit, window)
+        cap = limit
+    end
     if live == 0 then
         newest, oldest = 0, 0
     end
@@ -114,15 +158,15 @@ local function sliding_check(key, limit, window, cost)
     local now = max(now_ms, newest) -- never let a clock step back reopen the window
     if live > 0 and now - oldest >= window then
         -- entries left the window since the last admission: the oldest live ones. Gallop, then bisect, for
-        -- the first entry still inside; `hi` is always a live entry (value `oldest`) or `limit` (none).
-        local first = limit - live -- logical index of the oldest entry that was live
-        local lo, hi, step = first + 1, limit, 1
-        while lo < limit do
-            local probe = min(first + step, limit - 1)
-            local v = entry(key, head, limit, probe)
+        -- the first entry still inside; `hi` is always a live entry (value `oldest`) or `cap` (none).
+        local first = cap - live -- logical index of the oldest entry that was live
+        local lo, hi, step = first + 1, cap, 1
+        while lo < cap do
+            local probe = min(first + step, cap - 1)
+            local v = entry(key, head, cap, probe)
             if now - v >= window then
                 lo = probe + 1
-                if probe == limit - 1 then
+                if probe == cap - 1 then
                     break
                 end
                 step = step * 2
@@ -133,14 +177,14 @@ local function sliding_check(key, limit, window, cost)
         end
         while lo < hi do
             local mid = floor((lo + hi) / 2)
-            local v = entry(key, head, limit, mid)
+            local v = entry(key, head, cap, mid)
             if now - v >= window then
                 lo = mid + 1
             else
                 hi, oldest, moved = mid, v, true
             end
         end
-        live = limit - lo
+        live = cap - lo
     end
     local reset = 0
     if live > 0 then
@@ -150,15 +194,16 @@ local function sliding_check(key, limit, window, cost)
         return 1, limit - live, reset, 0
     end
     if live + cost > limit then
-        -- the cost-th oldest entry must leave the window; counted from now_ms, the time the caller sees
-        local needed = entry(key, head, limit, cost - 1)
+        -- the oldest live entries must leave until the cost fits: the last of them is the (live + cost - limit)-th
+        -- oldest live entry, at logical index cap - limit + cost - 1; counted from now_ms, the time the caller sees
+        local needed = entry(key, head, cap, cap - limit + cost - 1)
         return 0, limit - live, reset, needed + window - now_ms
     end
-    return 1, limit - live - cost, window, 0, head, now, live, moved and oldest
+    return 1, limit - live - cost, window, 0, head, now, live, moved and oldest, cap
 end
 
 -- `oldest` is the new oldest live entry when it is another than the header's, else false
-local function sliding_commit(key, limit, window, cost, head, now, live, oldest)
+local function sliding_commit(key, window, cost, head, now, live, oldest, cap)
     local stamp
     if now == now_ms then
         now_stamp = now_stamp or p48(now_ms)
@@ -166,17 +211,17 @@ local function sliding_commit(key, limit, window, cost, head, now, live, oldest)
     else
         stamp = p48(now)
     end
-    local first = min(cost, limit - head)
+    local first = min(cost, cap - head)
     call('SETRANGE', key, HEAD + head * SLOT, first == 1 and stamp or rep(stamp, first))
     if cost > first then
         call('SETRANGE', key, HEAD, rep(stamp, cost - first))
     end
-    local header = p32x2((head + cost) % limit, live + cost) .. stamp
+    local header = p32x2((head + cost) % cap, live + cost) .. stamp
     if live == 0 then
-        header = header .. stamp -- the oldest live entry is the first written now
+        header = header .. stamp .. p32(cap) -- the oldest live entry is the first written now; the capacity
     elseif oldest then
         header = header .. p48(oldest)
-    end -- else the oldest live entry is unchanged: the header's last 6 bytes stay
+    end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
     call('SETRANGE', key, 0, header)
     call('PEXPIRE', key, window)
 end
@@ -279,7 +324,7 @@ local function stagger(i, earliest)
     return advice - now_ms, capped
 end
 
--- key i's check, eight values: allowed, remaining, reset, retry, then up to four for its commit
+-- key i's check, nine values: allowed, remaining, reset, retry, then up to five for its commit
 local function check(i)
     local g = algorithm[i]
     if g == 1 then
@@ -290,10 +335,10 @@ local function check(i)
     return bucket_check(key[i], limit[i], window[i], cost[i])
 end
 
-local function commit(i, x1, x2, x3, x4)
+local function commit(i, x1, x2, x3, x4, x5)
     local g = algorithm[i]
     if g == 1 then
-        sliding_commit(key[i], limit[i], window[i], cost[i], x1, x2, x3, x4)
+        sliding_commit(key[i], window[i], cost[i], x1, x2, x3, x4, x5)
     elseif g == 2 then
         fixed_commit(key[i], cost[i], x1, x2, x3)
     else
@@ -302,25 +347,25 @@ local function commit(i, x1, x2, x3, x4)
 end
 
 local replies = {}
-local r = {} -- the checks of the current call's keys, eight values each
+local r = {} -- the checks of the current call's keys, nine values each
 k = 0
 for c = 1, calls do
     local first, last = k + 1, k + counts[c]
     local out = {1, now_ms}
     local cappedKeys
     for i = first, last do
-        local b = (i - first) * 8
-        r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8] = check(i)
+        local b = (i - first) * 9
+        r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] = check(i)
         if r[b + 1] == 0 and not shadow[i] then
             out[1] = 0
         end
     end
     local m = 2
     for i = first, last do
-        local b = (i - first) * 8
+        local b = (i - first) * 9
         local took = out[1] == 1 and r[b + 1] == 1
         if took and cost[i] > 0 then
-            commit(i, r[b + 5], r[b + 6], r[b + 7], r[b + 8])
+            commit(i, r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9])
         end
         out[m + 1] = r[b + 1]
         -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back

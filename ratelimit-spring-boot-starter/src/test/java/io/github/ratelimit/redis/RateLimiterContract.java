@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.github.ratelimit.annotation.Algorithm;
@@ -95,6 +96,64 @@ abstract class RateLimiterContract {
 
         assertThat(admitted.get()).isEqualTo(50);
         assertThat(rejected.get()).isEqualTo(threads * callsPerThread - 50);
+    }
+
+    /**
+     * A plan's quota is per caller and may change between calls: 32 threads on two clients get exactly the free plan's
+     * 2; after an upgrade to pro (20) exactly the difference, 18, at once; after a downgrade nothing, since what was
+     * counted stays counted. The counts belong to the group, not to the plan.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = Algorithm.class,
+            names = {"SLIDING_WINDOW", "FIXED_WINDOW"})
+    void aPlanChangeKeepsTheCountsAndAnUpgradeAddsTheDifference(Algorithm algorithm) throws Exception {
+        RateLimit group = RateLimit.of("reports-" + algorithm, algorithm, 1, 3_600_000);
+        RateLimit free = group.forPlan("free", 2);
+        RateLimit pro = group.forPlan("pro", 20);
+        String customer = fresh();
+
+        assertThat(admittedConcurrently(free, customer, 32)).isEqualTo(2);
+        assertThat(admittedConcurrently(pro, customer, 32)).isEqualTo(18);
+        Decision downgraded = acquire(instanceA, free, customer);
+        assertThat(downgraded.allowed()).isFalse();
+        assertThat(downgraded.outcomes().get(0).remaining()).isZero();
+
+        // a downgrade mid-window keeps what was counted: 5 of pro's 20 used leaves free (2) with nothing
+        String other = fresh();
+        assertThat(admittedConcurrently(pro, other, 5)).isEqualTo(5);
+        assertThat(acquire(instanceB, free, other).allowed()).isFalse();
+        assertThat(admittedConcurrently(pro, other, 32)).isEqualTo(15);
+    }
+
+    /** A plan may not count with a token bucket, whose state cannot carry a count across a change of quota. */
+    @Test
+    void aTokenBucketPlanIsRefusedWithAMessage() {
+        assertThatThrownBy(() -> RateLimit.of("exports", Algorithm.TOKEN_BUCKET, 5, 1_000)
+                        .forPlan("free", 2))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("plan 'free' of group 'exports' uses TOKEN_BUCKET");
+    }
+
+    /** `calls` threads, alternating between the two instances, each asking once at the same moment. */
+    int admittedConcurrently(RateLimit limit, String id, int calls) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(calls);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Boolean>> futures = new ArrayList<>();
+        for (int t = 0; t < calls; t++) {
+            RedisRateLimiter limiter = t % 2 == 0 ? instanceA : instanceB;
+            futures.add(pool.submit(() -> {
+                go.await();
+                return acquire(limiter, limit, id).allowed();
+            }));
+        }
+        go.countDown();
+        int admitted = 0;
+        for (Future<Boolean> future : futures) {
+            admitted += future.get(60, TimeUnit.SECONDS) ? 1 : 0;
+        }
+        pool.shutdown();
+        return admitted;
     }
 
     /** The sliding window's promise, checked on the Redis clock: no interval of windowMs holds more than limit. */
