@@ -30,11 +30,30 @@ import java.lang.annotation.Target;
 @Repeatable(RateLimits.class)
 public @interface RateLimited {
 
-    /** How many units (calls, when {@link #cost()} is 1) are admitted per window. At least 1. */
-    int limit();
+    /**
+     * How many units (calls, when {@link #cost()} is 1) are admitted per window. At least 1; leave it out when
+     * {@link #plans()} gives the limits.
+     */
+    int limit() default 0;
 
-    /** The window in milliseconds. At least 1. */
-    long windowMs();
+    /** The window in milliseconds. At least 1; leave it out when {@link #plans()} gives the limits. */
+    long windowMs() default 0;
+
+    /**
+     * A plan group of {@code ratelimit.plans.groups} whose limits apply instead of {@link #limit()} and
+     * {@link #windowMs()}: the caller's plan's (free, pro, a contract), resolved on every call. The customer is the
+     * value of the one {@link #key()}, such as an API key; its plan comes from {@link #plan()}, else from the
+     * application's {@code PlanSource} (by default {@code ratelimit.plans.customers}), else the group's default plan.
+     * The limit's name is the group's.
+     */
+    String plans() default "";
+
+    /**
+     * A SpEL expression for the caller's plan in the {@link #plans()} group, over the same variables as the keys (for
+     * example a claim of the principal); null to ask the {@code PlanSource}. Empty by default. Never name a header the
+     * client controls unless it is meant to choose its own plan.
+     */
+    String plan() default "";
 
     /**
      * Who is limited: SpEL expressions, each naming one identifier that gets its own count. The default,

@@ -44,9 +44,10 @@ final class MeteredRateLimiter implements RateLimiter {
 
     private Decision counted(Decision decision, long started) {
         decide.record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
-        Map<String, String> outcomeByName = new LinkedHashMap<>();
+        Map<List<String>, String> outcomeByName = new LinkedHashMap<>();
         for (LimitOutcome outcome : decision.outcomes()) {
             String name = outcome.request().limit().name();
+            String plan = outcome.request().limit().plan();
             if (outcome.adviceCapped()) {
                 Counter.builder("ratelimit.retry.advice.capped")
                         .description("Refused calls told the staggered-advice horizon instead of their own slot")
@@ -59,11 +60,12 @@ final class MeteredRateLimiter implements RateLimiter {
                     : outcome.request().shadow()
                             ? "shadow_rejected"
                             : decision.servedLocally() ? "rejected_local" : "rejected";
-            outcomeByName.merge(name, result, MeteredRateLimiter::worse);
+            outcomeByName.merge(List.of(name, plan == null ? "none" : plan), result, MeteredRateLimiter::worse);
         }
-        outcomeByName.forEach((name, result) -> Counter.builder("ratelimit.decisions")
-                .description("Rate limit decisions by limit name and outcome")
-                .tag("limit", name)
+        outcomeByName.forEach((nameAndPlan, result) -> Counter.builder("ratelimit.decisions")
+                .description("Rate limit decisions by limit name, plan and outcome")
+                .tag("limit", nameAndPlan.get(0))
+                .tag("plan", nameAndPlan.get(1))
                 .tag("outcome", result)
                 .register(registry)
                 .increment());

@@ -5,6 +5,7 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -17,7 +18,11 @@ import org.springframework.expression.Expression;
 /** The compiled limits of one method: parsed expressions, checked once at startup. */
 record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
 
-    /** One {@code @RateLimited}: the limit, its key expressions and its cost expression (null when 1). */
+    /**
+     * One {@code @RateLimited}: the limit, its key expressions and its cost expression (null when 1); for a plan group
+     * ({@code planGroup} not null), the limit is the default plan's first and the caller's plan decides on each call,
+     * named by {@code plan} (null to ask the plan source).
+     */
     record CompiledLimit(
             RateLimit limit,
             List<KeyExpression> keys,
@@ -25,7 +30,9 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
             String costText,
             boolean shadow,
             boolean failClosed,
-            RetryAdvice retryAdvice) {}
+            RetryAdvice retryAdvice,
+            String planGroup,
+            Expression plan) {}
 
     /** Whether any limit of the method fails closed when Redis cannot decide. */
     boolean failClosed() {
@@ -39,7 +46,11 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
         String source = expressions.source();
         List<LimitRequest> requests = new ArrayList<>();
         for (CompiledLimit compiled : limits) {
-            long cost = cost(compiled, context);
+            if (compiled.planGroup() != null) {
+                planRequests(compiled, context, decisions, allShadow, requests);
+                continue;
+            }
+            long cost = cost(compiled, context, compiled.limit().limit());
             Set<String> identifiers = new LinkedHashSet<>();
             for (KeyExpression key : compiled.keys()) {
                 identifiers.addAll(key.identifiers(context, source));
@@ -61,7 +72,55 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
         return requests;
     }
 
-    private long cost(CompiledLimit compiled, EvaluationContext context) {
+    /** The caller's plan's limits for its one identifier (the customer). */
+    private void planRequests(
+            CompiledLimit compiled,
+            EvaluationContext context,
+            RateLimitDecisions decisions,
+            boolean allShadow,
+            List<LimitRequest> requests) {
+        String source = expressions.source();
+        List<String> identifiers = compiled.keys().get(0).identifiers(context, source);
+        if (identifiers.size() != 1) {
+            throw new RateLimitEvaluationException(
+                    "The plan key " + compiled.keys().get(0).text() + " of " + source + " gave " + identifiers.size()
+                            + " identifiers; a plan-limited call needs exactly one customer");
+        }
+        String identifier = identifiers.get(0);
+        String customer = identifier.substring(identifier.indexOf('\u0000') + 1);
+        Plans plans = decisions.plans();
+        Plans.Resolved resolved = null;
+        String named = null;
+        if (compiled.plan() != null) {
+            try {
+                Object value = compiled.plan().getValue(context);
+                if (value instanceof String text && !text.isBlank()) {
+                    named = text;
+                } else if (value != null) {
+                    resolved = plans.expressionFailed(
+                            compiled.planGroup(),
+                            "the plan expression of " + source + " gave a "
+                                    + value.getClass().getSimpleName() + ", not a plan name");
+                }
+            } catch (EvaluationException | IllegalStateException e) {
+                resolved = plans.expressionFailed(
+                        compiled.planGroup(), "the plan expression of " + source + " failed: " + e.getMessage());
+            }
+        }
+        if (resolved == null) {
+            resolved = plans.resolve(compiled.planGroup(), named, customer);
+        }
+        for (RateLimit limit : resolved.limits()) {
+            requests.add(new LimitRequest(
+                    limit,
+                    identifier,
+                    cost(compiled, context, limit.limit()),
+                    allShadow || compiled.shadow(),
+                    decisions.staggered(compiled.retryAdvice())));
+        }
+    }
+
+    private long cost(CompiledLimit compiled, EvaluationContext context, long limit) {
         String source = expressions.source();
         if (compiled.cost() == null) {
             return 1;
@@ -84,10 +143,10 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
             throw new RateLimitEvaluationException("Rate limit cost '" + compiled.costText() + "' of " + source
                     + " must evaluate to a whole number, but was " + value);
         }
-        if (cost < 0 || cost > compiled.limit().limit()) {
+        if (cost < 0 || cost > limit) {
             throw new RateLimitEvaluationException("Rate limit cost '" + compiled.costText() + "' of " + source
                     + " evaluated to " + cost + ", outside 0.."
-                    + compiled.limit().limit()
+                    + limit
                     + " (a cost above the limit could never be admitted)");
         }
         return cost;

@@ -29,7 +29,13 @@ public final class RateLimitAdvisor extends AnnotationAdvisor implements Declare
             ObjectProvider<RateLimitDecisions> decisions,
             ObjectProvider<RateLimiter> limiter,
             ObjectProvider<CallerContext> caller) {
-        this(new RateLimitedMethods(), decisions, limiter, caller);
+        this(
+                new RateLimitedMethods(() -> decisions
+                        .getIfAvailable(() -> RateLimitDecisions.of(limiter.getObject()))
+                        .plans()),
+                decisions,
+                limiter,
+                caller);
     }
 
     private RateLimitAdvisor(

@@ -3,6 +3,7 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.RateLimits;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.internal.Plans;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpression;
@@ -21,6 +23,13 @@ import org.springframework.expression.spel.standard.SpelExpression;
 final class RateLimitedMethods {
 
     private final Map<Method, MethodLimits> compiled = new ConcurrentHashMap<>();
+    private final Supplier<Plans> plans;
+
+    /** @param plans the plan groups that {@code plans} attributes name, looked up when a method is checked */
+    RateLimitedMethods(Supplier<Plans> plans) {
+        this.plans = plans;
+    }
+
     private final Map<String, NamedDefinition> names = new ConcurrentHashMap<>();
 
     private record NamedDefinition(String source, Set<String> limits, Set<String> keys) {}
@@ -35,12 +44,19 @@ final class RateLimitedMethods {
         List<io.github.ratelimit.core.DeclaredLimit> all = new ArrayList<>();
         for (MethodLimits method : compiled.values()) {
             for (MethodLimits.CompiledLimit limit : method.limits()) {
-                all.add(new io.github.ratelimit.core.DeclaredLimit(
-                        method.expressions().source(),
-                        limit.limit(),
-                        limit.keys().stream().map(KeyExpression::text).toList(),
-                        limit.shadow(),
-                        limit.failClosed()));
+                List<RateLimit> each = limit.planGroup() == null
+                        ? List.of(limit.limit())
+                        : plans.get().group(limit.planGroup()).plans().values().stream()
+                                .flatMap(List::stream)
+                                .toList();
+                for (RateLimit one : each) {
+                    all.add(new io.github.ratelimit.core.DeclaredLimit(
+                            method.expressions().source(),
+                            one,
+                            limit.keys().stream().map(KeyExpression::text).toList(),
+                            limit.shadow(),
+                            limit.failClosed()));
+                }
             }
         }
         all.sort(java.util.Comparator.comparing(io.github.ratelimit.core.DeclaredLimit::source));
@@ -72,6 +88,12 @@ final class RateLimitedMethods {
     }
 
     private MethodLimits.CompiledLimit compile(RateLimited annotation, Method method, MethodExpressions expressions) {
+        if (!annotation.plans().isEmpty()) {
+            return compilePlans(annotation, expressions);
+        }
+        if (!annotation.plan().isEmpty()) {
+            throw expressions.invalid("plan '" + annotation.plan() + "' is given without plans (the plan group)");
+        }
         String name = annotation.name().isEmpty() ? defaultName(method) : annotation.name();
         RateLimit limit;
         try {
@@ -103,7 +125,44 @@ final class RateLimitedMethods {
                 costText,
                 annotation.shadow(),
                 annotation.failClosed(),
-                annotation.retryAdvice());
+                annotation.retryAdvice(),
+                null,
+                null);
+    }
+
+    /** A plan group's limits: the group must exist; the limits, the name and the algorithm are the plans'. */
+    private MethodLimits.CompiledLimit compilePlans(RateLimited annotation, MethodExpressions expressions) {
+        String group = annotation.plans();
+        if (annotation.limit() != 0 || annotation.windowMs() != 0) {
+            throw expressions.invalid("plans = '" + group + "' gives the limits; leave out limit and windowMs");
+        }
+        if (!annotation.name().isEmpty()) {
+            throw expressions.invalid("plans = '" + group + "' names the limit; leave out name");
+        }
+        if (annotation.key().length != 1) {
+            throw expressions.invalid(
+                    "plans = '" + group + "' needs exactly one key (the customer), but has " + annotation.key().length);
+        }
+        Plans.Group plans;
+        try {
+            plans = this.plans.get().group(group);
+        } catch (IllegalArgumentException e) {
+            throw expressions.invalid(e.getMessage());
+        }
+        String costText = annotation.cost().trim();
+        return new MethodLimits.CompiledLimit(
+                plans.plans().get(plans.defaultPlan()).get(0),
+                List.of(new KeyExpression(
+                        "Rate limit",
+                        annotation.key()[0],
+                        expressions.parse(annotation.key()[0], "key"))),
+                costText.equals("1") ? null : expressions.parse(costText, "cost"),
+                costText,
+                annotation.shadow(),
+                annotation.failClosed(),
+                annotation.retryAdvice(),
+                group,
+                annotation.plan().isEmpty() ? null : expressions.parse(annotation.plan(), "plan"));
     }
 
     private static Object constantValue(Expression expression) {
@@ -127,7 +186,10 @@ final class RateLimitedMethods {
             RateLimit limit = compiled.limit();
             limitsByName
                     .computeIfAbsent(limit.name(), n -> new TreeSet<>())
-                    .add(limit.limit() + " per " + limit.windowMs() + " ms " + limit.algorithm());
+                    .add(
+                            compiled.planGroup() != null
+                                    ? "the plans of " + compiled.planGroup()
+                                    : limit.limit() + " per " + limit.windowMs() + " ms " + limit.algorithm());
             Set<String> keys = keysByName.computeIfAbsent(limit.name(), n -> new TreeSet<>());
             compiled.keys().forEach(k -> keys.add(k.text()));
         }

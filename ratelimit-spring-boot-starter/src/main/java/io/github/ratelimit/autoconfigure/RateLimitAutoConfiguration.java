@@ -10,9 +10,11 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.internal.Fallbacks;
+import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
@@ -22,6 +24,7 @@ import io.github.ratelimit.redis.RedisSingleUseTokens;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -150,13 +153,25 @@ public final class RateLimitAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         RateLimitDecisions rateLimitDecisions(
-                ObjectProvider<RateLimiter> limiter, RateLimitProperties properties, Fallbacks fallbacks) {
+                ObjectProvider<RateLimiter> limiter,
+                RateLimitProperties properties,
+                Fallbacks fallbacks,
+                ObjectProvider<PlanSource> planSource) {
             return new RateLimitDecisions(
                     limiter::getObject,
                     properties::isShadow,
                     properties::isFailClosed,
                     () -> properties.getRetryAdvice().getDefault() == RetryAdvice.STAGGERED,
-                    fallbacks);
+                    fallbacks,
+                    new Plans(properties.getPlans().compiled(), planSource::getIfAvailable));
+        }
+
+        /** The plans of {@code ratelimit.plans.customers}; an application's own source replaces it. */
+        @Bean
+        @ConditionalOnMissingBean
+        PlanSource rateLimitPlanSource(RateLimitProperties properties) {
+            Map<String, String> customers = Map.copyOf(properties.getPlans().getCustomers());
+            return (group, customer) -> customers.get(customer);
         }
 
         @Bean

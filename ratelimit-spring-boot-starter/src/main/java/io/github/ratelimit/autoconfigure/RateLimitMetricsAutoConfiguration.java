@@ -2,9 +2,13 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.actuate.MeteringPostProcessor;
 import io.github.ratelimit.internal.Fallbacks;
+import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisGuard;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
+import java.util.Locale;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,7 +19,8 @@ import org.springframework.context.annotation.Bean;
  * Micrometer meters: {@code ratelimit.decisions} (limit, outcome), {@code ratelimit.fallbacks} (policy),
  * {@code ratelimit.redis.duration} (operation), {@code ratelimit.redis.failures}, {@code ratelimit.redis.skipped},
  * {@code ratelimit.redis.circuit.open}, {@code ratelimit.tokens} (operation, outcome),
- * {@code ratelimit.locks.acquisitions} (outcome) and {@code ratelimit.locks.wait}.
+ * {@code ratelimit.locks.acquisitions} (outcome), {@code ratelimit.locks.wait} and {@code ratelimit.plans.fallbacks}
+ * (group, reason).
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
@@ -31,10 +36,24 @@ public final class RateLimitMetricsAutoConfiguration {
     SmartInitializingSingleton rateLimitMeters(
             ObjectProvider<Fallbacks> fallbacks,
             ObjectProvider<RedisGuard> guard,
-            ObjectProvider<MeterRegistry> registries) {
+            ObjectProvider<MeterRegistry> registries,
+            ObjectProvider<RateLimitDecisions> decisions) {
         return () -> {
             MeterBinder binder = MeteringPostProcessor.binder(fallbacks.getIfAvailable(), guard.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);
+            RateLimitDecisions flow = decisions.getIfAvailable();
+            if (flow != null) {
+                List<MeterRegistry> all = registries.orderedStream().toList();
+                flow.plans()
+                        .onFallback(
+                                (group, reason) -> all.forEach(registry -> Counter.builder("ratelimit.plans.fallbacks")
+                                        .description(
+                                                "Calls given their plan group's default plan because theirs could not be used")
+                                        .tag("group", group)
+                                        .tag("reason", reason.name().toLowerCase(Locale.ROOT))
+                                        .register(registry)
+                                        .increment()));
+            }
         };
     }
 }

@@ -1,13 +1,17 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.RetryAdvice;
+import io.github.ratelimit.core.Quota;
 import io.github.ratelimit.internal.Cidr;
+import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.web.ClientAddresses;
 import io.github.ratelimit.web.FilterRuleSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
@@ -59,6 +63,91 @@ public class RateLimitProperties implements Validator {
 
     /** Refusals served in the JVM while a limit that Redis refused is still exhausted. */
     private final LocalRefusalSettings localRefusals = new LocalRefusalSettings();
+
+    /** Plans: quotas per caller tier (free, pro, a contract), resolved on every call. */
+    private final PlanSettings plans = new PlanSettings();
+
+    public PlanSettings getPlans() {
+        return plans;
+    }
+
+    public static class PlanSettings {
+
+        /**
+         * Plan groups by name, as named by @RateLimited(plans = ...) or a rule's plans: each with its plans' limits
+         * and its default plan.
+         */
+        private Map<String, PlanGroup> groups = new LinkedHashMap<>();
+
+        /**
+         * Which plan each customer is on (a customer is the value of the plan-limited key, such as an API key), for the
+         * starter's plan source; replace it with a PlanSource bean to read a database instead. Customers not listed get
+         * their group's default plan.
+         */
+        private Map<String, String> customers = new LinkedHashMap<>();
+
+        public Map<String, PlanGroup> getGroups() {
+            return groups;
+        }
+
+        public void setGroups(Map<String, PlanGroup> groups) {
+            this.groups = groups;
+        }
+
+        public Map<String, String> getCustomers() {
+            return customers;
+        }
+
+        public void setCustomers(Map<String, String> customers) {
+            this.customers = customers;
+        }
+
+        /** The groups as the plan resolution uses them; throws naming the property of the first invalid value. */
+        Map<String, Plans.Group> compiled() {
+            Map<String, Map<String, List<Quota>>> quotas = new LinkedHashMap<>();
+            Map<String, String> defaults = new LinkedHashMap<>();
+            groups.forEach((name, group) -> {
+                Map<String, List<Quota>> plans = new LinkedHashMap<>();
+                group.getPlans()
+                        .forEach((plan, limits) -> plans.put(
+                                plan,
+                                limits.stream()
+                                        .map(l -> new Quota(
+                                                l.limit(),
+                                                l.window() == null ? Duration.ZERO : l.window(),
+                                                l.algorithm()))
+                                        .toList()));
+                quotas.put(name, plans);
+                defaults.put(name, group.getDefaultPlan());
+            });
+            return Plans.groups(quotas, defaults);
+        }
+    }
+
+    public static class PlanGroup {
+
+        /** The plan of callers whose plan is unknown or missing; it must be one of the group's plans. */
+        private String defaultPlan = "default";
+
+        /** Each plan's limits, by plan name: one or several, sliding or fixed windows, all decided together. */
+        private Map<String, List<FilterRuleSpec.LimitSpec>> plans = new LinkedHashMap<>();
+
+        public String getDefaultPlan() {
+            return defaultPlan;
+        }
+
+        public void setDefaultPlan(String defaultPlan) {
+            this.defaultPlan = defaultPlan;
+        }
+
+        public Map<String, List<FilterRuleSpec.LimitSpec>> getPlans() {
+            return plans;
+        }
+
+        public void setPlans(Map<String, List<FilterRuleSpec.LimitSpec>> plans) {
+            this.plans = plans;
+        }
+    }
 
     public LocalRefusalSettings getLocalRefusals() {
         return localRefusals;
@@ -408,6 +497,11 @@ public class RateLimitProperties implements Validator {
         }
         if (p.client.ipv6PrefixLength < 1 || p.client.ipv6PrefixLength > 128) {
             errors.rejectValue("client.ipv6PrefixLength", "range", "must be between 1 and 128");
+        }
+        try {
+            p.plans.compiled();
+        } catch (IllegalArgumentException e) {
+            errors.rejectValue("plans.groups", "invalid", e.getMessage());
         }
         for (int i = 0; i < p.client.trustedProxies.size(); i++) {
             try {

@@ -25,6 +25,7 @@ public final class RateLimitDecisions {
     private final BooleanSupplier allFailClosed;
     private final BooleanSupplier staggeredByDefault;
     private final Fallbacks fallbacks;
+    private final Plans plans;
     private final ShadowRejections shadowRejections = new ShadowRejections();
 
     /**
@@ -41,6 +42,25 @@ public final class RateLimitDecisions {
             BooleanSupplier allFailClosed,
             BooleanSupplier staggeredByDefault,
             Fallbacks fallbacks) {
+        this(limiter, allShadow, allFailClosed, staggeredByDefault, fallbacks, Plans.NONE);
+    }
+
+    /**
+     * @param limiter the limiter, looked up on each call
+     * @param allShadow whether every limit is in shadow mode ({@code ratelimit.shadow}), asked on each call
+     * @param allFailClosed whether every limit fails closed ({@code ratelimit.fail-closed}), asked on each call
+     * @param staggeredByDefault whether limits that leave the retry advice to the application stagger it
+     * @param fallbacks where decisions made without Redis are counted
+     * @param plans the plan groups, for limits that are a caller's plan's
+     */
+    public RateLimitDecisions(
+            Supplier<RateLimiter> limiter,
+            BooleanSupplier allShadow,
+            BooleanSupplier allFailClosed,
+            BooleanSupplier staggeredByDefault,
+            Fallbacks fallbacks,
+            Plans plans) {
+        this.plans = plans;
         this.limiter = limiter;
         this.allShadow = allShadow;
         this.allFailClosed = allFailClosed;
@@ -65,6 +85,11 @@ public final class RateLimitDecisions {
 
     public Fallbacks fallbacks() {
         return fallbacks;
+    }
+
+    /** The plan groups, where a caller's plan and limits are resolved. */
+    public Plans plans() {
+        return plans;
     }
 
     /**

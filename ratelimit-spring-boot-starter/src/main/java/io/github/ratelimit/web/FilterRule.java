@@ -4,6 +4,7 @@ import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.SpelVariables;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,12 +45,21 @@ final class FilterRule {
     final boolean perPath;
     final boolean failClosed;
     final RetryAdvice retryAdvice;
+    /** The plan group whose limits apply, or null for the rule's own limits. */
+    final String planGroup;
+
+    private final Expression planExpression;
     private final String header;
     private final Expression spel;
 
-    private FilterRule(FilterRuleSpec spec, int index, String prefix) {
+    private FilterRule(FilterRuleSpec spec, int index, String prefix, Plans plans) {
         this.index = index;
-        this.name = spec.name() == null || spec.name().isBlank() ? "rule-" + index : spec.name();
+        this.planGroup = spec.plans() == null || spec.plans().isBlank()
+                ? null
+                : spec.plans().trim();
+        this.name = planGroup != null
+                ? planGroup
+                : spec.name() == null || spec.name().isBlank() ? "rule-" + index : spec.name();
         if (!RateLimit.NAME.matcher(name).matches()) {
             throw new InvalidFilterRuleException(
                     prefix + ".name", "must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
@@ -71,11 +81,23 @@ final class FilterRule {
             methodSet.add(method);
         }
         this.methods = Set.copyOf(methodSet);
-        if (spec.limits() == null || spec.limits().isEmpty()) {
+        List<RateLimit> compiled = new ArrayList<>();
+        if (planGroup != null) {
+            if (spec.limits() != null && !spec.limits().isEmpty()) {
+                throw new InvalidFilterRuleException(
+                        prefix + ".limits", "must be left out: plans = '" + planGroup + "' gives the limits");
+            }
+            try {
+                plans.group(planGroup).plans().values().forEach(compiled::addAll);
+            } catch (IllegalArgumentException e) {
+                throw new InvalidFilterRuleException(prefix + ".plans", e.getMessage());
+            }
+        } else if (spec.plan() != null && !spec.plan().isBlank()) {
+            throw new InvalidFilterRuleException(prefix + ".plan", "is given without plans (the plan group)");
+        } else if (spec.limits() == null || spec.limits().isEmpty()) {
             throw new InvalidFilterRuleException(prefix + ".limits", "must list at least one limit");
         }
-        List<RateLimit> compiled = new ArrayList<>();
-        for (int i = 0; i < spec.limits().size(); i++) {
+        for (int i = 0; planGroup == null && i < spec.limits().size(); i++) {
             FilterRuleSpec.LimitSpec limit = spec.limits().get(i);
             String at = prefix + ".limits[" + i + "]";
             if (limit.limit() < 1) {
@@ -102,18 +124,7 @@ final class FilterRule {
                         prefix + ".key", "names a header that is not a valid header name: '" + headerName + "'");
             }
         } else if (key.regionMatches(true, 0, "spel:", 0, 5)) {
-            try {
-                expression = PARSER.parseExpression(key.substring(5));
-            } catch (ParseException e) {
-                throw new InvalidFilterRuleException(
-                        prefix + ".key", "is not a valid SpEL expression: " + e.getSimpleMessage());
-            }
-            String unknown = SpelVariables.firstUnknown(expression, SPEL_VARIABLES);
-            if (unknown != null) {
-                throw new InvalidFilterRuleException(
-                        prefix + ".key",
-                        "names #" + unknown + ", which is not one of " + new TreeSet<>(SPEL_VARIABLES));
-            }
+            expression = parseSpel(key.substring(5), prefix + ".key");
         } else if (!Set.of("ip", "principal", "client").contains(key.toLowerCase(Locale.ROOT))) {
             throw new InvalidFilterRuleException(
                     prefix + ".key",
@@ -121,6 +132,10 @@ final class FilterRule {
         }
         this.header = headerName;
         this.spel = expression;
+        this.planExpression =
+                planGroup == null || spec.plan() == null || spec.plan().isBlank()
+                        ? null
+                        : parseSpel(spec.plan(), prefix + ".plan");
         this.missingKey = spec.missingKey() == null ? FilterRuleSpec.MissingKey.REJECT : spec.missingKey();
         long maxCost = compiled.stream().mapToLong(RateLimit::limit).min().orElse(1);
         if (spec.cost() < 0 || spec.cost() > maxCost) {
@@ -136,8 +151,51 @@ final class FilterRule {
         this.retryAdvice = spec.retryAdvice() == null ? RetryAdvice.DEFAULT : spec.retryAdvice();
     }
 
-    static FilterRule compile(FilterRuleSpec spec, int index) {
-        return new FilterRule(spec, index, "ratelimit.filter.rules[" + index + "]");
+    /** A SpEL expression over the rule variables, or an error naming the property. */
+    private static Expression parseSpel(String text, String property) {
+        Expression expression;
+        try {
+            expression = PARSER.parseExpression(text);
+        } catch (ParseException e) {
+            throw new InvalidFilterRuleException(property, "is not a valid SpEL expression: " + e.getSimpleMessage());
+        }
+        String unknown = SpelVariables.firstUnknown(expression, SPEL_VARIABLES);
+        if (unknown != null) {
+            throw new InvalidFilterRuleException(
+                    property, "names #" + unknown + ", which is not one of " + new TreeSet<>(SPEL_VARIABLES));
+        }
+        return expression;
+    }
+
+    private static StandardEvaluationContext context(Object request, String principal, String clientAddress) {
+        StandardEvaluationContext context = new StandardEvaluationContext();
+        context.setVariable("request", request);
+        context.setVariable("ip", clientAddress);
+        context.setVariable("principal", principal);
+        context.setVariable("client", ClientIdentifier.clientValue(principal, clientAddress));
+        return context;
+    }
+
+    /**
+     * The plan the rule's expression names for this request, or null to ask the plan source; throws
+     * {@link IllegalArgumentException} (or the expression's own exception) when it fails or names no string.
+     */
+    String plan(Object request, String principal, String clientAddress) {
+        if (planExpression == null) {
+            return null;
+        }
+        Object value = planExpression.getValue(context(request, principal, clientAddress));
+        if (value == null) {
+            return null;
+        }
+        if (value instanceof String text && !text.isBlank()) {
+            return text;
+        }
+        throw new IllegalArgumentException("gave a " + value.getClass().getSimpleName() + ", not a plan name");
+    }
+
+    static FilterRule compile(FilterRuleSpec spec, int index, Plans plans) {
+        return new FilterRule(spec, index, "ratelimit.filter.rules[" + index + "]", plans);
     }
 
     static List<PathPattern> parsePatterns(List<String> patterns, String property) {
@@ -192,13 +250,8 @@ final class FilterRule {
             value = headers.apply(header);
         } else if (spel != null) {
             kind = key;
-            StandardEvaluationContext context = new StandardEvaluationContext();
-            context.setVariable("request", request);
-            context.setVariable("ip", clientAddress);
-            context.setVariable("principal", principal);
-            context.setVariable("client", ClientIdentifier.clientValue(principal, clientAddress));
             try {
-                Object result = spel.getValue(context);
+                Object result = spel.getValue(context(request, principal, clientAddress));
                 value = result == null ? null : result.toString();
             } catch (EvaluationException e) {
                 value = null;

@@ -25,6 +25,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param perPath whether each concrete path gets its own count instead of sharing the rule's
  * @param failClosed whether requests are refused (503) rather than let through when Redis cannot decide
  * @param retryAdvice what a refused client is told about when to retry: earliest, staggered, or the default
+ * @param plans a plan group of {@code ratelimit.plans.groups} whose limits apply instead of {@code limits}: the
+ *     caller's plan's, the customer being the key's value
+ * @param plan a SpEL expression for the caller's plan (over {@code #request}, {@code #ip}, {@code #principal},
+ *     {@code #client}); null to ask the plan source
  */
 public record FilterRuleSpec(
         String name,
@@ -38,7 +42,9 @@ public record FilterRuleSpec(
         boolean shadow,
         boolean perPath,
         boolean failClosed,
-        @DefaultValue("default") RetryAdvice retryAdvice) {
+        @DefaultValue("default") RetryAdvice retryAdvice,
+        String plans,
+        String plan) {
 
     /**
      * One limit of a rule.

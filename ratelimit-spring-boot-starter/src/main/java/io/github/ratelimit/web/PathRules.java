@@ -5,6 +5,7 @@ import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,15 +23,18 @@ final class PathRules {
 
     private final List<FilterRule> rules;
     private final List<PathPattern> excluded;
+    private final Plans plans;
 
     /**
      * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
      * @param excludedPaths path patterns no rule applies to
+     * @param plans the plan groups rules may name
      */
-    PathRules(List<FilterRuleSpec> rules, List<String> excludedPaths) {
+    PathRules(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans) {
+        this.plans = plans;
         List<FilterRule> compiled = new ArrayList<>();
         for (int i = 0; i < rules.size(); i++) {
-            compiled.add(FilterRule.compile(rules.get(i), i));
+            compiled.add(FilterRule.compile(rules.get(i), i, plans));
         }
         compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
         this.rules = List.copyOf(compiled);
@@ -123,15 +127,32 @@ final class PathRules {
             }
             failClosed |= rule.failClosed;
             names.add(rule.name);
+            List<RateLimit> limits = rule.planGroup == null
+                    ? rule.limits
+                    : planLimits(rule, view.request(), principal, clientAddress, identifier.value());
             if (rule.perPath) {
                 identifier = identifier.perPath(rawPath);
             }
-            for (RateLimit limit : rule.limits) {
+            for (RateLimit limit : limits) {
                 requests.add(new LimitRequest(
                         limit, identifier, rule.cost, shadowAll || rule.shadow, decisions.staggered(rule.retryAdvice)));
             }
         }
         return new Match(requests, "rules " + names, failClosed, null);
+    }
+
+    /** The caller's plan's limits for a rule of a plan group; the customer is the key's value. */
+    private List<RateLimit> planLimits(
+            FilterRule rule, Object request, String principal, String clientAddress, String customer) {
+        String named;
+        try {
+            named = rule.plan(request, principal, clientAddress);
+        } catch (RuntimeException e) {
+            return plans.expressionFailed(
+                            rule.planGroup, "the plan expression of rule '" + rule.name + "' " + e.getMessage())
+                    .limits();
+        }
+        return plans.resolve(rule.planGroup, named, customer).limits();
     }
 
     /** A {@link RequestView} from functions, each asked at most once per request. */

@@ -44,7 +44,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             ClientAddresses clients,
             Supplier<HandlerExceptionResolver> exceptionResolver,
             boolean allPolicies) {
-        this.rules = new PathRules(rules, excludedPaths);
+        this.rules = new PathRules(rules, excludedPaths, decisions.plans());
         this.decisions = decisions;
         this.clients = clients;
         this.exceptionResolver = exceptionResolver;

@@ -4,6 +4,7 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import java.util.List;
 import java.util.Optional;
@@ -45,7 +46,10 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLim
             ClientAddresses clients,
             boolean allPolicies,
             int order) {
-        this.rules = new PathRules(decisions == null ? List.of() : rules, excludedPaths);
+        this.rules = new PathRules(
+                decisions == null ? List.of() : rules,
+                excludedPaths,
+                decisions == null ? Plans.NONE : decisions.plans());
         this.decisions = decisions;
         this.clients = clients;
         this.allPolicies = allPolicies;

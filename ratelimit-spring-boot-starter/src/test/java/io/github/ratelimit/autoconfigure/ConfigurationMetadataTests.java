@@ -55,7 +55,9 @@ class ConfigurationMetadataTests {
                 "order",
                 "shadow",
                 "per-path",
-                "fail-closed")) {
+                "fail-closed",
+                "plans",
+                "plan")) {
             assertThat(properties).containsKey("ratelimit.filter.rules[]." + field);
         }
         assertThat(properties.get("ratelimit.filter.rules[].key")).containsEntry("defaultValue", "client");
@@ -67,6 +69,8 @@ class ConfigurationMetadataTests {
                 .containsKeys(
                         "ratelimit.redis.connect-timeout",
                         "ratelimit.redis.require-at-startup",
+                        "ratelimit.plans.groups",
+                        "ratelimit.plans.customers",
                         "management.health.ratelimit.enabled");
     }
 

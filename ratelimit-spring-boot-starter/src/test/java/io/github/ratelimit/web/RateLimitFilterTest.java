@@ -49,7 +49,9 @@ class RateLimitFilterTest {
                 false,
                 false,
                 false,
-                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
+                null);
     }
 
     static String unique() {
@@ -134,7 +136,9 @@ class RateLimitFilterTest {
                 false,
                 true,
                 false,
-                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
+                null);
         RateLimitFilter perPathFilter = filter(List.of(perPath), false);
         assertThat(call(perPathFilter, "GET", "/items/1", "203.0.113.5").getStatus())
                 .isEqualTo(200);
@@ -163,7 +167,9 @@ class RateLimitFilterTest {
                 false,
                 false,
                 false,
-                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
+                null);
         RateLimitFilter filter = filter(List.of(wideRule, narrowRule), false);
         call(filter, "POST", "/api/orders/1", "203.0.113.7", "X-Api-Key", "k1"); // scripts cached
 
@@ -232,7 +238,9 @@ class RateLimitFilterTest {
                 false,
                 false,
                 false,
-                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
+                null);
         RateLimitFilter byIp = filter(List.of(fallback), false);
         assertThat(call(byIp, "GET", "/x", "203.0.113.31").getStatus()).isEqualTo(200);
         assertThat(call(byIp, "GET", "/x", "203.0.113.31").getStatus()).isEqualTo(429);
@@ -256,7 +264,9 @@ class RateLimitFilterTest {
                 true,
                 false,
                 false,
-                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
+                null);
         RateLimitFilter filter = filter(List.of(shadow), false);
         List<Long> remaining = new java.util.ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -280,7 +290,9 @@ class RateLimitFilterTest {
                 false,
                 false,
                 false,
-                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
+                null);
         assertThat(call(filter(List.of(enforced), false), "GET", "/x", "203.0.113.40")
                         .getStatus())
                 .isEqualTo(429);

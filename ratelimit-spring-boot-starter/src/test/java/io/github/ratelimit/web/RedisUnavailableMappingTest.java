@@ -34,7 +34,9 @@ class RedisUnavailableMappingTest {
                 false,
                 false,
                 failClosed,
-                io.github.ratelimit.annotation.RetryAdvice.DEFAULT);
+                io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
+                null);
         return new RateLimitFilter(
                 List.of(rule),
                 List.of(),

@@ -1,0 +1,34 @@
+package io.github.ratelimit.core;
+
+import java.util.List;
+
+/**
+ * Where a caller's plan, and any limits of its own, come from at run time: for example a database of API keys and
+ * contracts, cached as the application likes. Asked on every call of a plan-limited method or rule, so a change applies
+ * from the next call, without a restart. Declare one as a bean to replace the starter's, which reads
+ * {@code ratelimit.plans.customers}.
+ *
+ * <p>Never trusted blindly: a plan that does not exist in the group, limits that are not valid, or an exception thrown
+ * here make the caller's call use the group's default plan (logged once, counted in {@code ratelimit.plans.fallbacks}),
+ * never an unlimited caller.
+ */
+public interface PlanSource {
+
+    /**
+     * The customer's plan in a plan group, such as {@code "pro"}; null when unknown, and the group's default plan
+     * applies.
+     *
+     * @param group the plan group, as named by {@code @RateLimited(plans = ...)} or a rule's {@code plans}
+     * @param customer the caller's identifier value (the key's value, such as the API key)
+     */
+    String planOf(String group, String customer);
+
+    /**
+     * Limits that replace the plan's own for this customer (a negotiated contract), or null for the plan's. The
+     * windows and algorithms should be the plan's: counts belong to the group, window and algorithm, so a quota that
+     * changes keeps what was counted, while a new window starts a new count.
+     */
+    default List<Quota> limitsOf(String group, String plan, String customer) {
+        return null;
+    }
+}
