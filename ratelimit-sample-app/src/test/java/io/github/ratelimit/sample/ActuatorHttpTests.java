@@ -3,6 +3,7 @@ package io.github.ratelimit.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -48,6 +49,23 @@ class ActuatorHttpTests {
         assertThat(get("/actuator/ratelimits/hello?key=%23client&value=ip:127.0.0.71")
                         .body())
                 .contains("\"remaining\":5");
+    }
+
+    /** A plan group's state is the client's own plan's, and names it. */
+    @Test
+    void stateOfAPlanGroupNamesTheClientsPlan() {
+        String key = "actuator-" + UUID.randomUUID();
+        RawHttp.Response report = RawHttp.get("127.0.0.72", port, "/api/reports", Map.of("X-API-Key", key));
+        assertThat(report.status()).isEqualTo(200);
+        RawHttp.Response state = get("/actuator/ratelimits/reports?key=%23apiKey&value=" + key);
+        assertThat(state.status()).isEqualTo(200);
+        assertThat(state.body())
+                .contains("\"plan\":\"default\"")
+                .contains("\"limit\":1")
+                .contains("\"remaining\":0");
+        assertThat(get("/actuator/ratelimits").body())
+                .contains("\"plan\":\"pro\"")
+                .contains("\"plan\":\"free\"");
     }
 
     @Test

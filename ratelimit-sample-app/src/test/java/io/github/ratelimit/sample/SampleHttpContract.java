@@ -308,4 +308,55 @@ abstract class SampleHttpContract {
         assertThat(m.find()).isTrue();
         return Long.parseLong(m.group(1));
     }
+
+    // ---- limits per plan ----
+
+    RawHttp.Response report(String apiKey) {
+        return RawHttp.get("127.0.0.81", port, "/api/reports", apiKey == null ? Map.of() : Map.of("X-API-Key", apiKey));
+    }
+
+    /** The plan's quota per key, in the answers and the RateLimit fields; an unknown key gets the default plan. */
+    @Test
+    void reportsAreLimitedByTheKeysPlan() {
+        String unknown = "k-" + UUID.randomUUID();
+        long started = System.nanoTime();
+        List<Integer> free = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            free.add(report("sample-free-key").status());
+        }
+        RawHttp.Response freeRefused = report("sample-free-key");
+        List<Integer> pro = new ArrayList<>();
+        RawHttp.Response proFirst = report("sample-pro-key");
+        for (int i = 1; i < 21; i++) {
+            pro.add(report("sample-pro-key").status());
+        }
+        RawHttp.Response defaultFirst = report(unknown);
+        RawHttp.Response defaultSecond = report(unknown);
+        long elapsedMs = (System.nanoTime() - started) / 1_000_000;
+        assumeTrue(elapsedMs < 9_000, "the calls within the 10 s window (took " + elapsedMs + " ms)");
+
+        assertThat(free).containsExactly(200, 200, 429);
+        RateLimitFields refused =
+                RateLimitFields.parse(freeRefused.header("RateLimit-Policy"), freeRefused.header("RateLimit"));
+        String item = refused.names().get(0);
+        assertThat(refused.quota(item)).as("free: 2 per 10 s").isEqualTo(2);
+        assertThat(refused.window(item)).isEqualTo(10);
+        assertThat(freeRefused.body()).contains("quota-exceeded");
+        assertThat(proFirst.status()).isEqualTo(200);
+        RateLimitFields proFields =
+                RateLimitFields.parse(proFirst.header("RateLimit-Policy"), proFirst.header("RateLimit"));
+        assertThat(proFields.quota(proFields.names().get(0)))
+                .as("pro: 20 per 10 s")
+                .isEqualTo(20);
+        assertThat(pro.subList(0, 19)).containsOnly(200);
+        assertThat(pro.get(19)).isEqualTo(429);
+        assertThat(defaultFirst.status()).isEqualTo(200);
+        RateLimitFields defaultFields =
+                RateLimitFields.parse(defaultFirst.header("RateLimit-Policy"), defaultFirst.header("RateLimit"));
+        assertThat(defaultFields.quota(defaultFields.names().get(0)))
+                .as("default: 1 per 10 s")
+                .isEqualTo(1);
+        assertThat(defaultSecond.status()).isEqualTo(429);
+        assertThat(report(null).status()).as("no key").isEqualTo(400);
+    }
 }

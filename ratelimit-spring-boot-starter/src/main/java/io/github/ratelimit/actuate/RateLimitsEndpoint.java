@@ -8,6 +8,7 @@ import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.internal.Plans;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +30,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * path identifies it ({@link ClientIdentifier}): {@code key=#ip&value=203.0.113.9} for an annotation keyed by
  * {@code #ip}, {@code key=client&value=ip:203.0.113.9} for a rule keyed by {@code client},
  * {@code key=header:X-Api-Key&value=...} for a header rule (in any case), plus {@code path=/users/1} for a
- * per-path rule.
+ * per-path rule. For a plan group, the state is the client's plan's, named in the answer ({@code plan}); the list shows
+ * every plan's limits.
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
@@ -37,11 +39,19 @@ public class RateLimitsEndpoint {
     private final ObjectProvider<DeclaredLimits> sources;
     private final RateLimiter limiter;
     private final boolean resetEnabled;
+    private final Plans plans;
 
     public RateLimitsEndpoint(ObjectProvider<DeclaredLimits> sources, RateLimiter limiter, boolean resetEnabled) {
+        this(sources, limiter, resetEnabled, Plans.NONE);
+    }
+
+    /** @param plans the plan groups, to show a client's plan */
+    public RateLimitsEndpoint(
+            ObjectProvider<DeclaredLimits> sources, RateLimiter limiter, boolean resetEnabled, Plans plans) {
         this.sources = sources;
         this.limiter = limiter;
         this.resetEnabled = resetEnabled;
+        this.plans = plans;
     }
 
     @ReadOperation
@@ -50,6 +60,9 @@ public class RateLimitsEndpoint {
         for (DeclaredLimit declared : declared()) {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("name", declared.limit().name());
+            if (declared.limit().plan() != null) {
+                entry.put("plan", declared.limit().plan());
+            }
             entry.put("limit", declared.limit().limit());
             entry.put("windowMs", declared.limit().windowMs());
             entry.put("algorithm", declared.limit().algorithm());
@@ -77,8 +90,17 @@ public class RateLimitsEndpoint {
         if (addressed.error() != null) {
             return addressed.error();
         }
-        List<LimitRequest> probes = addressed.limits().stream()
-                .map(d -> new LimitRequest(d.limit(), addressed.client(), 0, false))
+        List<RateLimit> limits =
+                addressed.limits().stream().map(DeclaredLimit::limit).distinct().toList();
+        String plan = null;
+        if (limits.get(0).plan() != null) {
+            // a plan group: the client's own plan's limits, as its calls would get them
+            Plans.Resolved resolved = plans.resolve(name, null, value);
+            plan = resolved.plan();
+            limits = resolved.limits();
+        }
+        List<LimitRequest> probes = limits.stream()
+                .map(limit -> new LimitRequest(limit, addressed.client(), 0, false))
                 .toList();
         Decision decision = limiter.tryAcquire(probes); // cost 0: reads, takes nothing
         List<Map<String, Object>> states = new ArrayList<>();
@@ -91,7 +113,13 @@ public class RateLimitsEndpoint {
             state.put("resetMs", outcome.resetAfter().toMillis());
             states.add(state);
         }
-        return new WebEndpointResponse<>(Map.of("name", name, "states", states), 200);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("name", name);
+        if (plan != null) {
+            answer.put("plan", plan);
+        }
+        answer.put("states", states);
+        return new WebEndpointResponse<>(answer, 200);
     }
 
     /** Forgets what one client was counted under every limit of a name (parameters as for {@link #state}). */

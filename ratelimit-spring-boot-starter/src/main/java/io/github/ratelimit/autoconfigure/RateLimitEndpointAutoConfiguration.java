@@ -3,6 +3,8 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.internal.Plans;
+import io.github.ratelimit.internal.RateLimitDecisions;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -24,7 +26,12 @@ public final class RateLimitEndpointAutoConfiguration {
     @ConditionalOnBean(RateLimiter.class)
     @ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
     RateLimitsEndpoint rateLimitsEndpoint(
-            ObjectProvider<DeclaredLimits> sources, RateLimiter limiter, RateLimitProperties properties) {
-        return new RateLimitsEndpoint(sources, limiter, properties.getActuator().isResetEnabled());
+            ObjectProvider<DeclaredLimits> sources,
+            RateLimiter limiter,
+            RateLimitProperties properties,
+            ObjectProvider<RateLimitDecisions> decisions) {
+        RateLimitDecisions flow = decisions.getIfAvailable();
+        return new RateLimitsEndpoint(
+                sources, limiter, properties.getActuator().isResetEnabled(), flow == null ? Plans.NONE : flow.plans());
     }
 }
