@@ -3,6 +3,7 @@ package io.github.ratelimit.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.sample.reactive.ReactiveSampleApplication;
+import io.github.ratelimit.test.EmbeddedRedis;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -18,7 +19,11 @@ import org.springframework.boot.test.context.SpringBootTest;
  * The reactive sample app, started for real on Reactor Netty (with its embedded Redis) on a random port, answers the
  * same HTTP contract as the servlet sample, and no event-loop thread blocks while it does.
  */
-@SpringBootTest(classes = ReactiveSampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(
+        classes = ReactiveSampleApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "sample.embedded-redis=false")
+@EmbeddedRedis
 @ExtendWith(NoBlockingCalls.class)
 class ReactiveSampleHttpTests extends SampleHttpContract {
 

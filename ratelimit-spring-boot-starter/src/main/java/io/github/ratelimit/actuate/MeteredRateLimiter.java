@@ -77,6 +77,11 @@ final class MeteredRateLimiter implements RateLimiter {
         delegate.reset(limit, identifier);
     }
 
+    @Override
+    public void forgetLocalState() {
+        delegate.forgetLocalState();
+    }
+
     private static String worse(String a, String b) {
         if (a.equals("rejected") || b.equals("rejected")) {
             return "rejected";

@@ -4,7 +4,6 @@ import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.web.ClientAddresses;
 import io.github.ratelimit.web.RateLimitWebExceptionHandler;
 import io.github.ratelimit.web.RateLimitWebFilter;
-import io.github.ratelimit.web.ReactiveInterceptorArgumentResolver;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,8 +14,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.DispatcherHandler;
-import org.springframework.web.reactive.config.WebFluxConfigurer;
-import org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer;
 
 /**
  * WebFlux support, the reactive sibling of {@link RateLimitWebAutoConfiguration}: a web filter that applies the path
@@ -61,15 +58,5 @@ public final class RateLimitReactiveWebAutoConfiguration {
         return new RateLimitWebExceptionHandler(
                 codecs.getIfAvailable(ServerCodecConfigurer::create).getWriters(),
                 properties.getHeaders().isAllPolicies());
-    }
-
-    @Bean
-    WebFluxConfigurer rateLimitReactiveArgumentResolverConfigurer() {
-        return new WebFluxConfigurer() {
-            @Override
-            public void configureArgumentResolvers(ArgumentResolverConfigurer configurer) {
-                configurer.addCustomResolver(new ReactiveInterceptorArgumentResolver());
-            }
-        };
     }
 }

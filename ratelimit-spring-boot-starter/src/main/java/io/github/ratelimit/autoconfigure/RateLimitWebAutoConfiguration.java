@@ -3,14 +3,12 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.web.ClientAddresses;
-import io.github.ratelimit.web.InterceptorArgumentResolver;
 import io.github.ratelimit.web.LockExceptionHandler;
 import io.github.ratelimit.web.RateLimitExceptionHandler;
 import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.RedisUnavailableHandler;
 import io.github.ratelimit.web.ServletCallerContext;
 import io.github.ratelimit.web.SingleUseTokenExceptionHandler;
-import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,10 +21,8 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
-import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerExceptionResolver;
-import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * Servlet support: the caller's identity for keys, RateLimit headers, 429 answers, and problem answers for
@@ -106,15 +102,5 @@ public final class RateLimitWebAutoConfiguration {
     @ConditionalOnMissingBean(LockExceptionHandler.class)
     LockExceptionHandler lockExceptionHandler() {
         return new LockExceptionHandler();
-    }
-
-    @Bean
-    WebMvcConfigurer rateLimitArgumentResolverConfigurer() {
-        return new WebMvcConfigurer() {
-            @Override
-            public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
-                resolvers.add(new InterceptorArgumentResolver());
-            }
-        };
     }
 }

@@ -37,4 +37,10 @@ public interface RateLimiter {
     default void reset(RateLimit limit, String identifier) {
         throw new UnsupportedOperationException("this rate limiter cannot reset limits");
     }
+
+    /**
+     * Forgets what this instance keeps in memory about past decisions (refusals it serves without asking Redis), for
+     * tests that delete the counts between test methods. Optional; does nothing by default.
+     */
+    default void forgetLocalState() {}
 }

@@ -142,6 +142,12 @@ final class LocalRefusals {
         }
     }
 
+    /** Forgets every refusal: the counts were deleted. */
+    void forgetAll() {
+        resets.incrementAndGet();
+        refusals.invalidateAll();
+    }
+
     /** Forgets every refusal of one Redis key (any cost): its counts were reset. */
     void forget(String redisKey) {
         resets.incrementAndGet();

@@ -185,7 +185,13 @@ public final class RedisRateLimiter implements RateLimiter {
     private void rememberRefusal(Decision decision, Map<String, LimitRequest> byKey, long sent, long resetsWhenSent) {
         if (!resetsHeard) {
             if (subscribing.compareAndSet(false, true)) {
-                resets.addListenerAsync(String.class, (channel, key) -> localRefusals.forget(key))
+                resets.addListenerAsync(String.class, (channel, key) -> {
+                            if (FORGET_ALL.equals(key)) {
+                                localRefusals.forgetAll();
+                            } else {
+                                localRefusals.forget(key);
+                            }
+                        })
                         .whenComplete((id, error) -> {
                             resetsHeard = error == null;
                             subscribing.set(false);
@@ -209,6 +215,21 @@ public final class RedisRateLimiter implements RateLimiter {
             guard.call(() -> resets.publishAsync(key));
         }
     }
+
+    /**
+     * Forgets the refusals this instance serves in the JVM, and announces it so that every instance does (a test that
+     * deleted the counts under the key prefix).
+     */
+    @Override
+    public void forgetLocalState() {
+        if (localRefusals != null) {
+            localRefusals.forgetAll();
+            guard.call(() -> resets.publishAsync(FORGET_ALL));
+        }
+    }
+
+    /** The reset announcement that means every key (no key is a single {@code *}). */
+    static final String FORGET_ALL = "*";
 
     /** The keys the script is given: each limit key, followed by its advice cursor when its advice is staggered. */
     private static List<String> withCursors(List<String> group, Map<String, LimitRequest> byKey) {

@@ -157,7 +157,8 @@ class DisabledModeTests {
                         WebMvcAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
-                        RateLimitWebAutoConfiguration.class))
+                        RateLimitWebAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.RateLimitArgumentResolversAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.enabled=false",

@@ -37,7 +37,8 @@ class WebStackAutoConfigurationTests {
             RateLimitRedissonAutoConfiguration.class,
             RateLimitAutoConfiguration.class,
             RateLimitWebAutoConfiguration.class,
-            RateLimitReactiveWebAutoConfiguration.class);
+            RateLimitReactiveWebAutoConfiguration.class,
+            io.github.ratelimit.autoconfigure.RateLimitArgumentResolversAutoConfiguration.class);
 
     private static final String[] RULE = {
         "spring.data.redis.url=" + SharedRedis.get().url(),

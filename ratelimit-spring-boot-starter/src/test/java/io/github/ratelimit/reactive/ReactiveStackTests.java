@@ -167,7 +167,8 @@ class ReactiveStackTests {
                     HttpHandlerAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
-                    RateLimitReactiveWebAutoConfiguration.class))
+                    RateLimitReactiveWebAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.RateLimitArgumentResolversAutoConfiguration.class))
             .withPropertyValues(
                     "spring.data.redis.url=" + SharedRedis.get().url(),
                     "ratelimit.redis.require-at-startup=true",

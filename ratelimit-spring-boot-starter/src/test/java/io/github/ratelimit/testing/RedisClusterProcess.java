@@ -23,16 +23,19 @@ public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
 
     private final List<RedisServer> servers = new ArrayList<>();
     private final List<Integer> masterPorts = new ArrayList<>();
+    private final List<Path> dirs = new ArrayList<>();
     private final List<Integer> replicaPorts = new ArrayList<>();
 
     private RedisClusterProcess() {}
 
     public static RedisClusterProcess start() {
         RedisClusterProcess cluster = new RedisClusterProcess();
+        Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
         try {
             for (int i = 0; i < MASTERS * 2; i++) {
                 int port = RedisProcess.freePort();
                 Path dir = Files.createTempDirectory("redis-cluster");
+                cluster.dirs.add(dir);
                 RedisServer server = RedisServer.newRedisServer()
                         .port(port)
                         .setting("bind 127.0.0.1")
@@ -163,5 +166,6 @@ public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
                 // best effort: the other servers still need stopping
             }
         }
+        dirs.forEach(RedisProcess::deleteTree);
     }
 }

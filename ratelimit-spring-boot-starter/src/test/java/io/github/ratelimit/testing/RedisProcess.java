@@ -45,6 +45,14 @@ public final class RedisProcess implements AutoCloseable, RedisTopology {
             List<String> settings = new ArrayList<>(List.of("bind 127.0.0.1", "save \"\"", "dir " + dir));
             settings.addAll(extraSettings);
             RedisProcess process = new RedisProcess(port, dir, settings);
+            // whether or not a test closes it, nothing stays behind when the JVM exits
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    process.close();
+                } catch (RuntimeException e) {
+                    deleteTree(dir);
+                }
+            }));
             process.startServer();
             return process;
         } catch (IOException e) {
@@ -131,12 +139,35 @@ public final class RedisProcess implements AutoCloseable, RedisTopology {
         return Redisson.create(config);
     }
 
+    /** Stops the server and deletes its directory: a test run leaves nothing in the temp directory. */
     @Override
     public void close() {
         try {
-            server.stop();
+            if (server != null && server.isActive()) {
+                server.stop();
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            deleteTree(dir);
+        }
+    }
+
+    /** Deletes a directory and what it holds, best effort (a file still being written may stay). */
+    static void deleteTree(Path dir) {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> {
+                try {
+                    Files.deleteIfExists(path);
+                } catch (IOException e) {
+                    // best effort
+                }
+            });
+        } catch (IOException e) {
+            // best effort
         }
     }
 
