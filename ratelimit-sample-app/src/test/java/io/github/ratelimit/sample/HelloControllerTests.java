@@ -1,0 +1,32 @@
+package io.github.ratelimit.sample;
+
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+import io.github.ratelimit.test.AutoConfigureRateLimits;
+import io.github.ratelimit.test.EmbeddedRedis;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
+import org.springframework.test.web.servlet.MockMvc;
+
+/** The README's example test ("Testing your limits"), as a user would write it for their own controller. */
+@WebMvcTest(controllers = HelloController.class, properties = "sample.embedded-redis=false")
+@AutoConfigureRateLimits
+@EmbeddedRedis
+class HelloControllerTests {
+
+    @Autowired
+    MockMvc mvc;
+
+    @Test
+    void fivePerSecondThen429() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            mvc.perform(get("/api/hello")).andExpect(status().isOk()).andExpect(header().exists("RateLimit"));
+        }
+        mvc.perform(get("/api/hello"))
+                .andExpect(status().isTooManyRequests())
+                .andExpect(header().exists("Retry-After"));
+    }
+}
