@@ -5,11 +5,13 @@ import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
+import io.github.ratelimit.actuate.ObservingPostProcessor;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.IssuedToken;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockOptions;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisLockManager;
 import io.github.ratelimit.redis.RedisRateLimiter;
@@ -19,6 +21,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -45,6 +50,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.config.Config;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import redis.embedded.RedisServer;
 
 /**
@@ -56,7 +62,7 @@ import redis.embedded.RedisServer;
  * <p>Workloads of one key space and concurrency are measured in rounds, one window of each per round, after a
  * first round that only warms up. Options: {@code --windows=N} (rounds measured, default 5),
  * {@code --window-ms=N} (1000), {@code --warmup-ms=N} (before each window, 300),
- * {@code --concurrency=1,8,64}, {@code --keys=hot,10k} (also {@code refused}, {@code async}), {@code --only=<part of a workload name>} (plus the
+ * {@code --concurrency=1,8,64}, {@code --keys=hot,10k} (also {@code refused}, {@code async}, {@code observed}), {@code --only=<part of a workload name>} (plus the
  * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}.
  */
 public final class Benchmarks {
@@ -253,6 +259,9 @@ public final class Benchmarks {
                 }
             }
         }
+        if (throughput && List.of(keyspaces.split(",")).contains("observed")) {
+            observed(ours, results);
+        }
         if (throughput && List.of(keyspaces.split(",")).contains("async")) {
             async(ours, results);
         }
@@ -340,6 +349,52 @@ public final class Benchmarks {
                         result.p99Micros());
             }
         }
+    }
+
+    /**
+     * What observations cost: the same limiter plain, wrapped for an ObservationRegistry without handlers (no tracer,
+     * no metrics handler), and wrapped for one with a handler that does nothing (a registry in use, the handler's own
+     * work left out). 10,000 keys that admit.
+     */
+    private void observed(RedisRateLimiter ours, Map<String, List<Result>> results) throws Exception {
+        RateLimit limit = RateLimit.of("observed", Algorithm.SLIDING_WINDOW, LIMIT, WINDOW.toMillis());
+        List<List<LimitRequest>> requests = prepare(MANY_KEYS, i -> List.of(new LimitRequest(limit, "user-" + i, 1)));
+        RateLimiter noHandler = observedBy(ours, ObservationRegistry.create());
+        ObservationRegistry withHandler = ObservationRegistry.create();
+        withHandler.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+        });
+        RateLimiter handled = observedBy(ours, withHandler);
+        List<Workload> workloads = List.of(
+                floor("observed", MANY_KEYS),
+                new Workload("ours sliding_window", i -> () -> ours.tryAcquire(requests.get(i)), false),
+                new Workload("ours observed, no handler", i -> () -> noHandler.tryAcquire(requests.get(i)), false),
+                new Workload("ours observed, a handler", i -> () -> handled.tryAcquire(requests.get(i)), false));
+        for (int concurrency : concurrencies) {
+            for (Result result : measure(workloads, MANY_KEYS, concurrency)) {
+                results.computeIfAbsent("observed/" + concurrency, k -> new ArrayList<>())
+                        .add(result);
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-34s c=%-3d %10.0f ops/s  p50 %7.0f us  p99 %7.0f us%n",
+                        result.workload(),
+                        concurrency,
+                        result.opsPerSecond(),
+                        result.p50Micros(),
+                        result.p99Micros());
+            }
+        }
+    }
+
+    /** The limiter as the starter wraps it for an application's ObservationRegistry. */
+    private static RateLimiter observedBy(RateLimiter limiter, ObservationRegistry registry) {
+        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+        beans.registerSingleton("observations", registry);
+        return (RateLimiter) new ObservingPostProcessor(beans.getBeanProvider(ObservationRegistry.class))
+                .postProcessAfterInitialization(limiter, "rateLimiter");
     }
 
     private Workload floor(String space, int keys) {

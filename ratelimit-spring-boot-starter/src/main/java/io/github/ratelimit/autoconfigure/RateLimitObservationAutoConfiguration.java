@@ -1,0 +1,23 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.actuate.ObservingPostProcessor;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Observations of decisions, token consumptions and lock acquisitions ({@code ratelimit.decision},
+ * {@code ratelimit.token.consume}, {@code ratelimit.lock.acquire}) when the application has an
+ * {@code ObservationRegistry} (Spring Boot's, with tracing when a tracer is present).
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnClass(ObservationRegistry.class)
+public final class RateLimitObservationAutoConfiguration {
+
+    @Bean
+    static ObservingPostProcessor rateLimitObservingPostProcessor(ObjectProvider<ObservationRegistry> registry) {
+        return new ObservingPostProcessor(registry);
+    }
+}
