@@ -303,20 +303,7 @@ public final class Benchmarks {
         BucketProxy bucket = bucket4j.getProxy("b4j-refused", () -> one);
         bucket.tryConsume(1);
         workloads.add(new Workload("bucket4j lettuce", i -> () -> bucket.tryConsume(1), true));
-        for (int concurrency : concurrencies) {
-            for (Result result : measure(workloads, 1, concurrency)) {
-                results.computeIfAbsent("refused/" + concurrency, k -> new ArrayList<>())
-                        .add(result);
-                System.out.printf(
-                        Locale.ROOT,
-                        "  %-34s c=%-3d %10.0f ops/s  p50 %7.0f us  p99 %7.0f us%n",
-                        result.workload(),
-                        concurrency,
-                        result.opsPerSecond(),
-                        result.p50Micros(),
-                        result.p99Micros());
-            }
-        }
+        measureAndPrint("refused", workloads, 1, results);
     }
 
     /**
@@ -335,20 +322,7 @@ public final class Benchmarks {
                         false),
                 new Workload("ours sliding_window blocking", i -> () -> ours.tryAcquire(requests.get(i)), false),
                 Workload.async("ours sliding_window async", i -> () -> ours.tryAcquireAsync(requests.get(i)), false));
-        for (int concurrency : concurrencies) {
-            for (Result result : measure(workloads, MANY_KEYS, concurrency)) {
-                results.computeIfAbsent("async/" + concurrency, k -> new ArrayList<>())
-                        .add(result);
-                System.out.printf(
-                        Locale.ROOT,
-                        "  %-34s c=%-3d %10.0f ops/s  p50 %7.0f us  p99 %7.0f us%n",
-                        result.workload(),
-                        concurrency,
-                        result.opsPerSecond(),
-                        result.p50Micros(),
-                        result.p99Micros());
-            }
-        }
+        measureAndPrint("async", workloads, MANY_KEYS, results);
     }
 
     /**
@@ -373,9 +347,23 @@ public final class Benchmarks {
                 new Workload("ours sliding_window", i -> () -> ours.tryAcquire(requests.get(i)), false),
                 new Workload("ours observed, no handler", i -> () -> noHandler.tryAcquire(requests.get(i)), false),
                 new Workload("ours observed, a handler", i -> () -> handled.tryAcquire(requests.get(i)), false));
+        measureAndPrint("observed", workloads, MANY_KEYS, results);
+    }
+
+    /** The limiter as the starter wraps it for an application's ObservationRegistry. */
+    private static RateLimiter observedBy(RateLimiter limiter, ObservationRegistry registry) {
+        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+        beans.registerSingleton("observations", registry);
+        return (RateLimiter) new ObservingPostProcessor(beans.getBeanProvider(ObservationRegistry.class))
+                .postProcessAfterInitialization(limiter, "rateLimiter");
+    }
+
+    /** Measures the workloads at every concurrency, prints each result and keeps it under "section/concurrency". */
+    private void measureAndPrint(String section, List<Workload> workloads, int keys, Map<String, List<Result>> results)
+            throws Exception {
         for (int concurrency : concurrencies) {
-            for (Result result : measure(workloads, MANY_KEYS, concurrency)) {
-                results.computeIfAbsent("observed/" + concurrency, k -> new ArrayList<>())
+            for (Result result : measure(workloads, keys, concurrency)) {
+                results.computeIfAbsent(section + "/" + concurrency, k -> new ArrayList<>())
                         .add(result);
                 System.out.printf(
                         Locale.ROOT,
@@ -387,14 +375,6 @@ public final class Benchmarks {
                         result.p99Micros());
             }
         }
-    }
-
-    /** The limiter as the starter wraps it for an application's ObservationRegistry. */
-    private static RateLimiter observedBy(RateLimiter limiter, ObservationRegistry registry) {
-        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
-        beans.registerSingleton("observations", registry);
-        return (RateLimiter) new ObservingPostProcessor(beans.getBeanProvider(ObservationRegistry.class))
-                .postProcessAfterInitialization(limiter, "rateLimiter");
     }
 
     private Workload floor(String space, int keys) {

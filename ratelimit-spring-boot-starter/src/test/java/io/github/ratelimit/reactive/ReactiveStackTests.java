@@ -18,6 +18,7 @@ import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.TokenConsumption;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisSingleUseTokens;
+import io.github.ratelimit.testing.NoBlockingCalls;
 import io.github.ratelimit.testing.RedisProcess;
 import io.github.ratelimit.testing.SharedRedis;
 import io.github.ratelimit.web.RateLimitFields;
@@ -28,14 +29,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -52,7 +50,6 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import reactor.blockhound.BlockHound;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -65,29 +62,8 @@ import reactor.core.scheduler.Schedulers;
  * non-blocking thread ever blocks (BlockHound is installed for this test class and records every blocking call made on
  * such a thread).
  */
+@ExtendWith(NoBlockingCalls.class)
 class ReactiveStackTests {
-
-    private static final List<String> blockingCalls = new CopyOnWriteArrayList<>();
-
-    @BeforeAll
-    static void installBlockHound() {
-        BlockHound.install(builder -> builder
-                // idle pool workers wait for tasks: not a call that blocks work
-                .allowBlockingCallsInside(ThreadPoolExecutor.class.getName(), "getTask")
-                .blockingMethodCallback(method -> {
-                    StringBuilder where = new StringBuilder(
-                            method + " on " + Thread.currentThread().getName());
-                    for (StackTraceElement frame : new Throwable().getStackTrace()) {
-                        where.append("\n    at ").append(frame);
-                    }
-                    blockingCalls.add(where.toString());
-                }));
-    }
-
-    @AfterAll
-    static void noThreadBlocked() {
-        assertThat(blockingCalls).as("blocking calls on non-blocking threads").isEmpty();
-    }
 
     @RestController
     static class Api {

@@ -1,4 +1,4 @@
-package io.github.ratelimit.sample;
+package io.github.ratelimit.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,7 +17,7 @@ import reactor.core.scheduler.Schedulers;
  * thread (Reactor Netty's event loops, Reactor's parallel scheduler, Redisson's I/O threads) while it ran. Every call
  * is recorded with its stack rather than thrown, so that a blocking call inside a library's callback is not swallowed.
  */
-final class NoBlockingCalls implements BeforeAllCallback, AfterAllCallback {
+public final class NoBlockingCalls implements BeforeAllCallback, AfterAllCallback {
 
     private static final List<String> calls = new CopyOnWriteArrayList<>();
     private static volatile boolean installed;
