@@ -23,8 +23,13 @@ import java.lang.annotation.Target;
  * <p>When a limit is exceeded the method is not called and {@code RateLimitExceededException} is thrown
  * (for a method returning {@code CompletionStage}, a future failed with it is returned). In a Spring MVC
  * application the starter answers it with HTTP 429.
+ *
+ * <p>On a class, the limits apply to each of its public methods that has no {@code @RateLimited} of its own (a method's
+ * own limits replace the class's; {@link NotRateLimited} exempts a method), each method with a budget of its own
+ * unless {@link #name()} gives one. As a meta-annotation it makes a composed annotation: {@code @ApiLimit} carrying
+ * {@code @RateLimited(limit = 100, windowMs = 60_000)} once, written on methods or classes.
  */
-@Target(ElementType.METHOD)
+@Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Repeatable(RateLimits.class)
@@ -112,4 +117,21 @@ public @interface RateLimited {
      * {@code ratelimit.retry-advice.default}.
      */
     RetryAdvice retryAdvice() default RetryAdvice.DEFAULT;
+
+    /**
+     * A method of the same bean to call instead of refusing (the Resilience4j convention): same parameters, optionally
+     * followed by a {@code RateLimitExceededException} parameter, and a return type the limited method can return;
+     * its result is returned to the caller. A wrong name or signature fails the start. For a method returning
+     * {@code Mono}, {@code Flux} or {@code CompletionStage}, the fallback returns the same type. Only refusals of this
+     * method's limits are answered by it; when Redis cannot decide, the fail policy applies as usual.
+     */
+    String fallback() default "";
+
+    /**
+     * Which calls are counted: every call ({@link CountOn#CALL}, the default), or only those that fail
+     * ({@link CountOn#FAILURE}: the method threw, or answered an HTTP status of 400 or more), as for login attempts. A
+     * call is refused when the budget is already used up; with {@code FAILURE} it is counted after it failed, so
+     * several failures in progress at once may each be counted (see the README).
+     */
+    CountOn countOn() default CountOn.CALL;
 }

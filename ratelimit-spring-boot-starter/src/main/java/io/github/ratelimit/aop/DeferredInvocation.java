@@ -48,6 +48,11 @@ final class DeferredInvocation {
         /** Takes the step for the caller; a failed stage refuses the call with its exception. */
         CompletionStage<R> start(CallerContext caller);
 
+        /** Whether a value the method gave is a failure, so that its end is {@link End#FAILED}. */
+        default boolean failure(Object value) {
+            return false;
+        }
+
         /** Hands what the step produced to the method's arguments, before it is called. */
         default void prepare(R result, Object[] arguments) {}
 
@@ -142,12 +147,16 @@ final class DeferredInvocation {
                         return Flux.empty();
                     }
                     try {
-                        return publisher(invocation, step, result);
+                        return Flux.from(publisher(invocation, step, result)).doOnNext(value -> {
+                            if (step.failure(value)) {
+                                ending.failed = true;
+                            }
+                        });
                     } catch (Throwable e) {
                         return Flux.error(e);
                     }
                 },
-                result -> ending.end(result, End.COMPLETED),
+                result -> ending.end(result, ending.failed ? End.FAILED : End.COMPLETED),
                 (result, error) -> ending.end(result, End.FAILED),
                 result -> ending.end(result, ending.running() ? End.CANCELLED : End.NOT_STARTED)));
     }
@@ -157,6 +166,7 @@ final class DeferredInvocation {
 
         private final Step<R> step;
         private final AtomicInteger state = new AtomicInteger();
+        private volatile boolean failed;
 
         Ending(Step<R> step) {
             this.step = step;
@@ -207,7 +217,8 @@ final class DeferredInvocation {
             } catch (Throwable e) {
                 returned = CompletableFuture.failedFuture(e);
             }
-            return returned.handle((value, error) -> step.finish(result, error == null ? End.COMPLETED : End.FAILED)
+            return returned.handle((value, error) -> step.finish(
+                                    result, error == null && !step.failure(value) ? End.COMPLETED : End.FAILED)
                             .handle((ended, endError) -> {
                                 if (error != null) {
                                     throw error instanceof CompletionException completion

@@ -1,5 +1,6 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
@@ -16,7 +17,7 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 
 /** The compiled limits of one method: parsed expressions, checked once at startup. */
-record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
+record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, Fallback fallback) {
 
     /**
      * One {@code @RateLimited}: the limit, its key expressions and its cost expression (null when 1); for a plan group
@@ -32,7 +33,13 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
             boolean failClosed,
             RetryAdvice retryAdvice,
             String planGroup,
-            Expression plan) {}
+            Expression plan,
+            CountOn countOn) {}
+
+    /** Whether some limit of the method counts failed calls only. */
+    boolean countsFailures() {
+        return limits.stream().anyMatch(l -> l.countOn() == CountOn.FAILURE);
+    }
 
     /** Whether any limit of the method fails closed when Redis cannot decide. */
     boolean failClosed() {
@@ -66,7 +73,8 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
                         identifier,
                         cost,
                         allShadow || compiled.shadow(),
-                        decisions.staggered(compiled.retryAdvice())));
+                        decisions.staggered(compiled.retryAdvice()),
+                        compiled.countOn() == CountOn.FAILURE));
             }
         }
         return requests;
@@ -116,7 +124,8 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits) {
                     identifier,
                     cost(compiled, context, limit.limit()),
                     allShadow || compiled.shadow(),
-                    decisions.staggered(compiled.retryAdvice())));
+                    decisions.staggered(compiled.retryAdvice()),
+                    compiled.countOn() == CountOn.FAILURE));
         }
     }
 

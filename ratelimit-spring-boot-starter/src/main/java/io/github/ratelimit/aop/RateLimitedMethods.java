@@ -1,10 +1,12 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.annotation.NotRateLimited;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.RateLimits;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.internal.Plans;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,9 +36,32 @@ final class RateLimitedMethods {
 
     private record NamedDefinition(String source, Set<String> limits, Set<String> keys) {}
 
+    /**
+     * Whether a method is limited: by its own (possibly composed) annotations, or by its class's when it is a public
+     * instance method of that class and not exempted with {@link NotRateLimited}.
+     */
     static boolean isRateLimited(Method method) {
+        if (AnnotatedElementUtils.hasAnnotation(method, NotRateLimited.class)) {
+            return false;
+        }
+        return declaresItself(method) || classLimits(method);
+    }
+
+    private static boolean declaresItself(Method method) {
         return AnnotatedElementUtils.hasAnnotation(method, RateLimited.class)
                 || AnnotatedElementUtils.hasAnnotation(method, RateLimits.class);
+    }
+
+    private static boolean classLimits(Method method) {
+        Class<?> type = method.getDeclaringClass();
+        int modifiers = method.getModifiers();
+        return type != Object.class
+                && Modifier.isPublic(modifiers)
+                && !Modifier.isStatic(modifiers)
+                && !method.isSynthetic()
+                && !method.isBridge()
+                && (AnnotatedElementUtils.hasAnnotation(type, RateLimited.class)
+                        || AnnotatedElementUtils.hasAnnotation(type, RateLimits.class));
     }
 
     /** Every limit compiled so far (all annotated bean methods, once the startup check has run). */
@@ -74,8 +99,11 @@ final class RateLimitedMethods {
 
     private MethodLimits compile(Method method) {
         MethodExpressions expressions = new MethodExpressions(method, "RateLimited");
-        Set<RateLimited> annotations =
-                AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class, RateLimits.class);
+        // the method's own limits replace its class's
+        Set<RateLimited> annotations = declaresItself(method)
+                ? AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class, RateLimits.class)
+                : AnnotatedElementUtils.findMergedRepeatableAnnotations(
+                        method.getDeclaringClass(), RateLimited.class, RateLimits.class);
         if (annotations.isEmpty()) {
             throw expressions.invalid("no @RateLimited annotation");
         }
@@ -84,7 +112,7 @@ final class RateLimitedMethods {
             limits.add(compile(annotation, method, expressions));
         }
         register(limits, expressions);
-        return new MethodLimits(expressions, List.copyOf(limits));
+        return new MethodLimits(expressions, List.copyOf(limits), Fallback.of(method, annotations, expressions));
     }
 
     private MethodLimits.CompiledLimit compile(RateLimited annotation, Method method, MethodExpressions expressions) {
@@ -127,7 +155,8 @@ final class RateLimitedMethods {
                 annotation.failClosed(),
                 annotation.retryAdvice(),
                 null,
-                null);
+                null,
+                annotation.countOn());
     }
 
     /** A plan group's limits: the group must exist; the limits, the name and the algorithm are the plans'. */
@@ -162,7 +191,8 @@ final class RateLimitedMethods {
                 annotation.failClosed(),
                 annotation.retryAdvice(),
                 group,
-                annotation.plan().isEmpty() ? null : expressions.parse(annotation.plan(), "plan"));
+                annotation.plan().isEmpty() ? null : expressions.parse(annotation.plan(), "plan"),
+                annotation.countOn());
     }
 
     private static Object constantValue(Expression expression) {

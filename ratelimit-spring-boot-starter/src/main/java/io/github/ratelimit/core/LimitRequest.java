@@ -8,9 +8,26 @@ import java.util.Objects;
  *
  * <p>A shadow request is counted like any other but never refuses the call: its outcome says whether it
  * would have. A staggered request, when refused, is told a retry time spread from those of other refused callers
- * (see {@code RetryAdvice.STAGGERED}) instead of the earliest one.
+ * (see {@code RetryAdvice.STAGGERED}) instead of the earliest one. A check-only request is decided and reported like
+ * any other but takes nothing, even when the call is admitted: for a call that is counted only if it fails.
  */
-public record LimitRequest(RateLimit limit, String identifier, long cost, boolean shadow, boolean staggered) {
+public record LimitRequest(
+        RateLimit limit, String identifier, long cost, boolean shadow, boolean staggered, boolean checkOnly) {
+
+    /** A request that takes its cost when the call is admitted. */
+    public LimitRequest(RateLimit limit, String identifier, long cost, boolean shadow, boolean staggered) {
+        this(limit, identifier, cost, shadow, staggered, false);
+    }
+
+    /** The same request, deciding without taking anything. */
+    public LimitRequest checkingOnly() {
+        return new LimitRequest(limit, identifier, cost, shadow, staggered, true);
+    }
+
+    /** The same request, taking its cost. */
+    public LimitRequest taking() {
+        return new LimitRequest(limit, identifier, cost, shadow, staggered, false);
+    }
 
     /** A request with the earliest retry advice. */
     public LimitRequest(RateLimit limit, String identifier, long cost, boolean shadow) {

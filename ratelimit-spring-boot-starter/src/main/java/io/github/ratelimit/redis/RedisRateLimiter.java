@@ -260,7 +260,8 @@ public final class RedisRateLimiter implements RateLimiter {
             args.add(Long.toString(request.limit().limit()));
             args.add(Long.toString(request.limit().windowMs()));
             args.add(Long.toString(request.cost()));
-            args.add(Integer.toString((request.shadow() ? 1 : 0) + (request.staggered() ? 2 : 0)));
+            args.add(Integer.toString(
+                    (request.shadow() ? 1 : 0) + (request.staggered() ? 2 : 0) + (request.checkOnly() ? 4 : 0)));
             args.add(Long.toString(request.limit().windowMs() * horizonWindows));
         }
         return args;

@@ -6,7 +6,8 @@
 --
 -- ARGV[1]          the number of calls
 -- then per call:   the number n of its keys, then per key: algorithm (1 sliding window, 2 fixed window,
---                  3 token bucket), limit, window ms, cost, flags (1 shadow, 2 staggered retry advice; added),
+--                  3 token bucket), limit, window ms, cost, flags (added: 1 shadow, 2 staggered retry advice, 4 check only:
+--                  decided and reported, never taken, as for a call counted only if it fails),
 --                  horizon ms (how far ahead staggered advice may reach)
 -- KEYS             the keys of the calls, in order (all in one hash slot); a key with staggered advice is
 --                  followed by its advice cursor key
@@ -280,7 +281,7 @@ end
 
 -- every call's arguments are checked before anything is written, so a bad one changes nothing
 local calls = tonumber(ARGV[1])
-local counts, algorithm, limit, window, cost, shadow = {}, {}, {}, {}, {}, {}
+local counts, algorithm, limit, window, cost, shadow, check_only = {}, {}, {}, {}, {}, {}, {}
 local key, cursor, horizon = {}, {}, {}
 local a, k, kk = 2, 0, 0
 for c = 1, calls do
@@ -292,13 +293,14 @@ for c = 1, calls do
         local g, l, w, q = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
         local f, h = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
         if (g ~= 1 and g ~= 2 and g ~= 3) or not l or not w or not q or l < 1 or w < 1 or q < 0 or q > l
-                or not f or f < 0 or f > 3 or not h or h < 0 then
+                or not f or f < 0 or f > 7 or not h or h < 0 then
             return redis.error_reply('ratelimit: bad arguments for key ' .. k)
         end
         algorithm[k], limit[k], window[k], cost[k], shadow[k], horizon[k] = g, l, w, q, f % 2 == 1, h
+        check_only[k] = f >= 4
         kk = kk + 1
         key[k] = KEYS[kk]
-        if f >= 2 then
+        if floor(f / 2) % 2 == 1 then
             kk = kk + 1
             cursor[k] = KEYS[kk]
         end
@@ -363,7 +365,7 @@ for c = 1, calls do
     local m = 2
     for i = first, last do
         local b = (i - first) * 9
-        local took = out[1] == 1 and r[b + 1] == 1
+        local took = out[1] == 1 and r[b + 1] == 1 and not check_only[i]
         if took and cost[i] > 0 then
             commit(i, r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9])
         end
