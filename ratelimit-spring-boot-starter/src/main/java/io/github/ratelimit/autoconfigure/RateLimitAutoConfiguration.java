@@ -2,10 +2,12 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.aop.AnnotationStartupValidator;
+import io.github.ratelimit.aop.ConcurrencyLimitedAdvisor;
 import io.github.ratelimit.aop.LockedAdvisor;
 import io.github.ratelimit.aop.RateLimitAdvisor;
 import io.github.ratelimit.aop.SingleUseAdvisor;
 import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.LimitOutcome;
@@ -16,6 +18,7 @@ import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.internal.Fallbacks;
 import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.RateLimitDecisions;
+import io.github.ratelimit.redis.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisLockManager;
@@ -118,6 +121,21 @@ public final class RateLimitAutoConfiguration {
     @ConditionalOnMissingBean(LockManager.class)
     RedisLockManager lockManager(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
         return new RedisLockManager(redisson, properties.getKeyPrefix(), guard);
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(ConcurrencyLimiter.class)
+    RedisConcurrencyLimiter concurrencyLimiter(
+            RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+        return new RedisConcurrencyLimiter(redisson, properties.getKeyPrefix(), guard);
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static ConcurrencyLimitedAdvisor concurrencyLimitedAdvisor(
+            ObjectProvider<ConcurrencyLimiter> limiter, ObjectProvider<CallerContext> caller) {
+        return new ConcurrencyLimitedAdvisor(limiter, caller);
     }
 
     @Bean

@@ -71,6 +71,11 @@ final class RedisKeys {
         return prefix + LAYOUT + '{' + tag + "}:lock";
     }
 
+    /** The holders of a concurrency limit for one identifier: {@code <prefix>{<tag>}:conc:<name>}, a sorted set. */
+    String concurrencyKey(String name, String tag) {
+        return prefix + LAYOUT + '{' + tag + "}:conc:" + name;
+    }
+
     /** The fencing counter of a lock, in the same slot: {@code <prefix>{<tag>}:fence}. */
     String fenceKey(String tag) {
         return prefix + LAYOUT + '{' + tag + "}:fence";

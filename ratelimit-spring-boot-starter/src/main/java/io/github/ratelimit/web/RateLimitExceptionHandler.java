@@ -1,5 +1,6 @@
 package io.github.ratelimit.web;
 
+import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -48,6 +49,13 @@ public class RateLimitExceptionHandler {
                 ServletRequests.record(request, exception.decision()),
                 URI.create(request.getRequestURI()),
                 allPolicies);
+    }
+
+    /** 429 for a concurrency limit, with {@code qu="concurrent-requests"} in {@code RateLimit-Policy}. */
+    @ExceptionHandler(ConcurrencyLimitExceededException.class)
+    public ResponseEntity<ProblemDetail> concurrencyLimitExceeded(
+            ConcurrencyLimitExceededException exception, HttpServletRequest request) {
+        return Refusals.tooManyInProgress(exception, URI.create(request.getRequestURI()));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.github.ratelimit.web;
 
+import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RateLimitEvaluationException;
@@ -49,6 +50,9 @@ final class Refusals {
         if (refusal instanceof RateLimitExceededException) {
             return tooManyRequests(decisions.get(), instance, allPolicies);
         }
+        if (refusal instanceof ConcurrencyLimitExceededException busy) {
+            return tooManyInProgress(busy, instance);
+        }
         if (refusal instanceof RateLimitEvaluationException evaluation) {
             return keyNotDetermined(evaluation, instance, unresolvedKeys);
         }
@@ -77,6 +81,29 @@ final class Refusals {
         problem.setInstance(instance);
         problem.setProperty("violated-policies", RateLimitHeaders.violatedPolicies(decision));
         return answer.contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+    }
+
+    /**
+     * 429 for a concurrency limit: {@code Retry-After}, and RateLimit fields with the draft's
+     * {@code qu="concurrent-requests"} quota unit (no window: the quota is of calls in progress).
+     */
+    static ResponseEntity<ProblemDetail> tooManyInProgress(ConcurrencyLimitExceededException exception, URI instance) {
+        long seconds = Math.max(1, RateLimitHeaders.seconds(exception.retryAfter()));
+        String item = '"' + exception.name() + '"';
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(
+                HttpStatus.TOO_MANY_REQUESTS, "Too many requests in progress; retry after " + seconds + " s.");
+        problem.setType(RateLimitExceptionHandler.QUOTA_EXCEEDED);
+        problem.setTitle(RateLimitExceptionHandler.TITLE);
+        problem.setInstance(instance);
+        problem.setProperty("violated-policies", java.util.List.of(exception.name()));
+        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
+                .header(
+                        RateLimitHeaders.RATE_LIMIT_POLICY,
+                        item + ";q=" + exception.max() + ";qu=\"concurrent-requests\"")
+                .header(RateLimitHeaders.RATE_LIMIT, item + ";r=0")
+                .header(RateLimitHeaders.RETRY_AFTER, Long.toString(seconds))
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(problem);
     }
 
     /**

@@ -1,0 +1,171 @@
+package io.github.ratelimit.aop;
+
+import io.github.ratelimit.annotation.ConcurrencyLimited;
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.ConcurrencyLimiter;
+import io.github.ratelimit.core.RateLimit;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+/**
+ * Applies {@code @ConcurrencyLimited} to Spring beans: a slot is taken when the call starts (for a publisher, when it
+ * is subscribed) and given back once when it ends, also on an exception or a cancellation. Runs after
+ * {@code @RateLimited} (a call refused by a rate limit takes no slot) and before {@code @Locked}.
+ */
+public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient Declarations declarations;
+
+    /**
+     * @param limiter takes and gives back the slots; looked up on first use
+     * @param caller describes the caller of the current call; {@link CallerContext#NONE} when absent
+     */
+    public ConcurrencyLimitedAdvisor(ObjectProvider<ConcurrencyLimiter> limiter, ObjectProvider<CallerContext> caller) {
+        this(new Declarations(), limiter, caller);
+    }
+
+    private ConcurrencyLimitedAdvisor(
+            Declarations declarations,
+            ObjectProvider<ConcurrencyLimiter> limiter,
+            ObjectProvider<CallerContext> caller) {
+        super(new Interceptor(declarations, limiter, caller), Ordered.HIGHEST_PRECEDENCE + 250);
+        this.declarations = declarations;
+    }
+
+    @Override
+    public boolean declares(Method method) {
+        return AnnotatedElementUtils.hasAnnotation(method, ConcurrencyLimited.class);
+    }
+
+    @Override
+    public void validate(Method method) {
+        declarations.get(method);
+    }
+
+    /** One compiled declaration. */
+    record Declaration(
+            MethodExpressions expressions,
+            String name,
+            KeyExpression key,
+            int max,
+            Duration lease,
+            Duration lifetime) {}
+
+    /** Compiles and caches the declarations, checked at startup. */
+    static final class Declarations {
+        private final Map<Method, Declaration> compiled = new ConcurrentHashMap<>();
+
+        Declaration get(Method method) {
+            Declaration found = compiled.get(method);
+            return found != null ? found : compiled.computeIfAbsent(method, Declarations::compile);
+        }
+
+        private static Declaration compile(Method method) {
+            MethodExpressions expressions = new MethodExpressions(method, "ConcurrencyLimited");
+            ConcurrencyLimited annotation =
+                    AnnotatedElementUtils.findMergedAnnotation(method, ConcurrencyLimited.class);
+            if (annotation == null) {
+                throw expressions.invalid("no @ConcurrencyLimited annotation");
+            }
+            String name = annotation.name().isEmpty() ? RateLimitedMethods.defaultName(method) : annotation.name();
+            if (!RateLimit.NAME.matcher(name).matches()) {
+                throw expressions.invalid("name must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
+            }
+            if (annotation.max() < 1) {
+                throw expressions.invalid("max must be at least 1, but was " + annotation.max());
+            }
+            if (annotation.leaseMs() < 100) {
+                throw expressions.invalid("leaseMs must be at least 100, but was " + annotation.leaseMs());
+            }
+            if (annotation.maxLifetimeMs() < annotation.leaseMs()) {
+                throw expressions.invalid("maxLifetimeMs must be at least leaseMs " + annotation.leaseMs()
+                        + ", but was " + annotation.maxLifetimeMs());
+            }
+            return new Declaration(
+                    expressions,
+                    name,
+                    new KeyExpression(
+                            "Concurrency limit", annotation.key(), expressions.parse(annotation.key(), "key")),
+                    annotation.max(),
+                    Duration.ofMillis(annotation.leaseMs()),
+                    Duration.ofMillis(annotation.maxLifetimeMs()));
+        }
+    }
+
+    /** Takes the slot, runs the method, gives the slot back; in the shape of the method's return type. */
+    private static final class Interceptor implements MethodInterceptor {
+
+        private final Declarations declarations;
+        private final ObjectProvider<ConcurrencyLimiter> limiter;
+        private final ObjectProvider<CallerContext> caller;
+
+        Interceptor(
+                Declarations declarations,
+                ObjectProvider<ConcurrencyLimiter> limiter,
+                ObjectProvider<CallerContext> caller) {
+            this.declarations = declarations;
+            this.limiter = limiter;
+            this.caller = caller;
+        }
+
+        @Override
+        public Object invoke(MethodInvocation invocation) throws Throwable {
+            Method method = AnnotationAdvisor.targetMethod(invocation);
+            Declaration declaration = declarations.get(method);
+            DeferredInvocation.Shape shape = DeferredInvocation.Shape.of(invocation.getMethod());
+            if (shape != DeferredInvocation.Shape.PLAIN) {
+                return DeferredInvocation.invoke(
+                        invocation,
+                        shape,
+                        () -> caller.getIfAvailable(() -> CallerContext.NONE),
+                        new DeferredInvocation.Step<ConcurrencyLimiter.Permit>() {
+                            @Override
+                            public CompletionStage<ConcurrencyLimiter.Permit> start(CallerContext context) {
+                                return limiter.getObject()
+                                        .tryAcquireAsync(
+                                                declaration.name(),
+                                                identifier(declaration, invocation, context),
+                                                declaration.max(),
+                                                declaration.lease(),
+                                                declaration.lifetime());
+                            }
+
+                            @Override
+                            public CompletionStage<?> finish(
+                                    ConcurrencyLimiter.Permit permit, DeferredInvocation.End end) {
+                                return permit.releaseAsync();
+                            }
+                        });
+            }
+            DeferredInvocation.checkMayBlock(method, "@ConcurrencyLimited");
+            try (ConcurrencyLimiter.Permit permit = limiter.getObject()
+                    .tryAcquire(
+                            declaration.name(),
+                            identifier(declaration, invocation, caller.getIfAvailable(() -> CallerContext.NONE)),
+                            declaration.max(),
+                            declaration.lease(),
+                            declaration.lifetime())) {
+                return invocation.proceed();
+            }
+        }
+
+        private static String identifier(Declaration declaration, MethodInvocation invocation, CallerContext context) {
+            MethodExpressions expressions = declaration.expressions();
+            return declaration
+                    .key()
+                    .identifier(
+                            expressions.context(invocation.getThis(), invocation.getArguments(), context),
+                            expressions.source());
+        }
+    }
+}
