@@ -359,4 +359,99 @@ abstract class SampleHttpContract {
         assertThat(defaultSecond.status()).isEqualTo(429);
         assertThat(report(null).status()).as("no key").isEqualTo(400);
     }
+
+    // ---- the limits written every day ----
+
+    /** The class's composed limit applies to each of its methods, 30 per minute per client; the exempt one is free. */
+    @Test
+    void aComposedAnnotationOnTheClassLimitsItsMethodsAndAnExemptionHolds() {
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 31; i++) {
+            statuses.add(RawHttp.get("127.0.0.91", port, "/api/catalog/" + i, Map.of())
+                    .status());
+        }
+        assertThat(statuses.subList(0, 30)).containsOnly(200);
+        assertThat(statuses.get(30)).isEqualTo(429);
+        for (int i = 0; i < 35; i++) {
+            assertThat(RawHttp.get("127.0.0.91", port, "/api/catalog/health", Map.of())
+                            .status())
+                    .isEqualTo(200);
+        }
+    }
+
+    /** Beyond 2 fresh quotes in 10 s, the fallback answers instead of a 429. */
+    @Test
+    void aFallbackAnswersInsteadOfThe429() {
+        List<String> bodies = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            RawHttp.Response quote = RawHttp.get("127.0.0.92", port, "/api/quote", Map.of());
+            assertThat(quote.status()).isEqualTo(200);
+            bodies.add(quote.body());
+        }
+        assertThat(bodies.get(0)).contains("\"fresh\":true");
+        assertThat(bodies.get(2)).contains("\"fresh\":false").contains("cached");
+    }
+
+    RawHttp.Response login(String user, String password) {
+        return RawHttp.post(
+                "127.0.0.93",
+                port,
+                "/api/login",
+                Map.of(),
+                "{\"username\":\"" + user + "\",\"password\":\"" + password + "\"}");
+    }
+
+    /** Successes never count; 3 failures in a minute and the user name is refused even with the right password. */
+    @Test
+    void loginsCountFailuresOnly() {
+        String user = "u-" + UUID.randomUUID();
+        for (int i = 0; i < 5; i++) {
+            assertThat(login(user, "secret").status()).isEqualTo(200);
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(login(user, "wrong").status()).isEqualTo(401);
+        }
+        RawHttp.Response refused = login(user, "secret");
+        assertThat(refused.status()).isEqualTo(429);
+        assertThat(refused.header("Retry-After")).isNotNull();
+        assertThat(login("other-" + UUID.randomUUID(), "secret").status()).isEqualTo(200);
+        assertThat(RawHttp.post("127.0.0.93", port, "/api/login", Map.of(), "{\"password\":\"secret\"}")
+                        .status())
+                .as("no user name: no key")
+                .isEqualTo(400);
+    }
+
+    /** At most 2 slow calls in progress per client address: of 4 sent together, 2 run and 2 get 429. */
+    @Test
+    void atMostTwoSlowCallsInProgressPerClient() throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<CompletableFuture<RawHttp.Response>> calls = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            calls.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            go.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return RawHttp.get("127.0.0.94", port, "/api/slow", Map.of());
+                    },
+                    pool));
+        }
+        go.countDown();
+        List<RawHttp.Response> responses = new ArrayList<>();
+        for (CompletableFuture<RawHttp.Response> call : calls) {
+            responses.add(call.get(20, TimeUnit.SECONDS));
+        }
+        pool.shutdown();
+        assertThat(responses).extracting(RawHttp.Response::status).containsExactlyInAnyOrder(200, 200, 429, 429);
+        RawHttp.Response refused =
+                responses.stream().filter(r -> r.status() == 429).findFirst().orElseThrow();
+        assertThat(refused.header("RateLimit-Policy")).isEqualTo("\"slow\";q=2;qu=\"concurrent-requests\"");
+        assertThat(refused.header("Retry-After")).isEqualTo("1");
+        assertThat(RawHttp.get("127.0.0.95", port, "/api/slow", Map.of()).status())
+                .as("another client")
+                .isEqualTo(200);
+    }
 }
