@@ -26,8 +26,10 @@ import org.springframework.asm.Opcodes;
  * budget and, conservatively from before each request was sent, how long its lease lasts) and the guard
  * (the latency budget and how long Redis is left alone after failures), both on the JVM's monotonic timer; and
  * the log throttle, which times how often a repeated line is written; and the local refusals, which repeat a
- * refusal Redis made until the time Redis said, counted from before the request was sent.
- * Who is admitted and who holds a lock is still decided by Redis alone.
+ * refusal Redis made until the time Redis said, counted from before the request was sent; and the concurrency
+ * limiter's slots, which the JVM renews up to their maximum lifetime (who holds a slot, and until when, is the
+ * script's, on Redis time).
+ * Who is admitted and who holds a lock or a slot is still decided by Redis alone.
  */
 class NoApplicationClockTest {
 
@@ -52,6 +54,7 @@ class NoApplicationClockTest {
                 }
                 String fileName = file.getFileName().toString();
                 if (fileName.startsWith("RedisLockManager")
+                        || fileName.startsWith("RedisConcurrencyLimiter")
                         || fileName.startsWith("RedisGuard")
                         || fileName.startsWith("LocalRefusals")
                         || fileName.startsWith("LogThrottle")) {
