@@ -1,5 +1,6 @@
 package io.github.ratelimit.actuate;
 
+import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
@@ -7,7 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
-/** Wraps the rate limiter, the tokens and the lock manager so that their use is measured. */
+/** Wraps the rate limiter, the tokens, the lock manager and the concurrency limiter so that their use is measured. */
 public final class MeteringPostProcessor implements BeanPostProcessor {
 
     private final ObjectProvider<MeterRegistry> registry;
@@ -24,7 +25,10 @@ public final class MeteringPostProcessor implements BeanPostProcessor {
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
-        if (!(bean instanceof RateLimiter || bean instanceof SingleUseTokens || bean instanceof LockManager)) {
+        if (!(bean instanceof RateLimiter
+                || bean instanceof SingleUseTokens
+                || bean instanceof LockManager
+                || bean instanceof ConcurrencyLimiter)) {
             return bean;
         }
         MeterRegistry meters = registry.getIfAvailable();
@@ -39,6 +43,9 @@ public final class MeteringPostProcessor implements BeanPostProcessor {
         }
         if (bean instanceof LockManager locks && !(bean instanceof MeteredLockManager)) {
             return new MeteredLockManager(locks, meters);
+        }
+        if (bean instanceof ConcurrencyLimiter limiter && !(bean instanceof MeteredConcurrencyLimiter)) {
+            return new MeteredConcurrencyLimiter(limiter, meters);
         }
         return bean;
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.ratelimit.annotation.ConcurrencyLimited;
 import io.github.ratelimit.autoconfigure.RateLimitArgumentResolversAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
@@ -13,6 +14,8 @@ import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.testing.SharedRedis;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -185,12 +188,14 @@ class ConcurrencyLimitTests {
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class,
-                        RateLimitArgumentResolversAutoConfiguration.class))
+                        RateLimitArgumentResolversAutoConfiguration.class,
+                        RateLimitMetricsAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",
                         "ratelimit.key-prefix=conc-http-" + UUID.randomUUID() + ":")
                 .withBean(Slow.class)
+                .withBean(SimpleMeterRegistry.class)
                 .run(context -> {
                     MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
                     ExecutorService first = Executors.newSingleThreadExecutor();
@@ -221,6 +226,18 @@ class ConcurrencyLimitTests {
                                     .getResponse()
                                     .getStatus())
                             .isEqualTo(200);
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.get("ratelimit.concurrency")
+                                    .tag("limit", "slow")
+                                    .tag("outcome", "acquired")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(2);
+                    assertThat(meters.get("ratelimit.concurrency")
+                                    .tag("outcome", "refused")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1);
                 });
     }
 }
