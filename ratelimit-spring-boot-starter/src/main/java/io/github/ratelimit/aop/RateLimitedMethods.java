@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * Compiles and caches the {@link RateLimited} declarations of methods, and checks that every method sharing
@@ -56,6 +57,10 @@ final class RateLimitedMethods {
         Class<?> type = method.getDeclaringClass();
         int modifiers = method.getModifiers();
         return type != Object.class
+                && !ReflectionUtils.isObjectMethod(method)
+                && !ReflectionUtils.isEqualsMethod(method)
+                && !ReflectionUtils.isHashCodeMethod(method)
+                && !ReflectionUtils.isToStringMethod(method)
                 && Modifier.isPublic(modifiers)
                 && !Modifier.isStatic(modifiers)
                 && !method.isSynthetic()

@@ -61,6 +61,11 @@ class EverydayLimitsTests {
         public String health() {
             return "ok";
         }
+
+        @Override
+        public String toString() {
+            return "catalog";
+        }
     }
 
     @TwoPerMinute
@@ -182,6 +187,11 @@ class EverydayLimitsTests {
                     assertThatThrownBy(catalog::search).isInstanceOf(RateLimitExceededException.class);
                     for (int i = 0; i < 5; i++) {
                         assertThat(catalog.health()).isEqualTo("ok");
+                    }
+                    for (int i = 0; i < 3; i++) {
+                        assertThat(catalog.toString())
+                                .as("toString is not a handler")
+                                .isEqualTo("catalog");
                     }
                     Composed composed = context.getBean(Composed.class);
                     composed.one();

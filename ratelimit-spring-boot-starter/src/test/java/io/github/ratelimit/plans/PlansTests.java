@@ -36,7 +36,6 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockMvcRequestBuilders;
@@ -341,10 +340,5 @@ class PlansTests {
         }
         pool.shutdown();
         return admitted;
-    }
-
-    @SuppressWarnings("unused")
-    private static void close(ConfigurableApplicationContext context) {
-        context.close();
     }
 }
