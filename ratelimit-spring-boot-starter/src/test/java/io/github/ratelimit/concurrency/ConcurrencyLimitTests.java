@@ -149,10 +149,10 @@ class ConcurrencyLimitTests {
         RedissonClient client = SharedRedis.get().newClient();
         try (RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(client, "conc:", patient())) {
             String key = "key-" + UUID.randomUUID();
-            Duration lease = Duration.ofMillis(200);
+            Duration lease = Duration.ofMillis(600);
             ConcurrencyLimiter.Permit held = limiter.tryAcquire("long", key, 1, lease, LIFETIME);
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(800);
-            while (System.nanoTime() < until) { // four leases long, still held
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_000);
+            while (System.nanoTime() < until) { // three leases long, still held (renewed every 200 ms)
                 assertThatThrownBy(() -> limiter.tryAcquire("long", key, 1, lease, LIFETIME))
                         .isInstanceOf(ConcurrencyLimitExceededException.class);
                 Thread.sleep(50);

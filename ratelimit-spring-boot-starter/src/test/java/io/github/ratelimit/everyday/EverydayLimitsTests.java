@@ -165,6 +165,7 @@ class EverydayLimitsTests {
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.timeout=5s",
                         "ratelimit.key-prefix=" + prefix);
     }
 
