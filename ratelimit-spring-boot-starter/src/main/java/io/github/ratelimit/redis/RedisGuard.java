@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -78,6 +79,7 @@ public final class RedisGuard {
         if (openFor == null || openFor.isNegative()) {
             throw new IllegalArgumentException("ratelimit.redis.open-for must not be negative, but was " + openFor);
         }
+        BudgetTimer.ready(); // started here, on the thread that builds the guard, never on an event loop
         this.target = target;
         this.budget = budget;
         this.failureThreshold = failureThreshold;
@@ -186,7 +188,8 @@ public final class RedisGuard {
     /**
      * The same call without waiting: the returned future completes with the reply, or fails with
      * {@link RedisUnavailableException} when the budget ends first (and then what has not been sent yet is never
-     * sent), or with the configuration error as it is. No thread waits: the budget is kept by a timer.
+     * sent), or with the configuration error as it is. No thread waits: the budget is kept by a lock-free timer
+     * ({@link BudgetTimer}), on whose thread a call that ran out of budget completes.
      */
     <T> CompletableFuture<T> callAsync(Supplier<CompletionStage<T>> call) {
         CompletableFuture<T> future;
@@ -196,18 +199,27 @@ public final class RedisGuard {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e instanceof RedisUnavailableException ? e : failure(e));
         }
-        return future.copy().orTimeout(budget.toNanos(), TimeUnit.NANOSECONDS).handle((result, error) -> {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        AtomicBoolean settled = new AtomicBoolean();
+        io.netty.util.Timeout timer = BudgetTimer.after(budget, () -> {
+            if (settled.compareAndSet(false, true)) {
+                future.cancel(false); // what has not been sent yet is not sent
+                result.completeExceptionally(timedOut(new TimeoutException()));
+            }
+        });
+        future.whenComplete((reply, error) -> {
+            if (!settled.compareAndSet(false, true)) {
+                return;
+            }
+            timer.cancel();
             if (error == null) {
                 answered();
-                return result;
+                result.complete(reply);
+            } else {
+                result.completeExceptionally(failure(ScriptExecutor.unwrap(error)));
             }
-            Throwable cause = ScriptExecutor.unwrap(error);
-            if (cause instanceof TimeoutException) {
-                future.cancel(false);
-                throw timedOut(cause);
-            }
-            throw failure(cause);
         });
+        return result;
     }
 
     /** Throws without touching Redis while it is not connected or the breaker is open. */

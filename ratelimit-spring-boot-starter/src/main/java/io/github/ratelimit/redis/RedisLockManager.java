@@ -228,7 +228,10 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
             long pause = Math.min(
                     Math.min(waitLeft, remainingLease),
                     backoff + ThreadLocalRandom.current().nextLong(backoff));
-            wake.completeOnTimeout(null, pause, TimeUnit.MILLISECONDS).thenRun(() -> {
+            CompletableFuture<Void> woken = wake;
+            BudgetTimer.after(
+                    Duration.ofMillis(pause), () -> woken.complete(null)); // no cancel: a later complete is a no-op
+            woken.thenRun(() -> {
                 listenAgain();
                 attempt();
             });
