@@ -145,9 +145,17 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, AutoCl
             this.endOfLife = System.nanoTime() + maxLifetime.toNanos();
         }
 
+        /**
+         * Starts renewing, from the lock-free timer's thread: scheduling takes the watchdog's queue lock, which an I/O
+         * thread completing an acquisition must never wait for.
+         */
         void scheduleRenewal() {
-            long period = Math.max(1, lease.toMillis() / 3);
-            renewal = watchdog.scheduleAtFixedRate(this::renew, period, period, TimeUnit.MILLISECONDS);
+            BudgetTimer.after(Duration.ZERO, () -> {
+                if (!released.get()) {
+                    long period = Math.max(1, lease.toMillis() / 3);
+                    renewal = watchdog.scheduleAtFixedRate(this::renew, period, period, TimeUnit.MILLISECONDS);
+                }
+            });
         }
 
         private void renew() {

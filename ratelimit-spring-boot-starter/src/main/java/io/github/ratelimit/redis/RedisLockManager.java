@@ -204,7 +204,8 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
         private void acquired(String owner, long fencingToken, long sentAt) {
             RedisLock lock = new RedisLock(key, lockKey, owner, fencingToken, options, sentAt, null);
             if (options.maxLifetime().compareTo(options.lease()) > 0) {
-                lock.scheduleRenewal();
+                // scheduling takes the watchdog's queue lock: done from the lock-free timer, not this I/O thread
+                BudgetTimer.after(Duration.ZERO, lock::scheduleRenewal);
             }
             if (!result.complete(lock)) {
                 lock.releaseAsync(); // the caller gave up meanwhile: never keep a lock nobody holds
