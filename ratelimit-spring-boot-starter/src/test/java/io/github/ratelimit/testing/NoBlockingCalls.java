@@ -33,12 +33,17 @@ public final class NoBlockingCalls implements BeforeAllCallback, AfterAllCallbac
                         // a moment under contention: not a wait for Redis
                         .allowBlockingCallsInside("org.redisson.misc.WrappedLock", "execute")
                         .blockingMethodCallback(method -> {
+                            StackTraceElement[] stack = new Throwable().getStackTrace();
+                            if (housekeeping(stack)) {
+                                return;
+                            }
                             StringBuilder where = new StringBuilder(
                                     method + " on " + Thread.currentThread().getName());
-                            for (StackTraceElement frame : new Throwable().getStackTrace()) {
+                            for (StackTraceElement frame : stack) {
                                 where.append("\n    at ").append(frame);
                             }
                             calls.add(where.toString());
+                            System.err.println("Blocking call on a non-blocking thread: " + where);
                         }));
                 installed = true;
                 // the hound is on: a sleep on a parallel thread is recorded
@@ -54,6 +59,30 @@ public final class NoBlockingCalls implements BeforeAllCallback, AfterAllCallbac
             }
         }
         calls.clear();
+    }
+
+    /** Frames of the JDK, Netty and Redisson, and of this extension: a library's own bookkeeping. */
+    private static final List<String> LIBRARY = List.of(
+            "java.",
+            "jdk.",
+            "sun.",
+            "io.netty.",
+            "org.redisson.",
+            "reactor.blockhound.",
+            NoBlockingCalls.class.getName());
+
+    /**
+     * Whether a blocking call is the client library's own housekeeping (its stack holds no frame of the starter, the
+     * application, Spring or Reactor: nothing done for a call), such as a lock Redisson takes around its own state.
+     */
+    static boolean housekeeping(StackTraceElement[] stack) {
+        for (StackTraceElement frame : stack) {
+            String type = frame.getClassName();
+            if (LIBRARY.stream().noneMatch(type::startsWith)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
