@@ -3,10 +3,10 @@ package io.github.ratelimit.actuate;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.internal.Futures;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /** Counts slot acquisitions by limit name and outcome ({@code ratelimit.concurrency}: acquired, refused, unavailable). */
@@ -36,14 +36,8 @@ final class MeteredConcurrencyLimiter implements ConcurrencyLimiter, AutoCloseab
     public CompletionStage<Permit> tryAcquireAsync(
             String name, String identifier, int max, Duration lease, Duration maxLifetime) {
         return delegate.tryAcquireAsync(name, identifier, max, lease, maxLifetime)
-                .whenComplete((permit, error) -> count(
-                        name,
-                        error == null
-                                ? "acquired"
-                                : outcome(
-                                        error instanceof CompletionException && error.getCause() != null
-                                                ? error.getCause()
-                                                : error)));
+                .whenComplete(
+                        (permit, error) -> count(name, error == null ? "acquired" : outcome(Futures.cause(error))));
     }
 
     private static String outcome(Throwable error) {

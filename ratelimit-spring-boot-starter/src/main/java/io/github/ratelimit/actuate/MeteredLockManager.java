@@ -5,10 +5,10 @@ import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.LockOptions;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.internal.Futures;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
@@ -52,8 +52,7 @@ final class MeteredLockManager implements LockManager, AutoCloseable {
     public CompletionStage<LockHandle> tryAcquireAsync(String key, LockOptions options) {
         long started = System.nanoTime();
         return delegate.tryAcquireAsync(key, options).whenComplete((lock, error) -> {
-            Throwable cause =
-                    error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = Futures.cause(error);
             count(
                     cause == null
                             ? "acquired"

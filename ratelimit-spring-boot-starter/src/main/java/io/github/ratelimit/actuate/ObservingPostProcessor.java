@@ -11,6 +11,7 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.TokenConsumption;
+import io.github.ratelimit.internal.Futures;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -112,8 +112,7 @@ public final class ObservingPostProcessor implements BeanPostProcessor {
             if (error == null) {
                 observation.lowCardinalityKeyValue("ratelimit.outcome", outcome.apply(result));
             } else {
-                Throwable cause =
-                        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                Throwable cause = Futures.cause(error);
                 observation.lowCardinalityKeyValue("ratelimit.outcome", failure(cause));
                 observation.error(cause);
             }

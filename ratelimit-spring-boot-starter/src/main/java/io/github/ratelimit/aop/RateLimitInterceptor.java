@@ -2,6 +2,7 @@ package io.github.ratelimit.aop;
 
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.internal.Futures;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -158,8 +159,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
                                         callFallback(limits, target, args, e))));
             case STAGE ->
                 ((CompletionStage<Object>) deferred).exceptionallyCompose(error -> {
-                    Throwable e =
-                            error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                    Throwable e = Futures.cause(error);
                     if (e instanceof RefusedByLimits refused && refused.refusedBy(limits)) {
                         return (CompletionStage<Object>) callFallback(limits, target, args, e);
                     }

@@ -122,8 +122,7 @@ public final class RateLimitDecisions {
             if (error == null) {
                 return decided(decided);
             }
-            Throwable cause =
-                    error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = Futures.cause(error);
             if (cause instanceof RedisUnavailableException unavailable) {
                 return withoutRedis(what, failClosed, unavailable);
             }

@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import io.github.ratelimit.internal.Futures;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -132,7 +133,7 @@ public final class RedisConnector implements AutoCloseable {
         } catch (TimeoutException e) {
             throw new IllegalStateException("no answer within " + connectTimeout.toMillis() * 2 + " ms", e);
         } catch (ExecutionException e) {
-            Throwable cause = ScriptExecutor.unwrap(e);
+            Throwable cause = Futures.cause(e);
             throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.internal.Futures;
 import io.github.ratelimit.internal.LogThrottle;
 import java.time.Duration;
 import java.time.Instant;
@@ -179,7 +180,7 @@ public final class RedisGuard {
             Thread.currentThread().interrupt();
             throw failed("Interrupted while waiting for Redis", e);
         } catch (ExecutionException | CompletionException | IllegalStateException e) {
-            throw failure(ScriptExecutor.unwrap(e));
+            throw failure(Futures.cause(e));
         } catch (RuntimeException e) {
             throw failure(e);
         }
@@ -216,7 +217,7 @@ public final class RedisGuard {
                 answered();
                 result.complete(reply);
             } else {
-                result.completeExceptionally(failure(ScriptExecutor.unwrap(error)));
+                result.completeExceptionally(failure(Futures.cause(error)));
             }
         });
         return result;

@@ -5,6 +5,7 @@ import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.LockOptions;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.internal.Futures;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -191,7 +192,7 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
                     .whenComplete((reply, error) -> {
                         if (error != null) {
                             stopListening();
-                            result.completeExceptionally(ScriptExecutor.unwrap(error));
+                            result.completeExceptionally(Futures.cause(error));
                         } else if (ScriptExecutor.number(reply.get(0)) == 1) {
                             stopListening();
                             acquired(owner, ScriptExecutor.number(reply.get(1)), sentAt);
@@ -467,7 +468,7 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
                 if (error == null) {
                     return released(reply);
                 }
-                Throwable cause = ScriptExecutor.unwrap(error);
+                Throwable cause = Futures.cause(error);
                 if (cause instanceof RedisUnavailableException unavailable) {
                     return notReleased(unavailable);
                 }

@@ -1,10 +1,9 @@
 package io.github.ratelimit.redis;
 
+import io.github.ratelimit.internal.Futures;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.options.OptionalOptions;
@@ -73,7 +72,7 @@ final class ScriptExecutor {
                     if (isNoScript(error) && attempt < MAX_NOSCRIPT_ATTEMPTS) {
                         return run(lua, keys, args, attempt + 1);
                     }
-                    return CompletableFuture.<List<Object>>failedFuture(unwrap(error));
+                    return CompletableFuture.<List<Object>>failedFuture(Futures.cause(error));
                 })
                 .thenCompose(stage -> stage);
     }
@@ -101,13 +100,5 @@ final class ScriptExecutor {
             }
         }
         return false;
-    }
-
-    static Throwable unwrap(Throwable error) {
-        Throwable t = error;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 }
