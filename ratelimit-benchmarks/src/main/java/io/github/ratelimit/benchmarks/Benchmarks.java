@@ -479,55 +479,26 @@ public final class Benchmarks {
     /** `concurrency` callers on random keys: warm up for `warmupMs`, then record for `windowMs`. */
     private Window runWindow(List<Runnable> operations, int concurrency) throws Exception {
         int keys = operations.size();
-        AtomicBoolean recording = new AtomicBoolean();
-        AtomicBoolean stop = new AtomicBoolean();
-        long[][] samples = new long[concurrency][];
-        int[] counts = new int[concurrency];
-        CountDownLatch finished = new CountDownLatch(concurrency);
+        Recording recording = new Recording(concurrency);
         for (int t = 0; t < concurrency; t++) {
             int thread = t;
-            samples[t] = new long[1 << 16];
             Thread worker = new Thread(() -> {
                 ThreadLocalRandom random = ThreadLocalRandom.current();
                 try {
-                    while (!stop.get()) {
+                    while (!recording.stop.get()) {
                         Runnable operation = operations.get(keys == 1 ? 0 : random.nextInt(keys));
                         long started = System.nanoTime();
                         operation.run();
-                        long took = System.nanoTime() - started;
-                        if (recording.get()) {
-                            if (counts[thread] == samples[thread].length) {
-                                samples[thread] = Arrays.copyOf(samples[thread], counts[thread] * 2);
-                            }
-                            samples[thread][counts[thread]++] = took;
-                        }
+                        recording.record(thread, System.nanoTime() - started);
                     }
                 } finally {
-                    finished.countDown();
+                    recording.finished.countDown();
                 }
             });
             worker.setDaemon(true);
             worker.start();
         }
-        pause(warmupMs);
-        long clientCpuBefore = clientCpuNanos();
-        double redisCpuBefore = redisCpuSeconds();
-        long started = System.nanoTime();
-        recording.set(true);
-        pause(windowMs);
-        recording.set(false);
-        long elapsed = System.nanoTime() - started;
-        long clientCpu = clientCpuNanos() - clientCpuBefore;
-        double redisCpu = redisCpuSeconds() - redisCpuBefore;
-        stop.set(true);
-        finished.await(30, TimeUnit.SECONDS);
-        long[] latencies = new long[Arrays.stream(counts).sum()];
-        int at = 0;
-        for (int t = 0; t < concurrency; t++) {
-            System.arraycopy(samples[t], 0, latencies, at, counts[t]);
-            at += counts[t];
-        }
-        return new Window(latencies.length * 1e9 / elapsed, latencies, clientCpu, redisCpu);
+        return recording.measure();
     }
 
     /**
@@ -535,64 +506,81 @@ public final class Benchmarks {
      * the last (looping while calls complete at once), so no thread waits; warm up, then record as for threads.
      */
     private Window runAsyncWindow(List<Supplier<CompletionStage<?>>> operations, int concurrency) throws Exception {
-        AtomicBoolean recording = new AtomicBoolean();
-        AtomicBoolean stop = new AtomicBoolean();
-        long[][] samples = new long[concurrency][];
-        int[] counts = new int[concurrency];
-        CountDownLatch finished = new CountDownLatch(concurrency);
-        for (int c = 0; c < concurrency; c++) {
-            samples[c] = new long[1 << 16];
-        }
+        Recording recording = new Recording(concurrency);
         for (int c = 0; c < concurrency; c++) {
             int chain = c;
             Runnable[] next = new Runnable[1];
             next[0] = () -> {
-                while (!stop.get()) {
+                while (!recording.stop.get()) {
                     Supplier<CompletionStage<?>> operation =
                             operations.get(ThreadLocalRandom.current().nextInt(operations.size()));
                     long started = System.nanoTime();
                     CompletableFuture<?> call = operation.get().toCompletableFuture();
                     if (!call.isDone()) {
                         call.whenComplete((result, error) -> {
-                            record(recording, samples, counts, chain, System.nanoTime() - started);
+                            recording.record(chain, System.nanoTime() - started);
                             next[0].run();
                         });
                         return;
                     }
-                    record(recording, samples, counts, chain, System.nanoTime() - started);
+                    recording.record(chain, System.nanoTime() - started);
                 }
-                finished.countDown();
+                recording.finished.countDown();
             };
             next[0].run();
         }
-        pause(warmupMs);
-        long clientCpuBefore = clientCpuNanos();
-        double redisCpuBefore = redisCpuSeconds();
-        long started = System.nanoTime();
-        recording.set(true);
-        pause(windowMs);
-        recording.set(false);
-        long elapsed = System.nanoTime() - started;
-        long clientCpu = clientCpuNanos() - clientCpuBefore;
-        double redisCpu = redisCpuSeconds() - redisCpuBefore;
-        stop.set(true);
-        finished.await(30, TimeUnit.SECONDS);
-        long[] latencies = new long[Arrays.stream(counts).sum()];
-        int at = 0;
-        for (int c = 0; c < concurrency; c++) {
-            System.arraycopy(samples[c], 0, latencies, at, counts[c]);
-            at += counts[c];
-        }
-        return new Window(latencies.length * 1e9 / elapsed, latencies, clientCpu, redisCpu);
+        return recording.measure();
     }
 
-    /** One call of a chain: its calls follow one another, so its slot needs no lock. */
-    private static void record(AtomicBoolean recording, long[][] samples, int[] counts, int chain, long took) {
-        if (recording.get()) {
-            if (counts[chain] == samples[chain].length) {
-                samples[chain] = Arrays.copyOf(samples[chain], counts[chain] * 2);
+    /**
+     * One window's samples, one slot per caller (a thread or a chain, whose calls follow one another, so a slot needs
+     * no lock), and the measuring both kinds of caller share: warm up, record, stop, gather.
+     */
+    private final class Recording {
+        final AtomicBoolean recording = new AtomicBoolean();
+        final AtomicBoolean stop = new AtomicBoolean();
+        final long[][] samples;
+        final int[] counts;
+        final CountDownLatch finished;
+
+        Recording(int callers) {
+            samples = new long[callers][];
+            counts = new int[callers];
+            finished = new CountDownLatch(callers);
+            for (int c = 0; c < callers; c++) {
+                samples[c] = new long[1 << 16];
             }
-            samples[chain][counts[chain]++] = took;
+        }
+
+        void record(int caller, long took) {
+            if (recording.get()) {
+                if (counts[caller] == samples[caller].length) {
+                    samples[caller] = Arrays.copyOf(samples[caller], counts[caller] * 2);
+                }
+                samples[caller][counts[caller]++] = took;
+            }
+        }
+
+        Window measure() throws InterruptedException {
+            pause(warmupMs);
+            long clientCpuBefore = clientCpuNanos();
+            double redisCpuBefore = redisCpuSeconds();
+            long started = System.nanoTime();
+            recording.set(true);
+            pause(windowMs);
+            recording.set(false);
+            long elapsed = System.nanoTime() - started;
+            long clientCpu = clientCpuNanos() - clientCpuBefore;
+            double redisCpu = redisCpuSeconds() - redisCpuBefore;
+            stop.set(true);
+            finished.await(30, TimeUnit.SECONDS);
+            long[] latencies = new long[Arrays.stream(counts).sum()];
+            int at = 0;
+            for (int c = 0; c < counts.length; c++) {
+                System.arraycopy(samples[c], 0, latencies, at, counts[c]);
+                at += counts[c];
+            }
+            return new Window(latencies.length * 1e9 / elapsed, latencies, clientCpu, redisCpu);
         }
     }
 
