@@ -99,6 +99,11 @@ final class RedisKeys {
         return rateLimitKey + ":adv";
     }
 
+    /** The marker of one call's give-back in the slot of {@code rateLimitKey} (same hash tag). */
+    static String giveBackMarker(String rateLimitKey, String callId) {
+        return rateLimitKey.substring(0, rateLimitKey.indexOf('}') + 1) + ":gb:" + callId;
+    }
+
     String rateLimitKey(RateLimit limit, String tag) {
         return prefix + LIMITS_LAYOUT + '{' + tag + "}:" + limit.name() + ':' + code(limit)
                 + (limit.plan() != null ? "p" : Long.toString(limit.limit())) + '/' + limit.windowMs();

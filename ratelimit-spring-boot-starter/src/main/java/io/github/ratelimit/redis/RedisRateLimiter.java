@@ -5,6 +5,7 @@ import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -23,8 +25,11 @@ import org.redisson.client.codec.StringCodec;
  * from the Redis server.
  *
  * <p>On a Redis Cluster, keys of one identifier share a hash slot; a call whose identifiers fall into several
- * slots sends one script per slot, all at once (about one round trip). Each slot's part is atomic; across
- * slots a call refused by one identifier may already have been counted for another.
+ * slots sends one script per slot, all at once (about one round trip). Each slot's part is atomic; when one slot
+ * refuses a call that another admitted, what the admitting slots took is given back (one more round trip, only
+ * for such calls, idempotent, from the same window or bucket) before the decision returns, so a refused call
+ * consumes nothing on a cluster either. Between the take and the give-back, concurrent calls see those units
+ * taken: they can be refused, never admitted beyond the limit.
  *
  * <p>Under load, concurrent calls for the same slot share a script call (see {@code ScriptBatcher}); each is
  * still decided on its own, all or nothing, in the order it was queued.
@@ -32,6 +37,10 @@ import org.redisson.client.codec.StringCodec;
 public final class RedisRateLimiter implements RateLimiter {
 
     static final LuaScript SCRIPT = LuaScript.load("ratelimit");
+    static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback");
+
+    /** How long a give-back's marker keeps a repeated give-back of the same call from counting twice, at most. */
+    static final long GIVE_BACK_MARKER_MS = 10_000;
 
     private final ScriptExecutor executor;
     private final ScriptBatcher batcher;
@@ -42,6 +51,10 @@ public final class RedisRateLimiter implements RateLimiter {
     private final LocalRefusals localRefusals;
     private final RTopic resets;
     private final AtomicBoolean subscribing = new AtomicBoolean();
+    /** Give-backs are told apart by this limiter's random 64 bits and a counter (unique, made without blocking). */
+    private final long callPrefix = new SecureRandom().nextLong();
+
+    private final AtomicLong callIds = new AtomicLong();
     private volatile boolean resetsHeard;
 
     /**
@@ -129,6 +142,7 @@ public final class RedisRateLimiter implements RateLimiter {
         final Decision local;
         final long sent;
         final long resetsWhenSent;
+        final long started = System.nanoTime();
 
         Call(List<LimitRequest> requests) {
             if (requests.isEmpty()) {
@@ -152,7 +166,74 @@ public final class RedisRateLimiter implements RateLimiter {
             List<CompletableFuture<List<Object>>> parts = new ArrayList<>(groups.size());
             groups.forEach((slot, group) ->
                     parts.add(batcher.submit(slot, withCursors(group, byKey), arguments(group, byKey))));
-            return ScriptBatcher.allOf(parts);
+            CompletableFuture<List<List<Object>>> replies = ScriptBatcher.allOf(parts);
+            return groups.size() == 1 ? replies : replies.thenCompose(this::giveBackWhereTaken);
+        }
+
+        /**
+         * A call refused in one slot and admitted in another: the admitting slots give back what they took. The
+         * decision waits for that until shortly before the budget ends, never longer (a refusal stays a refusal
+         * whatever Redis does then); a give-back that fails is sent once more (it is idempotent).
+         */
+        private CompletionStage<List<List<Object>>> giveBackWhereTaken(List<List<Object>> replies) {
+            List<CompletableFuture<Object>> backs = new ArrayList<>();
+            String callId = Long.toHexString(callPrefix) + '.' + Long.toHexString(callIds.incrementAndGet());
+            int g = 0;
+            boolean refused = false;
+            for (List<Object> reply : replies) {
+                refused |= ScriptExecutor.number(reply.get(0)) != 1;
+            }
+            for (List<String> group : groups.values()) {
+                List<Object> reply = replies.get(g++);
+                if (refused && ScriptExecutor.number(reply.get(0)) == 1) {
+                    GiveBack back = giveBack(group, reply, callId);
+                    if (back != null) {
+                        backs.add(sendGiveBack(back).exceptionallyCompose(first -> sendGiveBack(back)));
+                    }
+                }
+            }
+            if (backs.isEmpty()) {
+                return CompletableFuture.completedFuture(replies);
+            }
+            CompletableFuture<List<List<Object>>> done = new CompletableFuture<>();
+            CompletableFuture.allOf(backs.toArray(CompletableFuture[]::new))
+                    .whenComplete((ignored, error) -> done.complete(replies));
+            long left = guard.budget().toNanos() * 9 / 10 - (System.nanoTime() - started);
+            if (left <= 0) {
+                done.complete(replies);
+            } else if (!done.isDone()) {
+                BudgetTimer.after(Duration.ofNanos(left), () -> done.complete(replies));
+            }
+            return done;
+        }
+
+        /** What one admitting slot gives back: the keys that took their cost, or null when none did. */
+        private GiveBack giveBack(List<String> group, List<Object> reply, String callId) {
+            List<Object> backKeys = new ArrayList<>();
+            List<Object> args = new ArrayList<>();
+            args.add(ScriptExecutor.number(reply.get(1)));
+            args.add(0L); // the marker's lifetime, below
+            long longest = 1;
+            for (int i = 0; i < group.size(); i++) {
+                LimitRequest request = byKey.get(group.get(i));
+                boolean took = ScriptExecutor.number(reply.get(2 + 4 * i)) == 1 && !request.checkOnly();
+                if (!took || request.cost() == 0) {
+                    continue;
+                }
+                backKeys.add(group.get(i));
+                args.add(algorithmCode(request));
+                args.add(request.limit().limit());
+                args.add(request.limit().windowMs());
+                args.add(request.cost());
+                args.add(ScriptExecutor.number(reply.get(2 + 4 * i + 2)));
+                longest = Math.max(longest, request.limit().windowMs());
+            }
+            if (backKeys.isEmpty()) {
+                return null;
+            }
+            args.set(1, Math.min(longest, GIVE_BACK_MARKER_MS));
+            backKeys.add(0, RedisKeys.giveBackMarker((String) backKeys.get(0), callId));
+            return new GiveBack(backKeys, args.stream().map(String::valueOf).toArray());
         }
 
         Decision decide(List<List<Object>> replies) {
@@ -160,12 +241,19 @@ public final class RedisRateLimiter implements RateLimiter {
             Instant decidedAt = Instant.EPOCH;
             Map<String, LimitOutcome> outcomes = new LinkedHashMap<>();
             int g = 0;
+            List<Decision> parts = new ArrayList<>(groups.size());
             for (List<String> group : groups.values()) {
                 Decision part = toDecision(group.stream().map(byKey::get).toList(), replies.get(g++));
+                parts.add(part);
                 admitted &= part.allowed();
                 decidedAt = decidedAt.isAfter(part.decidedAt()) ? decidedAt : part.decidedAt();
+            }
+            g = 0;
+            for (List<String> group : groups.values()) {
+                Decision part = parts.get(g++);
                 for (int i = 0; i < group.size(); i++) {
-                    outcomes.put(group.get(i), part.outcomes().get(i));
+                    LimitOutcome outcome = part.outcomes().get(i);
+                    outcomes.put(group.get(i), admitted || !part.allowed() ? outcome : givenBack(outcome));
                 }
             }
             List<LimitOutcome> ordered = new ArrayList<>();
@@ -176,6 +264,16 @@ public final class RedisRateLimiter implements RateLimiter {
             }
             return decision;
         }
+    }
+
+    /** One slot's give-back of one call: its marker and keys, and the take's receipts. */
+    private record GiveBack(List<Object> keys, Object[] args) {}
+
+    /** Sends one give-back script (within the budget of the call it belongs to, which waits for it). */
+    private CompletableFuture<Object> sendGiveBack(GiveBack back) {
+        return executor.run(GIVE_BACK, back.keys(), back.args())
+                .toCompletableFuture()
+                .thenApply(reply -> reply);
     }
 
     /**
@@ -226,6 +324,21 @@ public final class RedisRateLimiter implements RateLimiter {
             localRefusals.forgetAll();
             guard.call(() -> resets.publishAsync(FORGET_ALL));
         }
+    }
+
+    /** An outcome of a slot that admitted a call another slot refused: what it took was given back. */
+    private static LimitOutcome givenBack(LimitOutcome outcome) {
+        LimitRequest request = outcome.request();
+        if (!outcome.allowed() || request.checkOnly()) {
+            return outcome;
+        }
+        return new LimitOutcome(
+                request,
+                true,
+                Math.min(request.limit().limit(), outcome.remaining() + request.cost()),
+                outcome.resetAfter(),
+                outcome.retryAfter(),
+                outcome.adviceCapped());
     }
 
     /** The reset announcement that means every key (no key is a single {@code *}). */

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -272,6 +273,127 @@ abstract class RateLimiterContract {
             admittedAlone++;
         }
         assertThat(admittedAlone).isEqualTo(7);
+    }
+
+    /** An identifier whose hash slot differs from {@code other}'s (on a cluster, the call spans two slots). */
+    static String freshInAnotherSlotThan(String other) {
+        String id = fresh();
+        while (RedisKeys.slot(RedisKeys.tag(id)) == RedisKeys.slot(RedisKeys.tag(other))) {
+            id = fresh();
+        }
+        return id;
+    }
+
+    /**
+     * The issue's scenario: a user exhausts their limit from address A; 5 further calls of that user from address B
+     * are refused, and B then still admits exactly its 10 fresh users, because the refused calls took nothing from B
+     * (on a cluster the user and B fall into different slots: what B's slot took is given back).
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aCallRefusedForTheUserTakesNothingFromTheAddress(Algorithm algorithm) {
+        RateLimit perUser = RateLimit.of("user-" + algorithm, algorithm, 5, 3_600_000);
+        RateLimit perIp = RateLimit.of("ip-" + algorithm, algorithm, 10, 3_600_000);
+        String user = fresh();
+        String addressA = freshInAnotherSlotThan(user);
+        String addressB = freshInAnotherSlotThan(user);
+        // without local refusals, so that every refused call reaches Redis (and B's slot)
+        List<RedisRateLimiter> instances = List.of(
+                new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0),
+                new RedisRateLimiter(clientB, "ratelimit:", patient(), 10, 0));
+        for (int i = 0; i < 5; i++) {
+            assertThat(call(instances.get(0), perUser, user, perIp, addressA).allowed())
+                    .isTrue();
+        }
+        for (int i = 0; i < 5; i++) {
+            Decision refused = call(instances.get(i % 2), perUser, user, perIp, addressB);
+            assertThat(refused.allowed()).isFalse();
+            assertThat(refused.outcomes().get(1).remaining())
+                    .as("what the address's limit reports after the refusal")
+                    .isEqualTo(10);
+        }
+        int fresh = 0;
+        for (int i = 0; i < 15; i++) {
+            String freshUser = freshInAnotherSlotThan(addressB);
+            if (call(instances.get(i % 2), perUser, freshUser, perIp, addressB).allowed()) {
+                fresh++;
+            }
+        }
+        assertThat(fresh).isEqualTo(10);
+    }
+
+    static RedisGuard patient() {
+        return new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1));
+    }
+
+    private static Decision call(RedisRateLimiter limiter, RateLimit a, String idA, RateLimit b, String idB) {
+        return limiter.tryAcquire(List.of(new LimitRequest(a, idA, 1), new LimitRequest(b, idB, 1)));
+    }
+
+    /**
+     * 64 threads on two clients, 16 users and 4 addresses mixed: no identifier ever admits more than its limit, and once
+     * the calls are done every identifier has counted exactly the admitted calls that named it (refused calls took
+     * nothing, wherever their identifiers' slots are).
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void mixedUsersAndAddressesCountExactlyTheAdmittedCalls(Algorithm algorithm) throws Exception {
+        RateLimit perUser = RateLimit.of("mixed-user-" + algorithm, algorithm, 3, 3_600_000);
+        RateLimit perIp = RateLimit.of("mixed-ip-" + algorithm, algorithm, 10, 3_600_000);
+        List<String> users = new ArrayList<>();
+        List<String> addresses = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            users.add(fresh());
+        }
+        for (int i = 0; i < 4; i++) {
+            addresses.add(fresh());
+        }
+        int threads = 64;
+        int callsPerThread = 8;
+        AtomicIntegerArray admittedPerUser = new AtomicIntegerArray(users.size());
+        AtomicIntegerArray admittedPerIp = new AtomicIntegerArray(addresses.size());
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            RedisRateLimiter limiter = t % 2 == 0 ? instanceA : instanceB;
+            int thread = t;
+            futures.add(pool.submit(() -> {
+                go.await();
+                for (int i = 0; i < callsPerThread; i++) {
+                    int u = (thread * 7 + i) % users.size();
+                    int a = (thread + i * 3) % addresses.size();
+                    if (call(limiter, perUser, users.get(u), perIp, addresses.get(a))
+                            .allowed()) {
+                        admittedPerUser.incrementAndGet(u);
+                        admittedPerIp.incrementAndGet(a);
+                    }
+                }
+                return null;
+            }));
+        }
+        go.countDown();
+        for (Future<?> future : futures) {
+            future.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+
+        int total = 0;
+        for (int u = 0; u < users.size(); u++) {
+            assertThat(admittedPerUser.get(u)).isLessThanOrEqualTo(3);
+            assertThat(remaining(perUser, users.get(u))).as("user %d", u).isEqualTo(3 - admittedPerUser.get(u));
+            total += admittedPerUser.get(u);
+        }
+        for (int a = 0; a < addresses.size(); a++) {
+            assertThat(admittedPerIp.get(a)).isLessThanOrEqualTo(10);
+            assertThat(remaining(perIp, addresses.get(a))).as("address %d", a).isEqualTo(10 - admittedPerIp.get(a));
+        }
+        assertThat(total).isPositive();
+    }
+
+    /** What a limit has left for an identifier, asked without taking anything. */
+    long remaining(RateLimit limit, String id) {
+        return instanceA.tryAcquire(List.of(new LimitRequest(limit, id, 0))).remaining();
     }
 
     @Test

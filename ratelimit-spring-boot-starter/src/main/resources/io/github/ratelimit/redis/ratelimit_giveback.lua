@@ -1,0 +1,176 @@
+-- Gives back what one call took in one hash slot, when the call's part in another slot refused it (a call whose
+-- identifiers fall into several slots of a Redis Cluster is decided by one script per slot). What is given back is
+-- exactly what that call took, from the same window or bucket, or nothing: it never makes room that the call's own
+-- take did not use up, so a give-back can only leave a limit more conservative than it would be without that call.
+--
+-- KEYS[1]   the give-back's marker (same slot): a give-back runs once per call and slot, however often it is sent
+-- KEYS[2..] the call's keys in this slot that took their cost
+-- ARGV[1]   the Redis time (ms) of the take, as its reply said
+-- ARGV[2]   how long the marker lives, ms (the longest window of the keys)
+-- then per key: algorithm (1 sliding window, 2 fixed window, 3 token bucket), limit, window ms, cost, and the
+--           reset ms the take reported for it
+--
+-- Returns {the number of keys given back} (0 when the marker says this give-back already ran).
+
+if redis.replicate_commands then
+    redis.replicate_commands()
+end
+
+local call = redis.call
+local ceil, max, min, abs = math.ceil, math.max, math.min, math.abs
+local byte, char, rep = string.byte, string.char, string.rep
+
+if not call('SET', KEYS[1], '1', 'NX', 'PX', tonumber(ARGV[2])) then
+    return {0}
+end
+
+local t = call('TIME')
+local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now_ms = math.floor(now_us / 1000)
+local taken_at = tonumber(ARGV[1])
+
+-- the sliding window's ring, as ratelimit.lua writes it
+local HEAD = 24
+local SLOT = 6
+
+local function u48(s, at)
+    local a, b, c, d, e, f = byte(s, at, at + 5)
+    if f == nil then
+        return 0
+    end
+    return ((((a * 256 + b) * 256 + c) * 256 + d) * 256 + e) * 256 + f
+end
+
+local function u32(s, at)
+    local a, b, c, d = byte(s, at, at + 3)
+    return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+local function p32(x)
+    local x4 = x % 256
+    x = (x - x4) / 256
+    local x3 = x % 256
+    x = (x - x3) / 256
+    local x2 = x % 256
+    return char((x - x2) / 256 % 256, x2, x3, x4)
+end
+
+local function p48(v)
+    local f = v % 256
+    v = (v - f) / 256
+    local e = v % 256
+    v = (v - e) / 256
+    local d = v % 256
+    v = (v - d) / 256
+    local c = v % 256
+    v = (v - c) / 256
+    local b = v % 256
+    return char((v - b) / 256 % 256, b, c, d, e, f)
+end
+
+-- Sliding window: the call wrote `cost` entries holding its decision time. They are taken out of the ring (the
+-- entries newer than them move down, so the ring stays in time order), unless they already left the window or are
+-- not all there (the key was reset, or a clock step made the take write another time): then nothing changes.
+local function sliding(key, window, cost)
+    if now_ms - taken_at >= window then
+        return 0 -- the entries no longer count
+    end
+    local h = call('GETRANGE', key, 0, HEAD - 1)
+    if #h < HEAD then
+        return 0
+    end
+    local head, live, cap = u32(h, 1), u32(h, 5), u32(h, 21)
+    local function slot(i)
+        return HEAD + (head + i) % cap * SLOT
+    end
+    local function at(i)
+        local from = slot(i)
+        return u48(call('GETRANGE', key, from, from + SLOT - 1), 1)
+    end
+    local lowest = cap - live -- logical index of the oldest live entry
+    local i = cap - 1
+    while i >= lowest and at(i) > taken_at do
+        i = i - 1
+    end
+    local top, n = i, 0
+    while i >= lowest and n < cost and at(i) == taken_at do
+        n, i = n + 1, i - 1
+    end
+    if n < cost then
+        return 0
+    end
+    for j = top + 1, cap - 1 do -- the newer entries move down by `cost`
+        local from = slot(j)
+        call('SETRANGE', key, slot(j - cost), call('GETRANGE', key, from, from + SLOT - 1))
+    end
+    live = live - cost
+    if live == 0 then
+        call('DEL', key)
+        return 1
+    end
+    head = (head + cap - cost) % cap -- the last `cost` slots become the oldest ones: empty
+    call('SETRANGE', key, HEAD + head * SLOT, rep('\0', SLOT * min(cost, cap - head)))
+    if cost > cap - head then
+        call('SETRANGE', key, HEAD, rep('\0', SLOT * (cost - (cap - head))))
+    end
+    call('SETRANGE', key, 0, p32(head) .. p32(live) .. p48(at(cap - 1)) .. p48(at(cap - live)) .. p32(cap))
+    return 1
+end
+
+-- Fixed window: the counter is decremented only while it is the window the call counted in (it ends when the take's
+-- reply said it would; a later window ends at least one window later).
+local function fixed(key, window, cost, reset)
+    if window <= 4 then
+        return 0 -- too short to tell one window from the next by its end
+    end
+    local ends = taken_at + reset - 2
+    local pttl = call('PTTL', key)
+    if pttl <= 0 or abs(now_ms + pttl - ends) > 2 then
+        return 0
+    end
+    local count = tonumber(call('GET', key) or '0')
+    local back = min(cost, count)
+    if back <= 0 then
+        return 0
+    end
+    call('DECRBY', key, back)
+    return 1
+end
+
+-- Token bucket (GCRA): the theoretical arrival time moves back by the call's cost, but only while the call's own
+-- take still reaches into the future (its arrival time, at least taken_at + reset - 1 ms, is after now): until then
+-- every later take stacked on it, and moving back by exactly its cost is what the bucket would be without it. Later,
+-- the bucket may have refilled past it, and nothing is given back.
+local function bucket(key, limit, window, cost, reset)
+    if (taken_at + reset - 1) * 1000 < now_us then
+        return 0
+    end
+    local tat = tonumber(call('GET', key) or '0')
+    if tat <= now_us then
+        return 0
+    end
+    local new_tat = max(now_us, tat - cost * window * 1000 / limit)
+    new_tat = ceil(new_tat)
+    local ttl = ceil((new_tat - now_us) / 1000)
+    if ttl < 1 then
+        call('DEL', key)
+    else
+        call('SET', key, string.format('%.0f', new_tat), 'PX', ttl)
+    end
+    return 1
+end
+
+local given = 0
+for k = 2, #KEYS do
+    local a = 3 + (k - 2) * 5
+    local g, l, w, q, r = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]),
+        tonumber(ARGV[a + 4])
+    if g == 1 then
+        given = given + sliding(KEYS[k], w, q)
+    elseif g == 2 then
+        given = given + fixed(KEYS[k], w, q, r)
+    elseif g == 3 then
+        given = given + bucket(KEYS[k], l, w, q, r)
+    end
+end
+return {given}
