@@ -106,7 +106,11 @@ public final class RateLimitAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(SingleUseTokens.class)
     RedisSingleUseTokens singleUseTokens(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
-        return new RedisSingleUseTokens(redisson, properties.getKeyPrefix(), guard);
+        return new RedisSingleUseTokens(
+                redisson,
+                properties.getKeyPrefix(),
+                guard,
+                properties.getDurability().waitFor(properties.getDurability().isTokens(), guard.budget()));
     }
 
     @Bean
@@ -120,7 +124,11 @@ public final class RateLimitAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockManager.class)
     RedisLockManager lockManager(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
-        return new RedisLockManager(redisson, properties.getKeyPrefix(), guard);
+        return new RedisLockManager(
+                redisson,
+                properties.getKeyPrefix(),
+                guard,
+                properties.getDurability().waitFor(properties.getDurability().isLocks(), guard.budget()));
     }
 
     @Bean(destroyMethod = "close")

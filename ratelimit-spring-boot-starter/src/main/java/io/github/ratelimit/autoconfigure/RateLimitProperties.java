@@ -153,6 +153,62 @@ public class RateLimitProperties implements Validator {
         return localRefusals;
     }
 
+    private final Durability durability = new Durability();
+
+    public Durability getDurability() {
+        return durability;
+    }
+
+    /**
+     * Whether a token's use and a lock's acquisition wait for a replica's acknowledgement ({@code WAIT}) before they
+     * are reported: replication is asynchronous, and a failover before the replica got the write would undo it (a
+     * used token working again, a lock granted twice). A write no replica acknowledged in time is undone and the call
+     * answered as Redis unavailable. Costs nothing while no master has a replica connected (a single Redis).
+     */
+    public static class Durability {
+
+        /** Whether a token's use waits for a replica. */
+        private boolean tokens = true;
+
+        /** Whether a lock's acquisition waits for a replica. */
+        private boolean locks = false;
+
+        /** How long to wait for the acknowledgement; shorter than ratelimit.redis.timeout. Default: half of it. */
+        private Duration replicaWait;
+
+        public boolean isTokens() {
+            return tokens;
+        }
+
+        public void setTokens(boolean tokens) {
+            this.tokens = tokens;
+        }
+
+        public boolean isLocks() {
+            return locks;
+        }
+
+        public void setLocks(boolean locks) {
+            this.locks = locks;
+        }
+
+        public Duration getReplicaWait() {
+            return replicaWait;
+        }
+
+        public void setReplicaWait(Duration replicaWait) {
+            this.replicaWait = replicaWait;
+        }
+
+        /** The wait of a primitive: zero when it does not wait, else the configured wait or half the budget. */
+        public Duration waitFor(boolean enabled, Duration budget) {
+            if (!enabled) {
+                return Duration.ZERO;
+            }
+            return replicaWait != null ? replicaWait : budget.dividedBy(2);
+        }
+    }
+
     /** Refusals served in the JVM while a limit that Redis refused is still exhausted. */
     public static class LocalRefusalSettings {
 
@@ -491,6 +547,14 @@ public class RateLimitProperties implements Validator {
         }
         if (p.retryAdvice.horizonWindows < 1) {
             errors.rejectValue("retryAdvice.horizonWindows", "min", "must be at least 1");
+        }
+        if (p.durability.replicaWait != null
+                && (p.durability.replicaWait.toMillis() < 1
+                        || (p.redis.timeout != null && p.durability.replicaWait.compareTo(p.redis.timeout) >= 0))) {
+            errors.rejectValue(
+                    "durability.replicaWait",
+                    "range",
+                    "must be at least 1ms and shorter than ratelimit.redis.timeout (the wait is spent inside it)");
         }
         if (p.localRefusals.maxEntries < 1) {
             errors.rejectValue("localRefusals.maxEntries", "min", "must be at least 1");

@@ -64,8 +64,22 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
      * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
      */
     public RedisLockManager(RedissonClient redisson, String keyPrefix, RedisGuard guard) {
+        this(redisson, keyPrefix, guard, Duration.ZERO);
+    }
+
+    /**
+     * @param redisson the client to use; not closed by this class
+     * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
+     * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
+     * @param replicaWait how long an acquisition waits for a replica to acknowledge it before it is reported (zero:
+     *     never waits); shorter than the guard's budget. A lock no replica acknowledged in time is released and the
+     *     acquisition fails with {@link RedisUnavailableException}: a failover could grant it to a second holder.
+     *     Costs nothing while no master has a replica connected.
+     */
+    public RedisLockManager(RedissonClient redisson, String keyPrefix, RedisGuard guard, Duration replicaWait) {
+        Replicas.checkWait(replicaWait, guard, "ratelimit.durability.locks");
         this.redisson = redisson;
-        this.executor = new ScriptExecutor(redisson, guard);
+        this.executor = new ScriptExecutor(redisson, guard, replicaWait);
         this.keys = new RedisKeys(keyPrefix);
         this.watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "ratelimit-lock-watchdog");
@@ -93,10 +107,15 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
             while (true) {
                 String owner = owner();
                 long sentAt = System.nanoTime();
-                List<Object> reply = executor.call(ACQUIRE, lockKeys, new Object[] {
+                ScriptExecutor.Acknowledged answer = executor.callAcknowledged(ACQUIRE, lockKeys, new Object[] {
                     owner, Long.toString(options.lease().toMillis()), Long.toString(FENCE_TTL_MS)
                 });
+                List<Object> reply = answer.reply();
                 if (ScriptExecutor.number(reply.get(0)) == 1) {
+                    if (!answer.byReplica()) {
+                        throw notAcknowledged(new RedisLock(
+                                key, lockKey, owner, ScriptExecutor.number(reply.get(1)), options, sentAt, null));
+                    }
                     RedisLock lock = new RedisLock(
                             key,
                             lockKey,
@@ -186,13 +205,18 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
             }
             String owner = owner();
             long sentAt = System.nanoTime();
-            executor.callAsync(ACQUIRE, lockKeys, new Object[] {
+            executor.callAcknowledgedAsync(ACQUIRE, lockKeys, new Object[] {
                         owner, Long.toString(options.lease().toMillis()), Long.toString(FENCE_TTL_MS)
                     })
-                    .whenComplete((reply, error) -> {
+                    .whenComplete((answer, error) -> {
+                        List<Object> reply = error == null ? answer.reply() : null;
                         if (error != null) {
                             stopListening();
                             result.completeExceptionally(Futures.cause(error));
+                        } else if (ScriptExecutor.number(reply.get(0)) == 1 && !answer.byReplica()) {
+                            stopListening();
+                            result.completeExceptionally(notAcknowledged(new RedisLock(
+                                    key, lockKey, owner, ScriptExecutor.number(reply.get(1)), options, sentAt, null)));
                         } else if (ScriptExecutor.number(reply.get(0)) == 1) {
                             stopListening();
                             acquired(owner, ScriptExecutor.number(reply.get(1)), sentAt);
@@ -253,6 +277,15 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
                 waker = null;
             }
         }
+    }
+
+    /**
+     * A lock that no replica acknowledged in time is released (by its owner, as any release) and never reported as
+     * held: a failover before the replica got it could grant it to a second holder.
+     */
+    private static RedisUnavailableException notAcknowledged(RedisLock lock) {
+        lock.releaseAsync();
+        return Replicas.notAcknowledged("the lock '" + lock.key + "'", "released");
     }
 
     /** A blocked caller's wake-up: the latch it waits on, and what the release announcement runs. */

@@ -46,8 +46,27 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
      * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
      */
     public RedisSingleUseTokens(RedissonClient redisson, String keyPrefix, RedisGuard guard) {
-        this.executor = new ScriptExecutor(redisson, guard);
+        this(redisson, keyPrefix, guard, defaultReplicaWait(guard));
+    }
+
+    /**
+     * @param redisson the client to use; not closed by this class
+     * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
+     * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
+     * @param replicaWait how long a consumption waits for a replica to acknowledge it before it is reported (zero:
+     *     never waits); shorter than the guard's budget. A use no replica acknowledged in time is given back and the
+     *     consumption fails with {@link io.github.ratelimit.core.RedisUnavailableException}: a failover could make the
+     *     token work again. Costs nothing while no master has a replica connected.
+     */
+    public RedisSingleUseTokens(RedissonClient redisson, String keyPrefix, RedisGuard guard, Duration replicaWait) {
+        Replicas.checkWait(replicaWait, guard, "ratelimit.durability.tokens");
+        this.executor = new ScriptExecutor(redisson, guard, replicaWait);
         this.keys = new RedisKeys(keyPrefix);
+    }
+
+    /** Half the budget: the default wait for a replica's acknowledgement of a token's use. */
+    public static Duration defaultReplicaWait(RedisGuard guard) {
+        return guard.budget().dividedBy(2);
     }
 
     @Override
@@ -127,7 +146,11 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
     @Override
     public TokenConsumption consume(String purpose, String token) {
         TokenConsumption refused = refusedWithoutRedis(purpose, token);
-        return refused != null ? refused : consumption(purpose, run(CONSUME, keys.tokenKey(purpose, token), NO_ARGS));
+        if (refused != null) {
+            return refused;
+        }
+        List<Object> key = List.of(keys.tokenKey(purpose, token));
+        return acknowledged(purpose, key, executor.callAcknowledged(CONSUME, key, NO_ARGS));
     }
 
     @Override
@@ -138,10 +161,25 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return refused != null
-                ? CompletableFuture.completedFuture(refused)
-                : executor.callAsync(CONSUME, List.of(keys.tokenKey(purpose, token)), NO_ARGS)
-                        .thenApply(reply -> consumption(purpose, reply));
+        if (refused != null) {
+            return CompletableFuture.completedFuture(refused);
+        }
+        List<Object> key = List.of(keys.tokenKey(purpose, token));
+        return executor.callAcknowledgedAsync(CONSUME, key, NO_ARGS)
+                .thenApply(answer -> acknowledged(purpose, key, answer));
+    }
+
+    /**
+     * The consumption, once a replica has it: a use no replica acknowledged in time is given back (a failover before the
+     * replica got it could make the token work a second time) and reported as Redis being unavailable.
+     */
+    private TokenConsumption acknowledged(String purpose, List<Object> key, ScriptExecutor.Acknowledged answer) {
+        TokenConsumption consumption = consumption(purpose, answer.reply());
+        if (consumption.status() == Status.CONSUMED && !answer.byReplica()) {
+            executor.callAsync(RELEASE, key, NO_ARGS);
+            throw Replicas.notAcknowledged("a use of a '" + purpose + "' token", "given back");
+        }
+        return consumption;
     }
 
     /** A missing or malformed token, answered without asking Redis; null for a token to look up. */

@@ -1,10 +1,15 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.internal.Futures;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
+import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.options.OptionalOptions;
 import org.redisson.client.RedisNoScriptException;
@@ -24,10 +29,79 @@ final class ScriptExecutor {
 
     private final RScript script;
     private final RedisGuard guard;
+    private final RedissonClient redisson;
+    private final Duration replicaWait;
+    private final Replicas replicas;
 
     ScriptExecutor(RedissonClient redisson, RedisGuard guard) {
+        this(redisson, guard, Duration.ZERO);
+    }
+
+    /**
+     * @param replicaWait how long {@link #callAcknowledged} waits for a replica's acknowledgement; zero never waits
+     */
+    ScriptExecutor(RedissonClient redisson, RedisGuard guard, Duration replicaWait) {
         this.guard = guard;
+        this.redisson = redisson;
         this.script = boundedScript(redisson, guard);
+        this.replicaWait = replicaWait;
+        this.replicas = replicaWait.isZero() ? null : new Replicas(redisson);
+    }
+
+    /** A script's reply, and whether what it wrote is safe from a failover (see {@link #callAcknowledged}). */
+    record Acknowledged(List<Object> reply, boolean byReplica) {}
+
+    /**
+     * Runs a script whose writes must survive a failover before its outcome is reported: sent together with {@code WAIT
+     * 1 <replica wait>} on the same connection, so that {@link Acknowledged#byReplica()} says whether a replica has
+     * the write. Without a replica wait, or while no master has a replica connected (a single Redis: nothing a
+     * failover could promote), it is a plain call, acknowledged.
+     */
+    Acknowledged callAcknowledged(LuaScript lua, List<Object> keys, Object[] args) {
+        return guard.call(() -> runAcknowledged(lua, keys, args));
+    }
+
+    /** The same call without waiting. */
+    CompletableFuture<Acknowledged> callAcknowledgedAsync(LuaScript lua, List<Object> keys, Object[] args) {
+        return guard.callAsync(() -> runAcknowledged(lua, keys, args));
+    }
+
+    private CompletionStage<Acknowledged> runAcknowledged(LuaScript lua, List<Object> keys, Object[] args) {
+        if (replicas == null) {
+            return run(lua, keys, args).thenApply(reply -> new Acknowledged(reply, true));
+        }
+        return replicas.present()
+                .thenCompose(present -> present
+                        ? runWithWait(lua, keys, args, 0)
+                        : run(lua, keys, args).thenApply(reply -> new Acknowledged(reply, true)));
+    }
+
+    /** The script and {@code WAIT} in one batch on one connection (NOSCRIPT handled as in {@link #run}). */
+    @SuppressWarnings("unchecked")
+    private CompletionStage<Acknowledged> runWithWait(LuaScript lua, List<Object> keys, Object[] args, int attempt) {
+        RBatch batch = redisson.createBatch(BatchOptions.defaults()
+                .sync(1, replicaWait)
+                .retryAttempts(0)
+                .responseTimeout(guard.budget().toMillis(), TimeUnit.MILLISECONDS));
+        RScriptAsync batched = batch.getScript(StringCodec.INSTANCE);
+        String routingKey = (String) keys.get(0);
+        if (attempt == 0) {
+            batched.evalShaAsync(routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args);
+        } else {
+            batched.evalAsync(routingKey, RScript.Mode.READ_WRITE, lua.source(), RScript.ReturnType.LIST, keys, args);
+        }
+        return batch.executeAsync()
+                .handle((result, error) -> {
+                    if (error == null) {
+                        return CompletableFuture.completedFuture(new Acknowledged(
+                                (List<Object>) result.getResponses().get(0), result.getSyncedSlaves() >= 1));
+                    }
+                    if (isNoScript(error) && attempt < MAX_NOSCRIPT_ATTEMPTS) {
+                        return runWithWait(lua, keys, args, attempt + 1);
+                    }
+                    return CompletableFuture.<Acknowledged>failedFuture(Futures.cause(error));
+                })
+                .thenCompose(stage -> stage);
     }
 
     /** Scripts with strings in and out, the guard's budget as timeout, and no retries (see the class comment). */
