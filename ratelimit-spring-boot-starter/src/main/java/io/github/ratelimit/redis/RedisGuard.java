@@ -163,6 +163,29 @@ public final class RedisGuard {
         answersAgain();
     }
 
+    /** The moment a call starts, for {@link #untilNearlyOver}. */
+    static long startOfCall() {
+        return System.nanoTime();
+    }
+
+    /**
+     * Completes with {@code result} when {@code work} completes (however it ends) or when nine tenths of the budget since
+     * {@code started} have passed, whichever comes first: follow-up work that the call's answer waits for, but never
+     * past its budget.
+     */
+    static <T> CompletableFuture<T> untilNearlyOver(
+            RedisGuard guard, long started, CompletableFuture<?> work, T result) {
+        CompletableFuture<T> done = new CompletableFuture<>();
+        work.whenComplete((ignored, error) -> done.complete(result));
+        long left = guard.budget.toNanos() * 9 / 10 - (System.nanoTime() - started);
+        if (left <= 0) {
+            done.complete(result);
+        } else if (!done.isDone()) {
+            BudgetTimer.after(Duration.ofNanos(left), () -> done.complete(result));
+        }
+        return done;
+    }
+
     /** Waits for a call within the budget, on the calling thread. */
     <T> T call(Supplier<CompletionStage<T>> call) {
         admit();

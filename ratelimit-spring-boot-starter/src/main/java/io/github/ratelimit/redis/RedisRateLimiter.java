@@ -142,7 +142,7 @@ public final class RedisRateLimiter implements RateLimiter {
         final Decision local;
         final long sent;
         final long resetsWhenSent;
-        final long started = System.nanoTime();
+        final long started = RedisGuard.startOfCall();
 
         Call(List<LimitRequest> requests) {
             if (requests.isEmpty()) {
@@ -195,16 +195,8 @@ public final class RedisRateLimiter implements RateLimiter {
             if (backs.isEmpty()) {
                 return CompletableFuture.completedFuture(replies);
             }
-            CompletableFuture<List<List<Object>>> done = new CompletableFuture<>();
-            CompletableFuture.allOf(backs.toArray(CompletableFuture[]::new))
-                    .whenComplete((ignored, error) -> done.complete(replies));
-            long left = guard.budget().toNanos() * 9 / 10 - (System.nanoTime() - started);
-            if (left <= 0) {
-                done.complete(replies);
-            } else if (!done.isDone()) {
-                BudgetTimer.after(Duration.ofNanos(left), () -> done.complete(replies));
-            }
-            return done;
+            return RedisGuard.untilNearlyOver(
+                    guard, started, CompletableFuture.allOf(backs.toArray(CompletableFuture[]::new)), replies);
         }
 
         /** What one admitting slot gives back: the keys that took their cost, or null when none did. */

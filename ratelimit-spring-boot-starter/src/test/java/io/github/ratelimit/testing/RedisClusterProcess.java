@@ -120,6 +120,89 @@ public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
         }
     }
 
+    /** Waits until every replica has everything its master wrote so far (their replication offsets agree). */
+    public void awaitReplicated() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        for (int r = 0; r < replicaPorts.size(); r++) {
+            int master = masterPorts.get(r);
+            int replica = replicaPorts.get(r);
+            if (!RawRedis.command(replica, "INFO", "replication").contains("role:slave")) {
+                continue; // a replica promoted earlier: nothing replicates to it
+            }
+            long target = field(RawRedis.command(master, "INFO", "replication"), "master_repl_offset");
+            while (field(RawRedis.command(replica, "INFO", "replication"), "slave_repl_offset") < target) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("replica " + replica + " did not catch up");
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /**
+     * Kills the {@code index}-th master with SIGKILL (a crash: no coordinated failover) and returns its replica's port;
+     * the cluster promotes that replica after the node timeout.
+     */
+    public int killMaster(int index) {
+        int port = masterPorts.get(index);
+        ProcessHandle process = ProcessHandle.of(RawRedis.pid(port)).orElseThrow();
+        process.destroyForcibly();
+        process.onExit().join();
+        return replicaPorts.get(index);
+    }
+
+    /**
+     * Freezes the node on {@code port} (SIGSTOP): it keeps its connections but does nothing, replication included.
+     * Returns its process id for {@link #thaw}.
+     */
+    public static long freeze(int port) {
+        long pid = RawRedis.pid(port);
+        signal(pid, "STOP");
+        return pid;
+    }
+
+    /** Lets a frozen node go on (SIGCONT). */
+    public static void thaw(long pid) {
+        signal(pid, "CONT");
+    }
+
+    private static void signal(long pid, String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid))
+                    .inheritIO()
+                    .start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + name + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits until the replica on {@code port} is a master and the cluster is ok again as it sees it. */
+    public static void awaitPromoted(int port) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!RawRedis.command(port, "INFO", "replication").contains("role:master")
+                || !RawRedis.command(port, "CLUSTER", "INFO").contains("cluster_state:ok")) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("replica " + port + " was not promoted");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private static long field(String info, String name) {
+        int at = info.indexOf(name + ":");
+        if (at < 0) {
+            return -1;
+        }
+        int end = info.indexOf('\r', at);
+        return Long.parseLong(info.substring(at + name.length() + 1, end).trim());
+    }
+
     private static void expectOk(String reply) {
         if (!reply.startsWith("+OK")) {
             throw new IllegalStateException("cluster setup failed: " + reply);
