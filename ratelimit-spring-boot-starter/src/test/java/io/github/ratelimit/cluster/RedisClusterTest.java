@@ -159,13 +159,13 @@ class RedisClusterTest {
 
     static long median(Runnable call) {
         List<Long> nanos = new ArrayList<>();
-        for (int i = 0; i < 201; i++) {
+        for (int i = 0; i < 1001; i++) {
             long started = System.nanoTime();
             call.run();
             nanos.add(System.nanoTime() - started);
         }
         nanos.sort(null);
-        return nanos.get(100);
+        return nanos.get(500);
     }
 
     static String tagOf(String identifier) {

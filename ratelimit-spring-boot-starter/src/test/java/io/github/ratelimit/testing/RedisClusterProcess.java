@@ -33,7 +33,7 @@ public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
         Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
         try {
             for (int i = 0; i < MASTERS * 2; i++) {
-                int port = RedisProcess.freePort();
+                int port = freeClusterPort();
                 Path dir = Files.createTempDirectory("redis-cluster");
                 cluster.dirs.add(dir);
                 RedisServer server = RedisServer.newRedisServer()
@@ -58,6 +58,36 @@ public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
         } catch (RuntimeException e) {
             cluster.close();
             throw e;
+        }
+    }
+
+    /** Ports handed out in this JVM, with their cluster bus ports: never handed out twice. */
+    private static final java.util.Set<Integer> RESERVED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A free port whose cluster bus port (10000 higher) is free too and neither was handed out before in this JVM (a
+     * node binds both; a bus port taken by anything makes the node abort).
+     */
+    static int freeClusterPort() {
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            int port = RedisProcess.freePort();
+            if (port + 10_000 <= 65_535
+                    && canBind(port + 10_000)
+                    && RESERVED.add(port)
+                    && RESERVED.add(port + 10_000)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("no free pair of ports for a cluster node");
+    }
+
+    private static boolean canBind(int port) {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 
