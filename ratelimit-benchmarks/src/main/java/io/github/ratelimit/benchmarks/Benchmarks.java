@@ -62,7 +62,7 @@ import redis.embedded.RedisServer;
  * <p>Workloads of one key space and concurrency are measured in rounds, one window of each per round, after a
  * first round that only warms up. Options: {@code --windows=N} (rounds measured, default 5),
  * {@code --window-ms=N} (1000), {@code --warmup-ms=N} (before each window, 300),
- * {@code --concurrency=1,8,64}, {@code --keys=hot,10k} (also {@code refused}, {@code async}, {@code observed}), {@code --only=<part of a workload name>} (plus the
+ * {@code --concurrency=1,8,64}, {@code --keys=hot,10k} (also {@code refused}, {@code async}, {@code observed}, {@code durable}), {@code --only=<part of a workload name>} (plus the
  * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}.
  */
 public final class Benchmarks {
@@ -265,6 +265,9 @@ public final class Benchmarks {
         if (throughput && List.of(keyspaces.split(",")).contains("async")) {
             async(ours, results);
         }
+        if (throughput && List.of(keyspaces.split(",")).contains("durable")) {
+            durable(guard, results);
+        }
         if (throughput && List.of(keyspaces.split(",")).contains("refused")) {
             refused(ours, oursRedisOnly, bucket4j, results);
         }
@@ -304,6 +307,93 @@ public final class Benchmarks {
         bucket.tryConsume(1);
         workloads.add(new Workload("bucket4j lettuce", i -> () -> bucket.tryConsume(1), true));
         measureAndPrint("refused", workloads, 1, results);
+    }
+
+    /**
+     * What the replica acknowledgement of tokens and locks ({@code WAIT 1}) costs: token issue+consume and lock
+     * acquire+release without it and with it, on the benchmark's Redis (no replica: the acknowledgement must cost
+     * nothing) and on a second Redis with one replica on loopback (what waiting for the replica costs).
+     */
+    private void durable(RedisGuard guard, Map<String, List<Result>> results) throws Exception {
+        int masterPort = freePort();
+        int replicaPort = freePort();
+        RedisServer master = RedisServer.newRedisServer()
+                .port(masterPort)
+                .setting("bind 127.0.0.1")
+                .setting("save \"\"")
+                .build();
+        RedisServer replica = RedisServer.newRedisServer()
+                .port(replicaPort)
+                .setting("bind 127.0.0.1")
+                .setting("save \"\"")
+                .setting("replicaof 127.0.0.1 " + masterPort)
+                .build();
+        master.start();
+        replica.start();
+        Config config = new Config();
+        config.useSingleServer()
+                .setAddress("redis://127.0.0.1:" + masterPort)
+                .setConnectionMinimumIdleSize(64)
+                .setConnectionPoolSize(64);
+        RedissonClient replicated = Redisson.create(config);
+        try {
+            RedisNode replicatedNode =
+                    replicated.getRedisNodes(RedisNodes.SINGLE).getInstance();
+            while (!"1"
+                    .equals(replicatedNode
+                            .info(RedisNode.InfoSection.REPLICATION)
+                            .get("connected_slaves"))) {
+                Thread.onSpinWait();
+            }
+            Duration wait = RedisSingleUseTokens.defaultReplicaWait(guard);
+            List<Workload> workloads = new ArrayList<>();
+            workloads.add(floor("durable", MANY_KEYS));
+            workloads.add(tokenWorkload("token, no ack, no replica", redisson, guard, Duration.ZERO));
+            workloads.add(tokenWorkload("token, ack, no replica", redisson, guard, wait));
+            workloads.add(tokenWorkload("token, no ack, 1 replica", replicated, guard, Duration.ZERO));
+            workloads.add(tokenWorkload("token, ack, 1 replica", replicated, guard, wait));
+            List<RedisLockManager> managers = new ArrayList<>();
+            workloads.add(lockWorkload("lock, no ack, no replica", redisson, guard, Duration.ZERO, managers));
+            workloads.add(lockWorkload("lock, ack, no replica", redisson, guard, wait, managers));
+            workloads.add(lockWorkload("lock, no ack, 1 replica", replicated, guard, Duration.ZERO, managers));
+            workloads.add(lockWorkload("lock, ack, 1 replica", replicated, guard, wait, managers));
+            measureAndPrint("durable", workloads, MANY_KEYS, results);
+            managers.forEach(RedisLockManager::close);
+        } finally {
+            replicated.shutdown();
+            replica.stop();
+            master.stop();
+        }
+    }
+
+    private static Workload tokenWorkload(String name, RedissonClient client, RedisGuard guard, Duration wait) {
+        RedisSingleUseTokens tokens = new RedisSingleUseTokens(client, "bench:", guard, wait);
+        return new Workload(
+                name,
+                i -> () -> {
+                    IssuedToken token = tokens.issue("bench", Map.of(), Duration.ofMinutes(1));
+                    tokens.consume("bench", token.token());
+                },
+                false);
+    }
+
+    private static Workload lockWorkload(
+            String name, RedissonClient client, RedisGuard guard, Duration wait, List<RedisLockManager> managers) {
+        RedisLockManager locks = new RedisLockManager(client, "bench:", guard, wait);
+        managers.add(locks);
+        return new Workload(
+                name,
+                i -> () -> locks.tryAcquire(
+                                "job-" + i + "-" + ThreadLocalRandom.current().nextInt(),
+                                LockOptions.lease(Duration.ofSeconds(10)))
+                        .release(),
+                false);
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     /**

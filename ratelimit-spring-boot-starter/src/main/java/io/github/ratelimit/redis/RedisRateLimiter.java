@@ -142,7 +142,6 @@ public final class RedisRateLimiter implements RateLimiter {
         final Decision local;
         final long sent;
         final long resetsWhenSent;
-        final long started = RedisGuard.startOfCall();
 
         Call(List<LimitRequest> requests) {
             if (requests.isEmpty()) {
@@ -167,7 +166,11 @@ public final class RedisRateLimiter implements RateLimiter {
             groups.forEach((slot, group) ->
                     parts.add(batcher.submit(slot, withCursors(group, byKey), arguments(group, byKey))));
             CompletableFuture<List<List<Object>>> replies = ScriptBatcher.allOf(parts);
-            return groups.size() == 1 ? replies : replies.thenCompose(this::giveBackWhereTaken);
+            if (groups.size() == 1) {
+                return replies;
+            }
+            long started = RedisGuard.startOfCall();
+            return replies.thenCompose(decided -> giveBackWhereTaken(decided, started));
         }
 
         /**
@@ -175,7 +178,7 @@ public final class RedisRateLimiter implements RateLimiter {
          * decision waits for that until shortly before the budget ends, never longer (a refusal stays a refusal
          * whatever Redis does then); a give-back that fails is sent once more (it is idempotent).
          */
-        private CompletionStage<List<List<Object>>> giveBackWhereTaken(List<List<Object>> replies) {
+        private CompletionStage<List<List<Object>>> giveBackWhereTaken(List<List<Object>> replies, long started) {
             List<CompletableFuture<Object>> backs = new ArrayList<>();
             String callId = Long.toHexString(callPrefix) + '.' + Long.toHexString(callIds.incrementAndGet());
             int g = 0;
