@@ -173,7 +173,10 @@ public class RateLimitProperties implements Validator {
         /** Whether a lock's acquisition waits for a replica. */
         private boolean locks = false;
 
-        /** How long to wait for the acknowledgement; shorter than ratelimit.redis.timeout. Default: half of it. */
+        /**
+         * How long to wait for the acknowledgement; shorter than ratelimit.redis.timeout. Default: half of it, in whole
+         * milliseconds (so none under a 2 ms timeout).
+         */
         private Duration replicaWait;
 
         public boolean isTokens() {
@@ -205,7 +208,7 @@ public class RateLimitProperties implements Validator {
             if (!enabled) {
                 return Duration.ZERO;
             }
-            return replicaWait != null ? replicaWait : budget.dividedBy(2);
+            return replicaWait != null ? replicaWait : Duration.ofMillis(budget.toMillis() / 2);
         }
     }
 

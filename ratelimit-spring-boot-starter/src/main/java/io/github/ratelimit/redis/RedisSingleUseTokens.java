@@ -64,9 +64,12 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
         this.keys = new RedisKeys(keyPrefix);
     }
 
-    /** Half the budget: the default wait for a replica's acknowledgement of a token's use. */
+    /**
+     * Half the budget (whole milliseconds, at least 1 ms; zero for a budget under 2 ms, too short to share): the default
+     * wait for a replica's acknowledgement.
+     */
     public static Duration defaultReplicaWait(RedisGuard guard) {
-        return guard.budget().dividedBy(2);
+        return Duration.ofMillis(guard.budget().toMillis() / 2);
     }
 
     @Override

@@ -85,8 +85,9 @@ final class Replicas {
 
     /** A replica wait must be zero (off) or positive and shorter than the budget it is spent in. */
     static void checkWait(Duration replicaWait, RedisGuard guard, String property) {
-        if (replicaWait == null || replicaWait.isNegative()) {
-            throw new IllegalArgumentException(property + " replica wait must not be negative, but was " + replicaWait);
+        if (replicaWait == null || replicaWait.isNegative() || (!replicaWait.isZero() && replicaWait.toMillis() < 1)) {
+            throw new IllegalArgumentException(
+                    property + " replica wait must be zero (off) or at least 1 ms, but was " + replicaWait);
         }
         if (replicaWait.compareTo(guard.budget()) >= 0) {
             throw new IllegalArgumentException(property + " replica wait (" + replicaWait.toMillis()

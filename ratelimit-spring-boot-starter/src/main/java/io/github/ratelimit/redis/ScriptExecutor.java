@@ -80,7 +80,7 @@ final class ScriptExecutor {
     @SuppressWarnings("unchecked")
     private CompletionStage<Acknowledged> runWithWait(LuaScript lua, List<Object> keys, Object[] args, int attempt) {
         RBatch batch = redisson.createBatch(BatchOptions.defaults()
-                .sync(1, replicaWait)
+                .sync(1, replicaWait) // at least 1 ms (checked): WAIT 1 0 would wait forever
                 .retryAttempts(0)
                 .responseTimeout(guard.budget().toMillis(), TimeUnit.MILLISECONDS));
         RScriptAsync batched = batch.getScript(StringCodec.INSTANCE);

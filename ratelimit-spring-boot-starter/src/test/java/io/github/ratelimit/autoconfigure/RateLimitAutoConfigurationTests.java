@@ -89,6 +89,16 @@ class RateLimitAutoConfigurationTests {
     }
 
     @Test
+    void aReplicaWaitNotShorterThanTheBudgetFailsTheStart() {
+        runner.withPropertyValues("ratelimit.redis.timeout=200ms", "ratelimit.durability.replica-wait=200ms")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("durability.replicaWait")
+                        .hasMessageContaining("shorter than ratelimit.redis.timeout"));
+    }
+
+    @Test
     void connectsFromHostAndPort() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(

@@ -115,6 +115,17 @@ class ReplicaAcknowledgementTest {
         other.close();
     }
 
+    @Test
+    void aWaitThatDoesNotFitTheBudgetIsRefusedWithTheProperty() {
+        assertThatThrownBy(() -> new RedisSingleUseTokens(client, "ratelimit:", guard, Duration.ofSeconds(2)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ratelimit.durability.tokens")
+                .hasMessageContaining("shorter than ratelimit.redis.timeout (2000 ms)");
+        assertThatThrownBy(() -> new RedisLockManager(client, "ratelimit:", guard, Duration.ofNanos(500_000)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ratelimit.durability.locks replica wait must be zero (off) or at least 1 ms");
+    }
+
     /** On a Redis without replicas the wait is never sent: tokens and locks work as without it. */
     @Test
     void withoutReplicasNothingWaits() {
