@@ -11,14 +11,26 @@ import java.util.HexFormat;
 /** A Lua script read from the classpath once, with the SHA-1 digest Redis knows it by. */
 record LuaScript(String name, String source, String sha1) {
 
-    static LuaScript load(String name) {
+    /**
+     * The script {@code name}.lua, preceded by the shared parts it uses (a script cannot include another in Redis, so
+     * what two scripts share is prepended to each).
+     */
+    static LuaScript load(String name, String... shared) {
+        StringBuilder source = new StringBuilder();
+        for (String part : shared) {
+            source.append(read(part)).append('\n');
+        }
+        source.append(read(name));
+        return new LuaScript(name, source.toString(), sha1(source.toString()));
+    }
+
+    private static String read(String name) {
         String resource = name + ".lua";
         try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("Lua script not found on the classpath: " + resource);
             }
-            String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return new LuaScript(name, source, sha1(source));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read Lua script " + resource, e);
         }

@@ -36,8 +36,8 @@ import org.redisson.client.codec.StringCodec;
  */
 public final class RedisRateLimiter implements RateLimiter {
 
-    static final LuaScript SCRIPT = LuaScript.load("ratelimit");
-    static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback");
+    static final LuaScript SCRIPT = LuaScript.load("ratelimit", "ring");
+    static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback", "ring");
 
     /** How long a give-back's marker keeps a repeated give-back of the same call from counting twice, at most. */
     static final long GIVE_BACK_MARKER_MS = 10_000;

@@ -18,7 +18,6 @@ end
 
 local call = redis.call
 local ceil, max, min, abs = math.ceil, math.max, math.min, math.abs
-local byte, char, rep = string.byte, string.char, string.rep
 
 if not call('SET', KEYS[1], '1', 'NX', 'PX', tonumber(ARGV[2])) then
     return {0}
@@ -28,45 +27,6 @@ local t = call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = math.floor(now_us / 1000)
 local taken_at = tonumber(ARGV[1])
-
--- the sliding window's ring, as ratelimit.lua writes it
-local HEAD = 24
-local SLOT = 6
-
-local function u48(s, at)
-    local a, b, c, d, e, f = byte(s, at, at + 5)
-    if f == nil then
-        return 0
-    end
-    return ((((a * 256 + b) * 256 + c) * 256 + d) * 256 + e) * 256 + f
-end
-
-local function u32(s, at)
-    local a, b, c, d = byte(s, at, at + 3)
-    return ((a * 256 + b) * 256 + c) * 256 + d
-end
-
-local function p32(x)
-    local x4 = x % 256
-    x = (x - x4) / 256
-    local x3 = x % 256
-    x = (x - x3) / 256
-    local x2 = x % 256
-    return char((x - x2) / 256 % 256, x2, x3, x4)
-end
-
-local function p48(v)
-    local f = v % 256
-    v = (v - f) / 256
-    local e = v % 256
-    v = (v - e) / 256
-    local d = v % 256
-    v = (v - d) / 256
-    local c = v % 256
-    v = (v - c) / 256
-    local b = v % 256
-    return char((v - b) / 256 % 256, b, c, d, e, f)
-end
 
 -- Sliding window: the call wrote `cost` entries holding its decision time. They are taken out of the ring (the
 -- entries newer than them move down, so the ring stays in time order), unless they already left the window or are
@@ -79,7 +39,10 @@ local function sliding(key, window, cost)
     if #h < HEAD then
         return 0
     end
-    local head, live, cap = u32(h, 1), u32(h, 5), u32(h, 21)
+    local head, live, _, _, cap = fields(h)
+    if cap == 0 then
+        return 0
+    end
     local function slot(i)
         return HEAD + (head + i) % cap * SLOT
     end

@@ -187,29 +187,13 @@ public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
      */
     public static long freeze(int port) {
         long pid = RawRedis.pid(port);
-        signal(pid, "STOP");
+        RedisProcess.signal(pid, "STOP");
         return pid;
     }
 
     /** Lets a frozen node go on (SIGCONT). */
     public static void thaw(long pid) {
-        signal(pid, "CONT");
-    }
-
-    private static void signal(long pid, String name) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid))
-                    .inheritIO()
-                    .start();
-            if (kill.waitFor() != 0) {
-                throw new IllegalStateException("kill -" + name + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        RedisProcess.signal(pid, "CONT");
     }
 
     /** Waits until the replica on {@code port} is a master and the cluster is ok again as it sees it. */

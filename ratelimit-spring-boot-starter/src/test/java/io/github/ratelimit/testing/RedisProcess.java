@@ -104,6 +104,11 @@ public final class RedisProcess implements AutoCloseable, RedisTopology {
     }
 
     private void signal(String name) {
+        signal(pid, name);
+    }
+
+    /** Sends a signal ({@code STOP}, {@code CONT}) to a process. */
+    static void signal(long pid, String name) {
         try {
             Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid))
                     .inheritIO()
