@@ -5,6 +5,7 @@ import io.github.ratelimit.core.RateLimit;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 import java.util.regex.Pattern;
 import org.redisson.connection.CRC16;
 
@@ -102,6 +103,32 @@ final class RedisKeys {
     /** The marker of one call's give-back in the slot of {@code rateLimitKey} (same hash tag). */
     static String giveBackMarker(String rateLimitKey, String callId) {
         return rateLimitKey.substring(0, rateLimitKey.indexOf('}') + 1) + ":gb:" + callId;
+    }
+
+    /**
+     * The key of several sliding windows of one limit name and identifier, counted in one ring (see ring.lua): named
+     * after every limit and window, in the order given (by window).
+     */
+    String severalWindowsKey(String name, String tag, List<RateLimit> limits) {
+        StringBuilder key = new StringBuilder(prefix)
+                .append(LIMITS_LAYOUT)
+                .append('{')
+                .append(tag)
+                .append("}:")
+                .append(name)
+                .append(":swm/");
+        for (int i = 0; i < limits.size(); i++) {
+            key.append(i == 0 ? "" : ",")
+                    .append(limits.get(i).limit())
+                    .append('x')
+                    .append(limits.get(i).windowMs());
+        }
+        return key.toString();
+    }
+
+    /** Every key of several windows of one limit name and identifier, as a pattern (names have no glob characters). */
+    String severalWindowsPattern(String name, String tag) {
+        return prefix + LIMITS_LAYOUT + '{' + tag + "}:" + name + ":swm/*";
     }
 
     String rateLimitKey(RateLimit limit, String tag) {

@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
@@ -9,6 +10,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +44,9 @@ public final class RedisRateLimiter implements RateLimiter {
     /** How long a give-back's marker keeps a repeated give-back of the same call from counting twice, at most. */
     static final long GIVE_BACK_MARKER_MS = 10_000;
 
+    /** Sliding windows of one name and identifier counted in one key, at most (the script checks the same). */
+    static final int MAX_WINDOWS_IN_ONE_KEY = 16;
+
     private final ScriptExecutor executor;
     private final ScriptBatcher batcher;
     private final RedisGuard guard;
@@ -50,6 +55,7 @@ public final class RedisRateLimiter implements RateLimiter {
     private final int horizonWindows;
     private final LocalRefusals localRefusals;
     private final RTopic resets;
+    private final RedissonClient redisson;
     private final AtomicBoolean subscribing = new AtomicBoolean();
     /** Give-backs are told apart by this limiter's random 64 bits and a counter (unique, made without blocking). */
     private final long callPrefix = new SecureRandom().nextLong();
@@ -101,6 +107,7 @@ public final class RedisRateLimiter implements RateLimiter {
                     "ratelimit.retry-advice.horizon-windows must be at least 1, but was " + horizonWindows);
         }
         this.horizonWindows = horizonWindows;
+        this.redisson = redisson;
         this.executor = new ScriptExecutor(redisson, guard);
         this.batcher = new ScriptBatcher(executor, SCRIPT);
         this.guard = guard;
@@ -136,8 +143,16 @@ public final class RedisRateLimiter implements RateLimiter {
         /** The same counter asked for twice is counted once; enforced wins over shadow. */
         final Map<String, LimitRequest> byKey = new LinkedHashMap<>();
 
-        /** One script call per hash slot: a single Redis has one slot space, so one call decides everything. */
+        /**
+         * One script call per hash slot: a single Redis has one slot space, so one call decides everything. Each slot's
+         * keys in the order the script answers them (one answer per key, also for the windows of a key of several).
+         */
         final Map<Integer, List<String>> groups = new LinkedHashMap<>();
+
+        /** Sliding windows of one name and identifier counted in one key: that key, and its windows' keys by window. */
+        Map<String, List<String>> severalWindows = Map.of();
+
+        Map<String, String> severalWindowsOf = Map.of();
 
         final Decision local;
         final long sent;
@@ -147,24 +162,124 @@ public final class RedisRateLimiter implements RateLimiter {
             if (requests.isEmpty()) {
                 throw new IllegalArgumentException("at least one limit request is needed");
             }
-            Map<String, Integer> slotOfKey = new LinkedHashMap<>();
+            Map<String, String> tagOfKey = new LinkedHashMap<>();
             for (LimitRequest request : requests) {
                 String tag = RedisKeys.tag(request.identifier());
                 String key = keys.rateLimitKey(request.limit(), tag);
                 byKey.merge(key, request, (first, second) -> first.shadow() && !second.shadow() ? second : first);
-                slotOfKey.put(key, cluster ? RedisKeys.slot(tag) : 0);
+                tagOfKey.put(key, tag);
             }
             local = localRefusals == null ? null : localRefusals.refuse(byKey, LocalRefusals.now());
             sent = localRefusals == null ? 0 : LocalRefusals.now();
             resetsWhenSent = localRefusals == null ? 0 : localRefusals.resetsHeard();
-            slotOfKey.forEach((key, slot) ->
-                    groups.computeIfAbsent(slot, s -> new ArrayList<>()).add(key));
+            if (byKey.size() > 1) {
+                findSeveralWindows(tagOfKey);
+            }
+            tagOfKey.forEach((key, tag) -> {
+                List<String> group = groups.computeIfAbsent(cluster ? RedisKeys.slot(tag) : 0, s -> new ArrayList<>());
+                String several = severalWindowsOf.get(key);
+                if (several == null) {
+                    group.add(key);
+                } else if (severalWindows.get(several).get(0).equals(key)) {
+                    group.addAll(severalWindows.get(several)); // its windows answer one after another
+                }
+            });
+        }
+
+        /**
+         * Sliding windows of one limit name, identifier and cost, enforced (not shadow, not only checked, advice not
+         * staggered, not a plan's), are counted in one key: one header read and one ring written instead of one per
+         * window. The windows' own keys stay the call's keys for everything else (local refusals, outcomes, resets).
+         */
+        private void findSeveralWindows(Map<String, String> tagOfKey) {
+            Map<String, List<String>> byIdentifier = new LinkedHashMap<>();
+            byKey.forEach((key, request) -> {
+                if (request.limit().algorithm() == Algorithm.SLIDING_WINDOW
+                        && request.limit().plan() == null
+                        && !request.shadow()
+                        && !request.staggered()
+                        && !request.checkOnly()) {
+                    byIdentifier
+                            .computeIfAbsent(
+                                    tagOfKey.get(key) + '\n' + request.limit().name() + '\n' + request.cost(),
+                                    k -> new ArrayList<>())
+                            .add(key);
+                }
+            });
+            for (List<String> windows : byIdentifier.values()) {
+                if (windows.size() < 2 || windows.size() > MAX_WINDOWS_IN_ONE_KEY) {
+                    continue;
+                }
+                windows.sort(
+                        Comparator.comparingLong(key -> byKey.get(key).limit().windowMs()));
+                List<RateLimit> limits =
+                        windows.stream().map(key -> byKey.get(key).limit()).toList();
+                String several = keys.severalWindowsKey(limits.get(0).name(), tagOfKey.get(windows.get(0)), limits);
+                if (severalWindows.isEmpty()) {
+                    severalWindows = new LinkedHashMap<>();
+                    severalWindowsOf = new LinkedHashMap<>();
+                }
+                severalWindows.put(several, windows);
+                for (String key : windows) {
+                    severalWindowsOf.put(key, several);
+                }
+            }
+        }
+
+        /**
+         * The script's arguments for the keys of one slot: their number, then six per key, and for a key of several
+         * windows {@code 4, windows, 0, cost, 0, 0} and a limit and a window per window.
+         */
+        List<String> arguments(List<String> scriptKeys) {
+            List<String> args = new ArrayList<>(1 + scriptKeys.size() * 6);
+            args.add(Integer.toString(scriptKeys.size()));
+            for (String key : scriptKeys) {
+                List<String> windows = severalWindows.get(key);
+                if (windows != null) {
+                    args.add("4");
+                    args.add(Integer.toString(windows.size()));
+                    args.add("0");
+                    args.add(Long.toString(byKey.get(windows.get(0)).cost()));
+                    args.add("0");
+                    args.add("0");
+                    for (String window : windows) {
+                        args.add(Long.toString(byKey.get(window).limit().limit()));
+                        args.add(Long.toString(byKey.get(window).limit().windowMs()));
+                    }
+                    continue;
+                }
+                LimitRequest request = byKey.get(key);
+                args.add(Integer.toString(algorithmCode(request)));
+                args.add(Long.toString(request.limit().limit()));
+                args.add(Long.toString(request.limit().windowMs()));
+                args.add(Long.toString(request.cost()));
+                args.add(Integer.toString(
+                        (request.shadow() ? 1 : 0) + (request.staggered() ? 2 : 0) + (request.checkOnly() ? 4 : 0)));
+                args.add(Long.toString(request.limit().windowMs() * horizonWindows));
+            }
+            return args;
+        }
+
+        /** The keys the script is given for one slot: a key of several windows once, in place of its windows' keys. */
+        List<String> scriptKeys(List<String> group) {
+            if (severalWindows.isEmpty()) {
+                return group;
+            }
+            List<String> scriptKeys = new ArrayList<>(group.size());
+            for (int i = 0; i < group.size(); ) {
+                String several = severalWindowsOf.get(group.get(i));
+                scriptKeys.add(several == null ? group.get(i) : several);
+                i += several == null ? 1 : severalWindows.get(several).size();
+            }
+            return scriptKeys;
         }
 
         CompletionStage<List<List<Object>>> send() {
             List<CompletableFuture<List<Object>>> parts = new ArrayList<>(groups.size());
-            groups.forEach((slot, group) ->
-                    parts.add(batcher.submit(slot, withCursors(group, byKey), arguments(group, byKey))));
+            groups.forEach((slot, group) -> {
+                List<String> scriptKeys = scriptKeys(group);
+                parts.add(batcher.submit(slot, withCursors(scriptKeys, byKey), arguments(scriptKeys)));
+            });
             CompletableFuture<List<List<Object>>> replies = ScriptBatcher.allOf(parts);
             if (groups.size() == 1) {
                 return replies;
@@ -205,30 +320,43 @@ public final class RedisRateLimiter implements RateLimiter {
         /** What one admitting slot gives back: the keys that took their cost, or null when none did. */
         private GiveBack giveBack(List<String> group, List<Object> reply, String callId) {
             List<Object> backKeys = new ArrayList<>();
+            List<String> windowKeys = new ArrayList<>();
             List<Object> args = new ArrayList<>();
             args.add(ScriptExecutor.number(reply.get(1)));
             args.add(0L); // the marker's lifetime, below
             long longest = 1;
-            for (int i = 0; i < group.size(); i++) {
+            for (int i = 0; i < group.size(); ) {
                 LimitRequest request = byKey.get(group.get(i));
                 boolean took = ScriptExecutor.number(reply.get(2 + 4 * i)) == 1 && !request.checkOnly();
-                if (!took || request.cost() == 0) {
-                    continue;
+                String several = severalWindowsOf.get(group.get(i));
+                List<String> windows = several == null ? List.of(group.get(i)) : severalWindows.get(several);
+                if (took && request.cost() > 0) {
+                    windowKeys.addAll(windows);
                 }
-                backKeys.add(group.get(i));
-                args.add(algorithmCode(request));
-                args.add(request.limit().limit());
-                args.add(request.limit().windowMs());
-                args.add(request.cost());
-                args.add(ScriptExecutor.number(reply.get(2 + 4 * i + 2)));
-                longest = Math.max(longest, request.limit().windowMs());
+                if (took && request.cost() > 0 && several != null) {
+                    backKeys.add(several);
+                    args.addAll(List.of(4, windows.size(), 0, request.cost(), 0));
+                    for (String window : windows) {
+                        args.add(byKey.get(window).limit().windowMs());
+                        longest = Math.max(longest, byKey.get(window).limit().windowMs());
+                    }
+                } else if (took && request.cost() > 0) {
+                    backKeys.add(group.get(i));
+                    args.add(algorithmCode(request));
+                    args.add(request.limit().limit());
+                    args.add(request.limit().windowMs());
+                    args.add(request.cost());
+                    args.add(ScriptExecutor.number(reply.get(2 + 4 * i + 2)));
+                    longest = Math.max(longest, request.limit().windowMs());
+                }
+                i += windows.size();
             }
             if (backKeys.isEmpty()) {
                 return null;
             }
             args.set(1, Math.min(longest, GIVE_BACK_MARKER_MS));
             backKeys.add(0, RedisKeys.giveBackMarker((String) backKeys.get(0), callId));
-            return new GiveBack(backKeys, args.stream().map(String::valueOf).toArray());
+            return new GiveBack(backKeys, args.stream().map(String::valueOf).toArray(), windowKeys);
         }
 
         Decision decide(List<List<Object>> replies) {
@@ -261,14 +389,29 @@ public final class RedisRateLimiter implements RateLimiter {
         }
     }
 
-    /** One slot's give-back of one call: its marker and keys, and the take's receipts. */
-    private record GiveBack(List<Object> keys, Object[] args) {}
+    /**
+     * One slot's give-back of one call: its marker and script keys, the take's receipts, and the keys of the windows
+     * given back (what local refusals are keyed by).
+     */
+    private record GiveBack(List<Object> keys, Object[] args, List<String> windowKeys) {}
 
-    /** Sends one give-back script (within the budget of the call it belongs to, which waits for it). */
+    /**
+     * Sends one give-back script (within the budget of the call it belongs to, which waits for it). Once it made room,
+     * refusals that other calls met while the units were taken may be stale: every instance forgets its local refusals
+     * of those keys, as after a reset (a decision sent before that is not remembered).
+     */
     private CompletableFuture<Object> sendGiveBack(GiveBack back) {
         return executor.run(GIVE_BACK, back.keys(), back.args())
                 .toCompletableFuture()
-                .thenApply(reply -> reply);
+                .thenApply(reply -> {
+                    if (localRefusals != null && ScriptExecutor.number(reply.get(0)) > 0) {
+                        for (String key : back.windowKeys()) {
+                            localRefusals.forget(key);
+                            resets.publishAsync(key);
+                        }
+                    }
+                    return reply;
+                });
     }
 
     /**
@@ -301,8 +444,13 @@ public final class RedisRateLimiter implements RateLimiter {
      */
     @Override
     public void reset(RateLimit limit, String identifier) {
-        String key = keys.rateLimitKey(limit, RedisKeys.tag(identifier));
+        String tag = RedisKeys.tag(identifier);
+        String key = keys.rateLimitKey(limit, tag);
         executor.delete(key);
+        if (limit.algorithm() == Algorithm.SLIDING_WINDOW && limit.plan() == null) {
+            String pattern = keys.severalWindowsPattern(limit.name(), tag);
+            guard.call(() -> redisson.getKeys().deleteByPatternAsync(pattern));
+        }
         if (localRefusals != null) {
             localRefusals.forget(key);
             guard.call(() -> resets.publishAsync(key));
@@ -339,11 +487,14 @@ public final class RedisRateLimiter implements RateLimiter {
     /** The reset announcement that means every key (no key is a single {@code *}). */
     static final String FORGET_ALL = "*";
 
-    /** The keys the script is given: each limit key, followed by its advice cursor when its advice is staggered. */
+    /**
+     * The keys the script is given: each limit key, followed by its advice cursor when its advice is staggered (a key of
+     * several windows never is).
+     */
     private static List<String> withCursors(List<String> group, Map<String, LimitRequest> byKey) {
         boolean staggered = false;
         for (String key : group) {
-            staggered |= byKey.get(key).staggered();
+            staggered |= staggered(byKey.get(key));
         }
         if (!staggered) {
             return group;
@@ -351,28 +502,15 @@ public final class RedisRateLimiter implements RateLimiter {
         List<String> keys = new ArrayList<>(group.size() * 2);
         for (String key : group) {
             keys.add(key);
-            if (byKey.get(key).staggered()) {
+            if (staggered(byKey.get(key))) {
                 keys.add(RedisKeys.adviceCursor(key));
             }
         }
         return keys;
     }
 
-    /** The script's arguments for the keys of one call: their number, then six per key. */
-    private List<String> arguments(List<String> group, Map<String, LimitRequest> byKey) {
-        List<String> args = new ArrayList<>(1 + group.size() * 6);
-        args.add(Integer.toString(group.size()));
-        for (String key : group) {
-            LimitRequest request = byKey.get(key);
-            args.add(Integer.toString(algorithmCode(request)));
-            args.add(Long.toString(request.limit().limit()));
-            args.add(Long.toString(request.limit().windowMs()));
-            args.add(Long.toString(request.cost()));
-            args.add(Integer.toString(
-                    (request.shadow() ? 1 : 0) + (request.staggered() ? 2 : 0) + (request.checkOnly() ? 4 : 0)));
-            args.add(Long.toString(request.limit().windowMs() * horizonWindows));
-        }
-        return args;
+    private static boolean staggered(LimitRequest request) {
+        return request != null && request.staggered();
     }
 
     private static Decision toDecision(List<LimitRequest> requests, List<Object> reply) {

@@ -8,12 +8,15 @@
 -- then per call:   the number n of its keys, then per key: algorithm (1 sliding window, 2 fixed window,
 --                  3 token bucket), limit, window ms, cost, flags (added: 1 shadow, 2 staggered retry advice, 4 check only:
 --                  decided and reported, never taken, as for a call counted only if it fails),
---                  horizon ms (how far ahead staggered advice may reach)
+--                  horizon ms (how far ahead staggered advice may reach);
+--                  or, for several sliding windows of one identifier in one key (see ring.lua): 4, the number w of
+--                  windows, 0, cost, 0, 0, then w pairs of limit and window ms (answered as w keys, in that order)
 -- KEYS             the keys of the calls, in order (all in one hash slot); a key with staggered advice is
 --                  followed by its advice cursor key
 --
--- Returns one list per call: {admitted (1/0), redis time ms, then per key: allowed (1/0), remaining, reset ms,
--- retry ms; then, only if staggered advice reached the horizon, the positions (from 1) of those keys}. Time comes from the Redis server only. Every key written gets a
+-- Returns one list per call: {admitted (1/0), redis time ms, then per key (per window of a key of several): allowed
+-- (1/0), remaining, reset ms, retry ms; then, only if staggered advice reached the horizon, the positions (from 1) of
+-- those keys}. Time comes from the Redis server only. Every key written gets a
 -- TTL no longer than its window; an advice cursor lives until the advice it holds.
 --
 -- Staggered advice (the "future window"): a refused call is told the later of the earliest time it could be
@@ -55,12 +58,6 @@ end
 
 local now_stamp -- p48(now_ms), made once per script call
 
--- the i-th oldest entry of a ring of `cap` slots, i from 0
-local function entry(key, head, cap, i)
-    local from = HEAD + (head + i) % cap * SLOT
-    return u48(call('GETRANGE', key, from, from + SLOT - 1), 1)
-end
-
 -- A plan's quota grew beyond the ring's capacity: the ring is rewritten with the new capacity, its live entries kept
 -- in time order from slot 0, so that a caller keeps what was counted and gets the difference at once. (A quota that
 -- shrinks keeps the larger ring: its entries still count, and the next growth finds them.) Returns the new head,
@@ -70,17 +67,7 @@ local function resize(key, head, live, newest, cap, limit, window)
         call('DEL', key)
         return 0, 0, 0, 0
     end
-    local first = (head + cap - live) % cap -- the slot of the oldest live entry
-    local entries
-    if first + live <= cap then
-        entries = call('GETRANGE', key, HEAD + first * SLOT, HEAD + (first + live) * SLOT - 1)
-    else
-        entries = call('GETRANGE', key, HEAD + first * SLOT, HEAD + cap * SLOT - 1)
-            .. call('GETRANGE', key, HEAD, HEAD + (first + live - cap) * SLOT - 1)
-    end
-    if #entries < live * SLOT then
-        entries = entries .. rep('\0', live * SLOT - #entries)
-    end
+    local entries = newest_entries(key, HEAD, head, cap, live)
     local oldest = u48(entries, 1)
     call('SET', key, p32x2(live % limit, live) .. p48(newest) .. p48(oldest) .. p32(limit) .. entries, 'PX', window)
     return live % limit, live, newest, oldest
@@ -102,34 +89,7 @@ local function sliding_check(key, limit, window, cost)
     local moved = false -- whether the oldest live entry is another than the header says
     local now = max(now_ms, newest) -- never let a clock step back reopen the window
     if live > 0 and now - oldest >= window then
-        -- entries left the window since the last admission: the oldest live ones. Gallop, then bisect, for
-        -- the first entry still inside; `hi` is always a live entry (value `oldest`) or `cap` (none).
-        local first = cap - live -- logical index of the oldest entry that was live
-        local lo, hi, step = first + 1, cap, 1
-        while lo < cap do
-            local probe = min(first + step, cap - 1)
-            local v = entry(key, head, cap, probe)
-            if now - v >= window then
-                lo = probe + 1
-                if probe == cap - 1 then
-                    break
-                end
-                step = step * 2
-            else
-                hi, oldest, moved = probe, v, true
-                break
-            end
-        end
-        while lo < hi do
-            local mid = floor((lo + hi) / 2)
-            local v = entry(key, head, cap, mid)
-            if now - v >= window then
-                lo = mid + 1
-            else
-                hi, oldest, moved = mid, v, true
-            end
-        end
-        live = cap - lo
+        live, oldest, moved = still_live(key, HEAD, head, cap, live, oldest, window, now)
     end
     local reset = 0
     if live > 0 then
@@ -141,7 +101,7 @@ local function sliding_check(key, limit, window, cost)
     if live + cost > limit then
         -- the oldest live entries must leave until the cost fits: the last of them is the (live + cost - limit)-th
         -- oldest live entry, at logical index cap - limit + cost - 1; counted from now_ms, the time the caller sees
-        local needed = entry(key, head, cap, cap - limit + cost - 1)
+        local needed = entry(key, HEAD, head, cap, cap - limit + cost - 1)
         return 0, limit - live, reset, needed + window - now_ms
     end
     return 1, limit - live - cost, window, 0, head, now, live, moved and oldest, cap
@@ -223,10 +183,67 @@ local function bucket_commit(key, new_tat)
     call('SET', key, string.format('%.0f', new_tat), 'PX', max(1, ceil((new_tat - now_us) / 1000)))
 end
 
+-- Several sliding windows in one ring (ring.lua). Returns allowed (1 if every window has room), and keeps each
+-- window's allowed, remaining, reset, retry in `answers` and what the commit needs in `state`.
+local function multi_check(key, limits, windows, cost, answers, state)
+    local n = #windows
+    local base = multi_header_size(n)
+    local head, cap, newest, lives, oldests = multi_fields(call('GETRANGE', key, 0, base - 1), n)
+    local largest, longest = 0, 0
+    for j = 1, n do
+        largest, longest = max(largest, limits[j]), max(longest, windows[j])
+    end
+    if cap == 0 then
+        cap = largest -- a new ring (the key names every limit and window, so the capacity never changes)
+    end
+    local now = max(now_ms, newest) -- never let a clock step back reopen a window
+    local allowed = 1
+    for j = 1, n do
+        local live, oldest, w, l = lives[j], oldests[j], windows[j], limits[j]
+        if live > 0 and now - oldest >= w then
+            live, oldest = still_live(key, base, head, cap, live, oldest, w, now)
+            lives[j], oldests[j] = live, oldest
+        end
+        local reset = live > 0 and newest + w - now or 0
+        local at = (j - 1) * 4
+        if cost == 0 then
+            answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 1, l - live, reset, 0
+        elseif live + cost > l then
+            local needed = entry(key, base, head, cap, cap - l + cost - 1)
+            answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 0, l - live, reset, needed + w - now_ms
+            allowed = 0
+        else
+            answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 1, l - live - cost, w, 0
+        end
+    end
+    state.head, state.cap, state.now, state.lives, state.oldests, state.longest = head, cap, now, lives, oldests, longest
+    return allowed
+end
+
+local function multi_commit(key, cost, n, state)
+    local base, head, cap, now = multi_header_size(n), state.head, state.cap, state.now
+    local stamp = p48(now)
+    local first = min(cost, cap - head)
+    call('SETRANGE', key, base + head * SLOT, first == 1 and stamp or rep(stamp, first))
+    if cost > first then
+        call('SETRANGE', key, base, rep(stamp, cost - first))
+    end
+    local lives, oldests = state.lives, state.oldests
+    for j = 1, n do
+        if lives[j] == 0 then
+            oldests[j] = now -- the first entry written now
+        end
+        lives[j] = lives[j] + cost
+    end
+    call('SETRANGE', key, 0, multi_header((head + cost) % cap, cap, now, lives, oldests, n))
+    call('PEXPIRE', key, state.longest)
+end
+
 -- every call's arguments are checked before anything is written, so a bad one changes nothing
 local calls = tonumber(ARGV[1])
 local counts, algorithm, limit, window, cost, shadow, check_only = {}, {}, {}, {}, {}, {}, {}
 local key, cursor, horizon = {}, {}, {}
+local limits, windows = {}, {} -- of keys of several windows
 local a, k, kk = 2, 0, 0
 for c = 1, calls do
     local n = tonumber(ARGV[a])
@@ -236,7 +253,19 @@ for c = 1, calls do
         k = k + 1
         local g, l, w, q = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
         local f, h = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
-        if (g ~= 1 and g ~= 2 and g ~= 3) or not l or not w or not q or l < 1 or w < 1 or q < 0 or q > l
+        if g == 4 and l and l >= 2 and l <= 16 and q and q >= 0 and f == 0 then
+            local ls, ws = {}, {}
+            for j = 1, l do
+                local lj, wj = tonumber(ARGV[a + 4 + 2 * j]), tonumber(ARGV[a + 5 + 2 * j])
+                if not lj or not wj or lj < 1 or wj < 1 or q > lj then
+                    return redis.error_reply('ratelimit: bad arguments for key ' .. k)
+                end
+                ls[j], ws[j] = lj, wj
+            end
+            limits[k], windows[k] = ls, ws
+            a = a + 2 * l
+            l, w, h = 1, 1, 0
+        elseif (g ~= 1 and g ~= 2 and g ~= 3) or not l or not w or not q or l < 1 or w < 1 or q < 0 or q > l
                 or not f or f < 0 or f > 7 or not h or h < 0 then
             return redis.error_reply('ratelimit: bad arguments for key ' .. k)
         end
@@ -294,6 +323,7 @@ end
 
 local replies = {}
 local r = {} -- the checks of the current call's keys, nine values each
+local answers, states = {}, {} -- of the current call's keys of several windows
 k = 0
 for c = 1, calls do
     local first, last = k + 1, k + counts[c]
@@ -301,7 +331,12 @@ for c = 1, calls do
     local cappedKeys
     for i = first, last do
         local b = (i - first) * 9
-        r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] = check(i)
+        if algorithm[i] == 4 then
+            answers[i], states[i] = {}, {}
+            r[b + 1] = multi_check(key[i], limits[i], windows[i], cost[i], answers[i], states[i])
+        else
+            r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] = check(i)
+        end
         if r[b + 1] == 0 and not shadow[i] then
             out[1] = 0
         end
@@ -310,23 +345,38 @@ for c = 1, calls do
     for i = first, last do
         local b = (i - first) * 9
         local took = out[1] == 1 and r[b + 1] == 1 and not check_only[i]
-        if took and cost[i] > 0 then
-            commit(i, r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9])
-        end
-        out[m + 1] = r[b + 1]
-        -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
-        out[m + 2] = (r[b + 1] == 1 and not took) and (r[b + 2] + cost[i]) or r[b + 2]
-        out[m + 3] = r[b + 3]
-        out[m + 4] = r[b + 4]
-        if out[1] == 0 and r[b + 1] == 0 and cursor[i] and not shadow[i] then
-            local capped
-            out[m + 4], capped = stagger(i, r[b + 4])
-            if capped == 1 then
-                cappedKeys = cappedKeys or {}
-                cappedKeys[#cappedKeys + 1] = i - first + 1
+        if algorithm[i] == 4 then
+            local n = #windows[i]
+            if took and cost[i] > 0 then
+                multi_commit(key[i], cost[i], n, states[i])
             end
+            local answer = answers[i]
+            for j = 1, n * 4, 4 do
+                out[m + 1] = answer[j]
+                out[m + 2] = (answer[j] == 1 and not took) and (answer[j + 1] + cost[i]) or answer[j + 1]
+                out[m + 3] = answer[j + 2]
+                out[m + 4] = answer[j + 3]
+                m = m + 4
+            end
+        else
+            if took and cost[i] > 0 then
+                commit(i, r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9])
+            end
+            out[m + 1] = r[b + 1]
+            -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
+            out[m + 2] = (r[b + 1] == 1 and not took) and (r[b + 2] + cost[i]) or r[b + 2]
+            out[m + 3] = r[b + 3]
+            out[m + 4] = r[b + 4]
+            if out[1] == 0 and r[b + 1] == 0 and cursor[i] and not shadow[i] then
+                local capped
+                out[m + 4], capped = stagger(i, r[b + 4])
+                if capped == 1 then
+                    cappedKeys = cappedKeys or {}
+                    cappedKeys[#cappedKeys + 1] = (m - 2) / 4 + 1 -- the answer's position
+                end
+            end
+            m = m + 4
         end
-        m = m + 4
     end
     if cappedKeys then
         for j = 1, #cappedKeys do

@@ -8,7 +8,8 @@
 -- ARGV[1]   the Redis time (ms) of the take, as its reply said
 -- ARGV[2]   how long the marker lives, ms (the longest window of the keys)
 -- then per key: algorithm (1 sliding window, 2 fixed window, 3 token bucket), limit, window ms, cost, and the
---           reset ms the take reported for it
+--           reset ms the take reported for it; for several sliding windows in one key (ring.lua): 4, the number w of
+--           windows, 0, cost, 0, then the w windows in ms
 --
 -- Returns {the number of keys given back} (0 when the marker says this give-back already ran).
 
@@ -31,52 +32,95 @@ local taken_at = tonumber(ARGV[1])
 -- Sliding window: the call wrote `cost` entries holding its decision time. They are taken out of the ring (the
 -- entries newer than them move down, so the ring stays in time order), unless they already left the window or are
 -- not all there (the key was reset, or a clock step made the take write another time): then nothing changes.
+-- `lowest` is the logical index of the oldest entry that may be the call's. Returns the logical index the call's
+-- oldest entry had and the ring's new head, or nil.
+local function take_out(key, base, head, cap, lowest, cost)
+    local i = cap - 1
+    while i >= lowest and entry(key, base, head, cap, i) > taken_at do
+        i = i - 1
+    end
+    local top, n = i, 0
+    while i >= lowest and n < cost and entry(key, base, head, cap, i) == taken_at do
+        n, i = n + 1, i - 1
+    end
+    if n < cost then
+        return nil
+    end
+    for j = top + 1, cap - 1 do -- the newer entries move down by `cost`
+        local from = base + (head + j) % cap * SLOT
+        call('SETRANGE', key, base + (head + j - cost) % cap * SLOT, call('GETRANGE', key, from, from + SLOT - 1))
+    end
+    head = (head + cap - cost) % cap -- the last `cost` slots become the oldest ones: empty
+    call('SETRANGE', key, base + head * SLOT, rep('\0', SLOT * min(cost, cap - head)))
+    if cost > cap - head then
+        call('SETRANGE', key, base, rep('\0', SLOT * (cost - (cap - head))))
+    end
+    return top - cost + 1, head
+end
+
 local function sliding(key, window, cost)
     if now_ms - taken_at >= window then
         return 0 -- the entries no longer count
     end
-    local h = call('GETRANGE', key, 0, HEAD - 1)
-    if #h < HEAD then
-        return 0
-    end
-    local head, live, _, _, cap = fields(h)
+    local head, live, _, _, cap = fields(call('GETRANGE', key, 0, HEAD - 1))
     if cap == 0 then
         return 0
     end
-    local function slot(i)
-        return HEAD + (head + i) % cap * SLOT
-    end
-    local function at(i)
-        local from = slot(i)
-        return u48(call('GETRANGE', key, from, from + SLOT - 1), 1)
-    end
-    local lowest = cap - live -- logical index of the oldest live entry
-    local i = cap - 1
-    while i >= lowest and at(i) > taken_at do
-        i = i - 1
-    end
-    local top, n = i, 0
-    while i >= lowest and n < cost and at(i) == taken_at do
-        n, i = n + 1, i - 1
-    end
-    if n < cost then
+    local first
+    first, head = take_out(key, HEAD, head, cap, cap - live, cost)
+    if not first then
         return 0
-    end
-    for j = top + 1, cap - 1 do -- the newer entries move down by `cost`
-        local from = slot(j)
-        call('SETRANGE', key, slot(j - cost), call('GETRANGE', key, from, from + SLOT - 1))
     end
     live = live - cost
     if live == 0 then
         call('DEL', key)
         return 1
     end
-    head = (head + cap - cost) % cap -- the last `cost` slots become the oldest ones: empty
-    call('SETRANGE', key, HEAD + head * SLOT, rep('\0', SLOT * min(cost, cap - head)))
-    if cost > cap - head then
-        call('SETRANGE', key, HEAD, rep('\0', SLOT * (cost - (cap - head))))
+    call('SETRANGE', key, 0, p32(head) .. p32(live) .. p48(entry(key, HEAD, head, cap, cap - 1))
+        .. p48(entry(key, HEAD, head, cap, cap - live)) .. p32(cap))
+    return 1
+end
+
+-- Several sliding windows in one ring (ring.lua): the call's entries are taken out once, and each window that counted
+-- them counts `cost` fewer.
+local function multi_sliding(key, windows, cost)
+    local n = #windows
+    local counted = false
+    for j = 1, n do
+        counted = counted or now_ms - taken_at < windows[j]
     end
-    call('SETRANGE', key, 0, p32(head) .. p32(live) .. p48(at(cap - 1)) .. p48(at(cap - live)) .. p32(cap))
+    if not counted then
+        return 0
+    end
+    local base = multi_header_size(n)
+    local head, cap, _, lives, oldests = multi_fields(call('GETRANGE', key, 0, base - 1), n)
+    if cap == 0 then
+        return 0
+    end
+    local most = 0
+    for j = 1, n do
+        most = max(most, lives[j])
+    end
+    local first
+    first, head = take_out(key, base, head, cap, cap - most, cost)
+    if not first then
+        return 0
+    end
+    local left = 0
+    for j = 1, n do
+        if first >= cap - lives[j] then -- this window counted the call's entries
+            lives[j] = lives[j] - cost
+        end
+        if lives[j] > 0 then
+            oldests[j] = entry(key, base, head, cap, cap - lives[j])
+        end
+        left = max(left, lives[j])
+    end
+    if left == 0 then
+        call('DEL', key)
+        return 1
+    end
+    call('SETRANGE', key, 0, multi_header(head, cap, entry(key, base, head, cap, cap - 1), lives, oldests, n))
     return 1
 end
 
@@ -124,16 +168,24 @@ local function bucket(key, limit, window, cost, reset)
 end
 
 local given = 0
+local a = 3
 for k = 2, #KEYS do
-    local a = 3 + (k - 2) * 5
     local g, l, w, q, r = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]),
         tonumber(ARGV[a + 4])
+    a = a + 5
     if g == 1 then
         given = given + sliding(KEYS[k], w, q)
     elseif g == 2 then
         given = given + fixed(KEYS[k], w, q, r)
     elseif g == 3 then
         given = given + bucket(KEYS[k], l, w, q, r)
+    elseif g == 4 then
+        local windows = {}
+        for j = 1, l do
+            windows[j] = tonumber(ARGV[a + j - 1])
+        end
+        a = a + l
+        given = given + multi_sliding(KEYS[k], windows, q)
     end
 end
 return {given}

@@ -59,3 +59,95 @@ local function p48(v)
     return char((v - b) / 256 % 256, b, c, d, e, f)
 end
 
+-- the i-th oldest entry of a ring of `cap` slots whose entries start at byte `base`, i from 0
+local function entry(key, base, head, cap, i)
+    local from = base + (head + i) % cap * SLOT
+    return u48(redis.call('GETRANGE', key, from, from + SLOT - 1), 1)
+end
+
+-- the newest `count` entries of a ring, oldest first, as one string (missing slots as zeros)
+local function newest_entries(key, base, head, cap, count)
+    local first = (head + cap - count) % cap -- the slot of the oldest of them
+    local entries
+    if first + count <= cap then
+        entries = redis.call('GETRANGE', key, base + first * SLOT, base + (first + count) * SLOT - 1)
+    else
+        entries = redis.call('GETRANGE', key, base + first * SLOT, base + cap * SLOT - 1)
+            .. redis.call('GETRANGE', key, base, base + (first + count - cap) * SLOT - 1)
+    end
+    if #entries < count * SLOT then
+        entries = entries .. rep('\0', count * SLOT - #entries)
+    end
+    return entries
+end
+
+-- Entries left the window since the last admission: the oldest of the `live` ones. Gallops, then bisects, for the
+-- first entry still inside (`hi` is always a live entry, value `oldest`, or `cap`: none). Returns the live count, the
+-- oldest live entry and whether it is another than `oldest`.
+local function still_live(key, base, head, cap, live, oldest, window, now)
+    local moved = false
+    local first = cap - live -- logical index of the oldest entry that was live
+    local lo, hi, step = first + 1, cap, 1
+    while lo < cap do
+        local probe = math.min(first + step, cap - 1)
+        local v = entry(key, base, head, cap, probe)
+        if now - v >= window then
+            lo = probe + 1
+            if probe == cap - 1 then
+                break
+            end
+            step = step * 2
+        else
+            hi, oldest, moved = probe, v, true
+            break
+        end
+    end
+    while lo < hi do
+        local mid = math.floor((lo + hi) / 2)
+        local v = entry(key, base, head, cap, mid)
+        if now - v >= window then
+            lo = mid + 1
+        else
+            hi, oldest, moved = mid, v, true
+        end
+    end
+    return cap - lo, oldest, moved
+end
+
+-- Several sliding windows of one identifier (one limit name, several windows) share one ring: every admission is
+-- one entry in it, and each window keeps its own live count and oldest live entry. Header, 14 + 10 x windows bytes:
+-- head (4), capacity (4: the largest limit), newest (6), then per window its live count (4) and oldest live entry
+-- (6). Entries follow. One key instead of one per window: a decision reads one header and writes one ring.
+local function multi_header_size(n)
+    return 14 + 10 * n
+end
+
+-- head, capacity, newest, and the tables of live counts and oldest entries (all 0 for a missing header)
+local function multi_fields(h, n)
+    local lives, oldests = {}, {}
+    if #h < multi_header_size(n) then
+        for j = 1, n do
+            lives[j], oldests[j] = 0, 0
+        end
+        return 0, 0, 0, lives, oldests
+    end
+    for j = 1, n do
+        local at = 15 + (j - 1) * 10
+        local a, b, c, d = byte(h, at, at + 3)
+        lives[j] = ((a * 256 + b) * 256 + c) * 256 + d
+        oldests[j] = u48(h, at + 4)
+    end
+    local h1, h2, h3, h4, c1, c2, c3, c4 = byte(h, 1, 8)
+    return ((h1 * 256 + h2) * 256 + h3) * 256 + h4, ((c1 * 256 + c2) * 256 + c3) * 256 + c4, u48(h, 9), lives,
+        oldests
+end
+
+-- the header for these fields
+local function multi_header(head, cap, newest, lives, oldests, n)
+    local parts = {p32(head), p32(cap), p48(newest)}
+    for j = 1, n do
+        parts[#parts + 1] = p32(lives[j])
+        parts[#parts + 1] = p48(lives[j] > 0 and oldests[j] or 0)
+    end
+    return table.concat(parts)
+end

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.testing.SharedRedis;
@@ -106,6 +107,47 @@ class GiveBackTest {
         assertThat(giveBack(limit, id, early, 1, "late")).isZero();
 
         assertThat(remaining(limit, id)).isZero();
+    }
+
+    /**
+     * A key of several windows: the give-back of a take in the middle of later ones, sent twice, returns its units once
+     * to every window that counted them (here both), and exactly that many more calls are admitted.
+     */
+    @org.junit.jupiter.api.Test
+    void aKeyOfSeveralWindowsGetsItsUnitsBackOnceInEveryWindow() {
+        RateLimit hour = RateLimit.of("giveback-several", Algorithm.SLIDING_WINDOW, 6, 3_600_000);
+        RateLimit day = RateLimit.of("giveback-several", Algorithm.SLIDING_WINDOW, 8, 86_400_000);
+        String id = "user-" + UUID.randomUUID();
+        takeBoth(hour, day, id, 1);
+        Decision middle = takeBoth(hour, day, id, 2);
+        takeBoth(hour, day, id, 1);
+        assertThat(takeBoth(hour, day, id, 0).outcomes())
+                .extracting(LimitOutcome::remaining)
+                .containsExactly(2L, 4L);
+
+        String key = keys.severalWindowsKey("giveback-several", RedisKeys.tag(id), List.of(hour, day));
+        Object[] args = {middle.decidedAt().toEpochMilli(), 10_000, 4, 2, 0, 2, 0, 3_600_000, 86_400_000};
+        List<Object> marked = List.of(RedisKeys.giveBackMarker(key, "several"), key);
+        Object[] stringArgs = java.util.Arrays.stream(args).map(String::valueOf).toArray();
+        assertThat(ScriptExecutor.number(executor.call(RedisRateLimiter.GIVE_BACK, marked, stringArgs)
+                        .get(0)))
+                .isEqualTo(1);
+        assertThat(ScriptExecutor.number(executor.call(RedisRateLimiter.GIVE_BACK, marked, stringArgs)
+                        .get(0)))
+                .isZero();
+
+        assertThat(takeBoth(hour, day, id, 0).outcomes())
+                .extracting(LimitOutcome::remaining)
+                .containsExactly(4L, 6L);
+        int admitted = 0;
+        while (takeBoth(hour, day, id, 1).allowed()) {
+            admitted++;
+        }
+        assertThat(admitted).isEqualTo(4);
+    }
+
+    Decision takeBoth(RateLimit hour, RateLimit day, String id, int cost) {
+        return limiter.tryAcquire(List.of(new LimitRequest(hour, id, cost), new LimitRequest(day, id, cost)));
     }
 
     Decision take(RateLimit limit, String id, int cost) {

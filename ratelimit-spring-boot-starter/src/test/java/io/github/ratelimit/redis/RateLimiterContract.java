@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.testing.RedisCommands;
@@ -389,6 +390,132 @@ abstract class RateLimiterContract {
             assertThat(remaining(perIp, addresses.get(a))).as("address %d", a).isEqualTo(10 - admittedPerIp.get(a));
         }
         assertThat(total).isPositive();
+    }
+
+    /**
+     * Sliding windows of one name and identifier are counted in one key: the seed's 3 windows x 2 identifiers write 2
+     * keys, not 6. 64 threads on two clients, then one more caller until refused, get exactly what the tightest window
+     * allows (here the middle one), and each window then reports exactly its limit minus the admitted calls.
+     */
+    @Test
+    void severalWindowsOfOneIdentifierAreOneKeyAndExact() throws Exception {
+        List<RateLimit> windows = List.of(
+                RateLimit.of("seed", Algorithm.SLIDING_WINDOW, 10, 3_600_000),
+                RateLimit.of("seed", Algorithm.SLIDING_WINDOW, 4, 7_200_000),
+                RateLimit.of("seed", Algorithm.SLIDING_WINDOW, 20, 10_800_000));
+        String ip = fresh();
+        String user = freshInAnotherSlotThan(ip);
+        List<LimitRequest> call = new ArrayList<>();
+        for (RateLimit window : windows) {
+            call.add(new LimitRequest(window, ip, 1));
+            call.add(new LimitRequest(window, user, 1));
+        }
+        AtomicInteger admitted = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(64);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < 64; t++) {
+            RedisRateLimiter limiter = t % 2 == 0 ? instanceA : instanceB;
+            futures.add(pool.submit(() -> {
+                go.await();
+                for (int i = 0; i < 4; i++) {
+                    if (limiter.tryAcquire(call).allowed()) {
+                        admitted.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        go.countDown();
+        for (Future<?> future : futures) {
+            future.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        // on a cluster the two identifiers are two slots: calls refused in one gave back what the other took, and
+        // concurrent calls may have been refused meanwhile, never admitted beyond the limit; what is left is still
+        // there
+        int afterwards = 0;
+        while (instanceA.tryAcquire(call).allowed()) {
+            afterwards++;
+        }
+
+        assertThat(admitted.get() + afterwards).isEqualTo(4);
+        RedisKeys keys = new RedisKeys("ratelimit:");
+        List<String> written = new ArrayList<>();
+        for (String id : List.of(ip, user)) {
+            clientA.getKeys()
+                    .getKeysByPattern("ratelimit:v3:{" + RedisKeys.tag(id) + "}:*")
+                    .forEach(written::add);
+        }
+        written.removeIf(key -> key.contains("}:gb:")); // give-back markers of calls one slot refused (a cluster)
+        assertThat(written)
+                .containsExactlyInAnyOrder(
+                        keys.severalWindowsKey("seed", RedisKeys.tag(ip), windows),
+                        keys.severalWindowsKey("seed", RedisKeys.tag(user), windows));
+        List<LimitRequest> probe = new ArrayList<>();
+        for (LimitRequest request : call) {
+            probe.add(new LimitRequest(request.limit(), request.identifier(), 0));
+        }
+        Decision state = instanceB.tryAcquire(probe);
+        assertThat(state.outcomes()).extracting(LimitOutcome::remaining).containsExactly(6L, 6L, 0L, 0L, 16L, 16L);
+    }
+
+    /** A reset of one window of a key of several forgets the identifier's counts of that name. */
+    @Test
+    void aResetForgetsAKeyOfSeveralWindows() {
+        RateLimit second = RateLimit.of("several-reset", Algorithm.SLIDING_WINDOW, 2, 1_000_000);
+        RateLimit minute = RateLimit.of("several-reset", Algorithm.SLIDING_WINDOW, 3, 2_000_000);
+        String id = fresh();
+        List<LimitRequest> call = List.of(new LimitRequest(second, id, 1), new LimitRequest(minute, id, 1));
+        RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0);
+        assertThat(noLocal.tryAcquire(call).allowed()).isTrue();
+        assertThat(noLocal.tryAcquire(call).allowed()).isTrue();
+        assertThat(noLocal.tryAcquire(call).allowed()).isFalse();
+        noLocal.reset(minute, id);
+        assertThat(noLocal.tryAcquire(call).allowed()).isTrue();
+        assertThat(noLocal.tryAcquire(call).allowed()).isTrue();
+        assertThat(noLocal.tryAcquire(call).allowed()).isFalse();
+    }
+
+    /** The cross-slot scenario with two windows per identifier: the address still admits exactly its 10. */
+    @Test
+    void aCallRefusedForTheUserTakesNothingFromTheAddressesWindows() {
+        RateLimit userHour = RateLimit.of("user-two", Algorithm.SLIDING_WINDOW, 5, 3_600_000);
+        RateLimit userDay = RateLimit.of("user-two", Algorithm.SLIDING_WINDOW, 7, 86_400_000);
+        RateLimit ipHour = RateLimit.of("ip-two", Algorithm.SLIDING_WINDOW, 10, 3_600_000);
+        RateLimit ipDay = RateLimit.of("ip-two", Algorithm.SLIDING_WINDOW, 12, 86_400_000);
+        String user = fresh();
+        String address = freshInAnotherSlotThan(user);
+        RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0);
+        for (int i = 0; i < 5; i++) {
+            assertThat(noLocal.tryAcquire(twoWindows(userHour, userDay, user, ipHour, ipDay, fresh()))
+                            .allowed())
+                    .isTrue();
+        }
+        for (int i = 0; i < 5; i++) {
+            Decision refused = noLocal.tryAcquire(twoWindows(userHour, userDay, user, ipHour, ipDay, address));
+            assertThat(refused.allowed()).isFalse();
+            assertThat(refused.outcomes()).extracting(LimitOutcome::remaining).containsExactly(0L, 2L, 10L, 12L);
+        }
+        int admitted = 0;
+        for (int i = 0; i < 15; i++) {
+            String freshUser = freshInAnotherSlotThan(address);
+            if (noLocal.tryAcquire(twoWindows(userHour, userDay, freshUser, ipHour, ipDay, address))
+                    .allowed()) {
+                admitted++;
+            }
+        }
+        assertThat(admitted).isEqualTo(10);
+        assertThat(remaining(ipDay, address)).isEqualTo(12); // asked alone: its own key, untouched
+    }
+
+    static List<LimitRequest> twoWindows(
+            RateLimit userHour, RateLimit userDay, String user, RateLimit ipHour, RateLimit ipDay, String ip) {
+        return List.of(
+                new LimitRequest(userHour, user, 1),
+                new LimitRequest(userDay, user, 1),
+                new LimitRequest(ipHour, ip, 1),
+                new LimitRequest(ipDay, ip, 1));
     }
 
     /** What a limit has left for an identifier, asked without taking anything. */
