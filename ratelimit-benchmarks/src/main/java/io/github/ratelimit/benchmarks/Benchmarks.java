@@ -62,7 +62,7 @@ import redis.embedded.RedisServer;
  * <p>Workloads of one key space and concurrency are measured in rounds, one window of each per round, after a
  * first round that only warms up. Options: {@code --windows=N} (rounds measured, default 5),
  * {@code --window-ms=N} (1000), {@code --warmup-ms=N} (before each window, 300),
- * {@code --concurrency=1,8,64}, {@code --keys=hot,10k} (also {@code refused}, {@code async}, {@code observed}, {@code durable}), {@code --only=<part of a workload name>} (plus the
+ * {@code --concurrency=1,8,64}, {@code --keys=hot,10k} (also {@code refused}, {@code async}, {@code observed}, {@code durable}), {@code --only=<parts of workload names, comma-separated>} (plus the
  * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}.
  */
 public final class Benchmarks {
@@ -250,7 +250,9 @@ public final class Benchmarks {
             for (int concurrency : concurrencies) {
                 List<Workload> selected = workloads.stream()
                         .filter(w -> only == null
-                                || w.name().contains(only.replace('_', ' '))
+                                || Arrays.stream(only.split(","))
+                                        .anyMatch(part -> w.name().contains(part)
+                                                || w.name().contains(part.replace('_', ' ')))
                                 || w.name().startsWith("floor"))
                         .toList();
                 for (Result result : measure(selected, keys, concurrency)) {

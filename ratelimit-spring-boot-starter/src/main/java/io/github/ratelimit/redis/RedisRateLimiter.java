@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -163,8 +164,12 @@ public final class RedisRateLimiter implements RateLimiter {
                 throw new IllegalArgumentException("at least one limit request is needed");
             }
             Map<String, String> tagOfKey = new LinkedHashMap<>();
+            // an identifier usually comes with several limits: its tag (a SHA-256) is made once
+            Map<String, String> tags = requests.size() > 1 ? new HashMap<>() : null;
             for (LimitRequest request : requests) {
-                String tag = RedisKeys.tag(request.identifier());
+                String tag = tags == null
+                        ? RedisKeys.tag(request.identifier())
+                        : tags.computeIfAbsent(request.identifier(), RedisKeys::tag);
                 String key = keys.rateLimitKey(request.limit(), tag);
                 byKey.merge(key, request, (first, second) -> first.shadow() && !second.shadow() ? second : first);
                 tagOfKey.put(key, tag);

@@ -41,21 +41,6 @@ local now_ms = floor(now_us / 1000)
 
 -- Sliding window: the ring's format and codec are in ring.lua, loaded before this script.
 
--- head and live count as 8 bytes: two 4-byte big-endian integers
-local function p32x2(x, y)
-    local x4 = x % 256
-    x = (x - x4) / 256
-    local x3 = x % 256
-    x = (x - x3) / 256
-    local x2 = x % 256
-    local y4 = y % 256
-    y = (y - y4) / 256
-    local y3 = y % 256
-    y = (y - y3) / 256
-    local y2 = y % 256
-    return char((x - x2) / 256 % 256, x2, x3, x4, (y - y2) / 256 % 256, y2, y3, y4)
-end
-
 local now_stamp -- p48(now_ms), made once per script call
 
 -- A plan's quota grew beyond the ring's capacity: the ring is rewritten with the new capacity, its live entries kept
@@ -188,7 +173,7 @@ end
 local function multi_check(key, limits, windows, cost, answers, state)
     local n = #windows
     local base = multi_header_size(n)
-    local head, cap, newest, lives, oldests = multi_fields(call('GETRANGE', key, 0, base - 1), n)
+    local head, cap, newest, renew, lives, oldests = multi_fields(call('GETRANGE', key, 0, base - 1), n)
     local largest, longest = 0, 0
     for j = 1, n do
         largest, longest = max(largest, limits[j]), max(longest, windows[j])
@@ -217,6 +202,7 @@ local function multi_check(key, limits, windows, cost, answers, state)
         end
     end
     state.head, state.cap, state.now, state.lives, state.oldests, state.longest = head, cap, now, lives, oldests, longest
+    state.renew = renew
     return allowed
 end
 
@@ -235,8 +221,13 @@ local function multi_commit(key, cost, n, state)
         end
         lives[j] = lives[j] + cost
     end
-    call('SETRANGE', key, 0, multi_header((head + cost) % cap, cap, now, lives, oldests, n))
-    call('PEXPIRE', key, state.longest)
+    local renew = state.renew
+    if now >= renew then
+        local slack = ceil(state.longest / 8)
+        call('PEXPIRE', key, state.longest + slack)
+        renew = now + slack
+    end
+    call('SETRANGE', key, 0, multi_header((head + cost) % cap, cap, now, renew, lives, oldests, n))
 end
 
 -- every call's arguments are checked before anything is written, so a bad one changes nothing

@@ -93,7 +93,7 @@ local function multi_sliding(key, windows, cost)
         return 0
     end
     local base = multi_header_size(n)
-    local head, cap, _, lives, oldests = multi_fields(call('GETRANGE', key, 0, base - 1), n)
+    local head, cap, _, renew, lives, oldests = multi_fields(call('GETRANGE', key, 0, base - 1), n)
     if cap == 0 then
         return 0
     end
@@ -120,7 +120,7 @@ local function multi_sliding(key, windows, cost)
         call('DEL', key)
         return 1
     end
-    call('SETRANGE', key, 0, multi_header(head, cap, entry(key, base, head, cap, cap - 1), lives, oldests, n))
+    call('SETRANGE', key, 0, multi_header(head, cap, entry(key, base, head, cap, cap - 1), renew, lives, oldests, n))
     return 1
 end
 

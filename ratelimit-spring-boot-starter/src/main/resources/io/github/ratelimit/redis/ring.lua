@@ -9,54 +9,43 @@
 -- is used. Entries are in time order from the head and the live ones are the newest, so a decision reads the
 -- header only, unless entries left the window since the last admission: then a galloping search over just
 -- those finds the new oldest live entry.
-local byte, char, rep = string.byte, string.char, string.rep
+local rep = string.rep
 local HEAD = 24
 local SLOT = 6
 
+-- Numbers are packed and unpacked by Redis's struct library (C), big-endian: 4-byte counts, 6-byte epoch ms.
+local spack, sunpack = struct.pack, struct.unpack
+
 -- a 6-byte big-endian time (0 when missing or short) at position `at` of `s`
 local function u48(s, at)
-    local a, b, c, d, e, f = byte(s, at, at + 5)
-    if f == nil then
+    if #s < at + 5 then
         return 0
     end
-    return ((((a * 256 + b) * 256 + c) * 256 + d) * 256 + e) * 256 + f
+    return (sunpack('>I6', s, at))
 end
 
 -- the header's fields: head, live, newest, oldest, capacity (all 0 for a missing header)
 local function fields(h)
-    local h1, h2, h3, h4, l1, l2, l3, l4, n1, n2, n3, n4, n5, n6, o1, o2, o3, o4, o5, o6, c1, c2, c3, c4 =
-        byte(h, 1, HEAD)
-    if c4 == nil then
+    if #h < HEAD then
         return 0, 0, 0, 0, 0
     end
-    return ((h1 * 256 + h2) * 256 + h3) * 256 + h4, ((l1 * 256 + l2) * 256 + l3) * 256 + l4,
-        ((((n1 * 256 + n2) * 256 + n3) * 256 + n4) * 256 + n5) * 256 + n6,
-        ((((o1 * 256 + o2) * 256 + o3) * 256 + o4) * 256 + o5) * 256 + o6,
-        ((c1 * 256 + c2) * 256 + c3) * 256 + c4
+    local head, live, newest, oldest, cap = sunpack('>I4I4I6I6I4', h)
+    return head, live, newest, oldest, cap
 end
 
 -- a 4-byte big-endian integer
 local function p32(x)
-    local x4 = x % 256
-    x = (x - x4) / 256
-    local x3 = x % 256
-    x = (x - x3) / 256
-    local x2 = x % 256
-    return char((x - x2) / 256 % 256, x2, x3, x4)
+    return spack('>I4', x)
 end
 
 -- a time as 6 bytes, big-endian
 local function p48(v)
-    local f = v % 256
-    v = (v - f) / 256
-    local e = v % 256
-    v = (v - e) / 256
-    local d = v % 256
-    v = (v - d) / 256
-    local c = v % 256
-    v = (v - c) / 256
-    local b = v % 256
-    return char((v - b) / 256 % 256, b, c, d, e, f)
+    return spack('>I6', v)
+end
+
+-- head and live count as 8 bytes: two 4-byte big-endian integers
+local function p32x2(x, y)
+    return spack('>I4I4', x, y)
 end
 
 -- the i-th oldest entry of a ring of `cap` slots whose entries start at byte `base`, i from 0
@@ -116,38 +105,42 @@ end
 
 -- Several sliding windows of one identifier (one limit name, several windows) share one ring: every admission is
 -- one entry in it, and each window keeps its own live count and oldest live entry. Header, 14 + 10 x windows bytes:
--- head (4), capacity (4: the largest limit), newest (6), then per window its live count (4) and oldest live entry
--- (6). Entries follow. One key instead of one per window: a decision reads one header and writes one ring.
+-- head (4), capacity (4: the largest limit), newest (6), the time from which the key's expiry must be renewed (6),
+-- then per window its live count (4) and oldest live entry (6). Entries follow. One key instead of one per window: a
+-- decision reads one header and writes one ring. The expiry is the longest window and an eighth of it, renewed once
+-- that eighth has passed: every admission still leaves at least the longest window, and most admissions need no
+-- PEXPIRE.
 local function multi_header_size(n)
-    return 14 + 10 * n
+    return 20 + 10 * n
 end
 
--- head, capacity, newest, and the tables of live counts and oldest entries (all 0 for a missing header)
+-- the header's format for n windows
+local function multi_format(n)
+    return '>I4I4I6I6' .. string.rep('I4I6', n)
+end
+
+-- head, capacity, newest, renewal time, and the tables of live counts and oldest entries (all 0 for a missing header)
 local function multi_fields(h, n)
     local lives, oldests = {}, {}
     if #h < multi_header_size(n) then
         for j = 1, n do
             lives[j], oldests[j] = 0, 0
         end
-        return 0, 0, 0, lives, oldests
+        return 0, 0, 0, 0, lives, oldests
     end
+    local v = {sunpack(multi_format(n), h)}
     for j = 1, n do
-        local at = 15 + (j - 1) * 10
-        local a, b, c, d = byte(h, at, at + 3)
-        lives[j] = ((a * 256 + b) * 256 + c) * 256 + d
-        oldests[j] = u48(h, at + 4)
+        lives[j], oldests[j] = v[3 + 2 * j], v[4 + 2 * j]
     end
-    local h1, h2, h3, h4, c1, c2, c3, c4 = byte(h, 1, 8)
-    return ((h1 * 256 + h2) * 256 + h3) * 256 + h4, ((c1 * 256 + c2) * 256 + c3) * 256 + c4, u48(h, 9), lives,
-        oldests
+    return v[1], v[2], v[3], v[4], lives, oldests
 end
 
 -- the header for these fields
-local function multi_header(head, cap, newest, lives, oldests, n)
-    local parts = {p32(head), p32(cap), p48(newest)}
+local function multi_header(head, cap, newest, renew, lives, oldests, n)
+    local v = {head, cap, newest, renew}
     for j = 1, n do
-        parts[#parts + 1] = p32(lives[j])
-        parts[#parts + 1] = p48(lives[j] > 0 and oldests[j] or 0)
+        v[3 + 2 * j] = lives[j]
+        v[4 + 2 * j] = lives[j] > 0 and oldests[j] or 0
     end
-    return table.concat(parts)
+    return spack(multi_format(n), unpack(v, 1, 4 + 2 * n))
 end

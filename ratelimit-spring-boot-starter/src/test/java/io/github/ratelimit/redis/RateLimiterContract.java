@@ -452,6 +452,10 @@ abstract class RateLimiterContract {
                 .containsExactlyInAnyOrder(
                         keys.severalWindowsKey("seed", RedisKeys.tag(ip), windows),
                         keys.severalWindowsKey("seed", RedisKeys.tag(user), windows));
+        for (String key : written) { // expires with its longest window (3 h) and at most an eighth more
+            long ttl = clientA.getBucket(key).remainTimeToLive();
+            assertThat(ttl).as(key).isBetween(10_800_000L - 60_000, 10_800_000L * 9 / 8);
+        }
         List<LimitRequest> probe = new ArrayList<>();
         for (LimitRequest request : call) {
             probe.add(new LimitRequest(request.limit(), request.identifier(), 0));
