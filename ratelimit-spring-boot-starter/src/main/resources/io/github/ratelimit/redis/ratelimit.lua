@@ -168,26 +168,37 @@ local function bucket_commit(key, new_tat)
     call('SET', key, string.format('%.0f', new_tat), 'PX', max(1, ceil((new_tat - now_us) / 1000)))
 end
 
--- Several sliding windows in one ring (ring.lua). Returns allowed (1 if every window has room), and keeps each
--- window's allowed, remaining, reset, retry in `answers` and what the commit needs in `state`.
-local function multi_check(key, limits, windows, cost, answers, state)
+-- Several sliding windows in one ring (ring.lua). A key's header is read once per script call and kept here while the
+-- calls of the batch are decided; what they admitted is written back once, at the end (`flush_several`).
+local several = {}
+
+-- Returns allowed (1 if every window has room), and keeps each window's allowed, remaining, reset, retry in `answers`.
+local function multi_check(key, limits, windows, cost, answers)
     local n = #windows
     local base = multi_header_size(n)
-    local head, cap, newest, renew, lives, oldests = multi_fields(call('GETRANGE', key, 0, base - 1), n)
-    local largest, longest = 0, 0
-    for j = 1, n do
-        largest, longest = max(largest, limits[j]), max(longest, windows[j])
+    local s = several[key]
+    if not s then
+        local head, cap, newest, renew, lives, oldests = multi_fields(call('GETRANGE', key, 0, base - 1), n)
+        local largest, longest = 0, 0
+        for j = 1, n do
+            largest, longest = max(largest, limits[j]), max(longest, windows[j])
+        end
+        if cap == 0 then
+            cap = largest -- a new ring (the key names every limit and window, so the capacity never changes)
+        end
+        s = {head = head, cap = cap, newest = newest, renew = renew, lives = lives, oldests = oldests,
+             longest = longest, n = n, base = base, dirty = false}
+        several[key] = s
     end
-    if cap == 0 then
-        cap = largest -- a new ring (the key names every limit and window, so the capacity never changes)
-    end
+    local head, cap, newest, lives, oldests = s.head, s.cap, s.newest, s.lives, s.oldests
     local now = max(now_ms, newest) -- never let a clock step back reopen a window
+    s.now = now
     local allowed = 1
     for j = 1, n do
         local live, oldest, w, l = lives[j], oldests[j], windows[j], limits[j]
         if live > 0 and now - oldest >= w then
             live, oldest = still_live(key, base, head, cap, live, oldest, w, now)
-            lives[j], oldests[j] = live, oldest
+            lives[j], oldests[j] = live, oldest -- true whether or not this call is admitted
         end
         local reset = live > 0 and newest + w - now or 0
         local at = (j - 1) * 4
@@ -201,33 +212,41 @@ local function multi_check(key, limits, windows, cost, answers, state)
             answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 1, l - live - cost, w, 0
         end
     end
-    state.head, state.cap, state.now, state.lives, state.oldests, state.longest = head, cap, now, lives, oldests, longest
-    state.renew = renew
     return allowed
 end
 
-local function multi_commit(key, cost, n, state)
-    local base, head, cap, now = multi_header_size(n), state.head, state.cap, state.now
+-- writes the call's entries into the ring at once (later checks of the batch may read them); the header waits
+local function multi_commit(key, cost)
+    local s = several[key]
+    local head, cap, now, base = s.head, s.cap, s.now, s.base
     local stamp = p48(now)
     local first = min(cost, cap - head)
     call('SETRANGE', key, base + head * SLOT, first == 1 and stamp or rep(stamp, first))
     if cost > first then
         call('SETRANGE', key, base, rep(stamp, cost - first))
     end
-    local lives, oldests = state.lives, state.oldests
-    for j = 1, n do
+    local lives, oldests = s.lives, s.oldests
+    for j = 1, s.n do
         if lives[j] == 0 then
             oldests[j] = now -- the first entry written now
         end
         lives[j] = lives[j] + cost
     end
-    local renew = state.renew
-    if now >= renew then
-        local slack = ceil(state.longest / 8)
-        call('PEXPIRE', key, state.longest + slack)
-        renew = now + slack
+    s.head, s.newest, s.dirty = (head + cost) % cap, now, true
+end
+
+-- the headers of the keys of several windows that admitted calls, once each
+local function flush_several()
+    for key, s in pairs(several) do
+        if s.dirty then
+            if s.newest >= s.renew then
+                local slack = ceil(s.longest / 8)
+                call('PEXPIRE', key, s.longest + slack)
+                s.renew = s.newest + slack
+            end
+            call('SETRANGE', key, 0, multi_header(s.head, s.cap, s.newest, s.renew, s.lives, s.oldests, s.n))
+        end
     end
-    call('SETRANGE', key, 0, multi_header((head + cost) % cap, cap, now, renew, lives, oldests, n))
 end
 
 -- every call's arguments are checked before anything is written, so a bad one changes nothing
@@ -314,7 +333,7 @@ end
 
 local replies = {}
 local r = {} -- the checks of the current call's keys, nine values each
-local answers, states = {}, {} -- of the current call's keys of several windows
+local answers = {} -- of the current call's keys of several windows
 k = 0
 for c = 1, calls do
     local first, last = k + 1, k + counts[c]
@@ -323,8 +342,8 @@ for c = 1, calls do
     for i = first, last do
         local b = (i - first) * 9
         if algorithm[i] == 4 then
-            answers[i], states[i] = {}, {}
-            r[b + 1] = multi_check(key[i], limits[i], windows[i], cost[i], answers[i], states[i])
+            answers[i] = {}
+            r[b + 1] = multi_check(key[i], limits[i], windows[i], cost[i], answers[i])
         else
             r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] = check(i)
         end
@@ -339,7 +358,7 @@ for c = 1, calls do
         if algorithm[i] == 4 then
             local n = #windows[i]
             if took and cost[i] > 0 then
-                multi_commit(key[i], cost[i], n, states[i])
+                multi_commit(key[i], cost[i])
             end
             local answer = answers[i]
             for j = 1, n * 4, 4 do
@@ -377,4 +396,5 @@ for c = 1, calls do
     replies[c] = out
     k = last
 end
+flush_several()
 return replies
