@@ -14,6 +14,7 @@ public final class RedisHealthProbe {
 
     private static final List<LuaScript> SCRIPTS = List.of(
             RedisRateLimiter.SCRIPT,
+            RedisRateLimiter.GIVE_BACK,
             RedisSingleUseTokens.ISSUE,
             RedisSingleUseTokens.CONSUME,
             RedisSingleUseTokens.RELEASE,

@@ -42,6 +42,13 @@ class ScriptBatcherTest {
         redis.close();
     }
 
+    /** A call's reply comes as integers joined by commas; Lua writes those beyond 14 digits in exponent form. */
+    @Test
+    void repliesJoinedByCommasAreReadAsNumbers() {
+        assertThat(ScriptBatcher.numbers("1,1700000000123,-3,0,1e+15"))
+                .containsExactly(1L, 1_700_000_000_123L, -3L, 0L, 1_000_000_000_000_000L);
+    }
+
     @Test
     void callsQueuedBehindTheInFlightOnesLeaveAsOneScriptCallAndAreDecidedExactly() {
         String key = "batch:{" + UUID.randomUUID() + "}:fw";
