@@ -124,15 +124,17 @@ local function multi_sliding(key, windows, cost)
     return 1
 end
 
--- Fixed window: the counter is decremented only while it is the window the call counted in (it ends when the take's
--- reply said it would; a later window ends at least one window later).
+-- Fixed window: the counter is decremented only while it is the window the call counted in. A window is told by its
+-- end: the take's reply said when it would end, and any later window ends at least one window later (its counter is
+-- created once this one has expired). Both ends are measured a few milliseconds apart at most (the clock moves while a
+-- batch of calls runs), so ends less than half a window apart are the same window.
 local function fixed(key, window, cost, reset)
     if window <= 4 then
         return 0 -- too short to tell one window from the next by its end
     end
     local ends = taken_at + reset - 2
     local pttl = call('PTTL', key)
-    if pttl <= 0 or abs(now_ms + pttl - ends) > 2 then
+    if pttl <= 0 or abs(now_ms + pttl - ends) >= window / 2 then
         return 0
     end
     local count = tonumber(call('GET', key) or '0')
