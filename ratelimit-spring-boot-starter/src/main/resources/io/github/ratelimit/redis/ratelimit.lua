@@ -17,7 +17,8 @@
 -- Returns one string per call, integers joined by commas: admitted (1/0), redis time ms, then per key (per window of a
 -- key of several): allowed (1/0), remaining, reset ms, retry ms; then, only if staggered advice reached the horizon,
 -- the positions (from 1) of those keys. Time comes from the Redis server only. Every key written gets a
--- TTL no longer than its window; an advice cursor lives until the advice it holds.
+-- TTL no longer than its window (a key of several windows: its longest window and at most an eighth more); an advice
+-- cursor lives until the advice it holds.
 --
 -- Staggered advice (the "future window"): a refused call is told the later of the earliest time it could be
 -- admitted and one slot (window / limit, times its cost) after the advice last handed out for the same key; that
