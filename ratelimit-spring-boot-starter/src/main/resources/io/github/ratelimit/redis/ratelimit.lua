@@ -174,32 +174,34 @@ end
 local several = {}
 
 -- Returns allowed (1 if every window has room), and keeps each window's allowed, remaining, reset, retry in `answers`.
+-- The key's state is its header as a flat table (ring.lua's multi_state) with its longest window, number of windows,
+-- header size, the decision's time and whether it must be written back.
 local function multi_check(key, limits, windows, cost, answers)
     local n = #windows
-    local base = multi_header_size(n)
     local s = several[key]
     if not s then
-        local head, cap, newest, renew, lives, oldests = multi_fields(call('GETRANGE', key, 0, base - 1), n)
+        local base = multi_header_size(n)
+        s = multi_state(call('GETRANGE', key, 0, base - 1), n)
         local largest, longest = 0, 0
         for j = 1, n do
             largest, longest = max(largest, limits[j]), max(longest, windows[j])
         end
-        if cap == 0 then
-            cap = largest -- a new ring (the key names every limit and window, so the capacity never changes)
+        if s[2] == 0 then
+            s[2] = largest -- a new ring (the key names every limit and window, so the capacity never changes)
         end
-        s = {head = head, cap = cap, newest = newest, renew = renew, lives = lives, oldests = oldests,
-             longest = longest, n = n, base = base, dirty = false}
+        s.longest, s.n, s.base = longest, n, base
         several[key] = s
     end
-    local head, cap, newest, lives, oldests = s.head, s.cap, s.newest, s.lives, s.oldests
+    local head, cap, newest, base = s[1], s[2], s[3], s.base
     local now = max(now_ms, newest) -- never let a clock step back reopen a window
     s.now = now
     local allowed = 1
     for j = 1, n do
-        local live, oldest, w, l = lives[j], oldests[j], windows[j], limits[j]
+        local at_live = 3 + 2 * j
+        local live, oldest, w, l = s[at_live], s[at_live + 1], windows[j], limits[j]
         if live > 0 and now - oldest >= w then
             live, oldest = still_live(key, base, head, cap, live, oldest, w, now)
-            lives[j], oldests[j] = live, oldest -- true whether or not this call is admitted
+            s[at_live], s[at_live + 1] = live, oldest -- true whether or not this call is admitted
         end
         local reset = live > 0 and newest + w - now or 0
         local at = (j - 1) * 4
@@ -219,33 +221,33 @@ end
 -- writes the call's entries into the ring at once (later checks of the batch may read them); the header waits
 local function multi_commit(key, cost)
     local s = several[key]
-    local head, cap, now, base = s.head, s.cap, s.now, s.base
+    local head, cap, now, base = s[1], s[2], s.now, s.base
     local stamp = p48(now)
     local first = min(cost, cap - head)
     call('SETRANGE', key, base + head * SLOT, first == 1 and stamp or rep(stamp, first))
     if cost > first then
         call('SETRANGE', key, base, rep(stamp, cost - first))
     end
-    local lives, oldests = s.lives, s.oldests
     for j = 1, s.n do
-        if lives[j] == 0 then
-            oldests[j] = now -- the first entry written now
+        local at_live = 3 + 2 * j
+        if s[at_live] == 0 then
+            s[at_live + 1] = now -- the first entry written now
         end
-        lives[j] = lives[j] + cost
+        s[at_live] = s[at_live] + cost
     end
-    s.head, s.newest, s.dirty = (head + cost) % cap, now, true
+    s[1], s[3], s.dirty = (head + cost) % cap, now, true
 end
 
 -- the headers of the keys of several windows that admitted calls, once each
 local function flush_several()
     for key, s in pairs(several) do
         if s.dirty then
-            if s.newest >= s.renew then
+            if s[3] >= s[4] then
                 local slack = ceil(s.longest / 8)
                 call('PEXPIRE', key, s.longest + slack)
-                s.renew = s.newest + slack
+                s[4] = s[3] + slack
             end
-            call('SETRANGE', key, 0, multi_header(s.head, s.cap, s.newest, s.renew, s.lives, s.oldests, s.n))
+            call('SETRANGE', key, 0, multi_pack(s, s.n))
         end
     end
 end
@@ -334,7 +336,7 @@ end
 
 local replies = {}
 local r = {} -- the checks of the current call's keys, nine values each
-local answers = {} -- of the current call's keys of several windows
+local answers = {} -- of the current call's keys of several windows, by position in the call (reused)
 k = 0
 for c = 1, calls do
     local first, last = k + 1, k + counts[c]
@@ -343,8 +345,12 @@ for c = 1, calls do
     for i = first, last do
         local b = (i - first) * 9
         if algorithm[i] == 4 then
-            answers[i] = {}
-            r[b + 1] = multi_check(key[i], limits[i], windows[i], cost[i], answers[i])
+            local answer = answers[i - first + 1]
+            if not answer then
+                answer = {}
+                answers[i - first + 1] = answer
+            end
+            r[b + 1] = multi_check(key[i], limits[i], windows[i], cost[i], answer)
         else
             r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] = check(i)
         end
@@ -361,7 +367,7 @@ for c = 1, calls do
             if took and cost[i] > 0 then
                 multi_commit(key[i], cost[i])
             end
-            local answer = answers[i]
+            local answer = answers[i - first + 1]
             for j = 1, n * 4, 4 do
                 out[m + 1] = answer[j]
                 out[m + 2] = (answer[j] == 1 and not took) and (answer[j + 1] + cost[i]) or answer[j + 1]

@@ -104,7 +104,7 @@ local function still_live(key, base, head, cap, live, oldest, window, now)
 end
 
 -- Several sliding windows of one identifier (one limit name, several windows) share one ring: every admission is
--- one entry in it, and each window keeps its own live count and oldest live entry. Header, 14 + 10 x windows bytes:
+-- one entry in it, and each window keeps its own live count and oldest live entry. Header, 20 + 10 x windows bytes:
 -- head (4), capacity (4: the largest limit), newest (6), the time from which the key's expiry must be renewed (6),
 -- then per window its live count (4) and oldest live entry (6). Entries follow. One key instead of one per window: a
 -- decision reads one header and writes one ring. The expiry is the longest window and an eighth of it, renewed once
@@ -114,21 +114,44 @@ local function multi_header_size(n)
     return 20 + 10 * n
 end
 
--- the header's format for n windows
+-- the header's format for n windows, made once per script call
+local formats = {}
 local function multi_format(n)
-    return '>I4I4I6I6' .. string.rep('I4I6', n)
+    local format = formats[n]
+    if not format then
+        format = '>I4I4I6I6' .. string.rep('I4I6', n)
+        formats[n] = format
+    end
+    return format
+end
+
+-- the header as one flat table: [1] head, [2] capacity, [3] newest, [4] renewal time, then per window j its live count
+-- at [3 + 2j] and its oldest live entry at [4 + 2j] (all 0 for a missing header)
+local function multi_state(h, n)
+    if #h < multi_header_size(n) then
+        local v = {0, 0, 0, 0}
+        for j = 1, n do
+            v[3 + 2 * j], v[4 + 2 * j] = 0, 0
+        end
+        return v
+    end
+    return {sunpack(multi_format(n), h)}
+end
+
+-- the header of a flat table (an oldest entry is written as 0 where its window has none live)
+local function multi_pack(v, n)
+    for j = 1, n do
+        if v[3 + 2 * j] == 0 then
+            v[4 + 2 * j] = 0
+        end
+    end
+    return spack(multi_format(n), unpack(v, 1, 4 + 2 * n))
 end
 
 -- head, capacity, newest, renewal time, and the tables of live counts and oldest entries (all 0 for a missing header)
 local function multi_fields(h, n)
+    local v = multi_state(h, n)
     local lives, oldests = {}, {}
-    if #h < multi_header_size(n) then
-        for j = 1, n do
-            lives[j], oldests[j] = 0, 0
-        end
-        return 0, 0, 0, 0, lives, oldests
-    end
-    local v = {sunpack(multi_format(n), h)}
     for j = 1, n do
         lives[j], oldests[j] = v[3 + 2 * j], v[4 + 2 * j]
     end
@@ -139,8 +162,7 @@ end
 local function multi_header(head, cap, newest, renew, lives, oldests, n)
     local v = {head, cap, newest, renew}
     for j = 1, n do
-        v[3 + 2 * j] = lives[j]
-        v[4 + 2 * j] = lives[j] > 0 and oldests[j] or 0
+        v[3 + 2 * j], v[4 + 2 * j] = lives[j], oldests[j]
     end
-    return spack(multi_format(n), unpack(v, 1, 4 + 2 * n))
+    return multi_pack(v, n)
 end
