@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
@@ -72,36 +73,33 @@ final class ScriptExecutor {
         }
         return replicas.present()
                 .thenCompose(present -> present
-                        ? runWithWait(lua, keys, args, 0)
+                        ? runWithWait(lua, keys, args)
                         : run(lua, keys, args).thenApply(reply -> new Acknowledged(reply, true)));
     }
 
-    /** The script and {@code WAIT} in one batch on one connection (NOSCRIPT handled as in {@link #run}). */
+    /** The script and {@code WAIT} in one batch on one connection (NOSCRIPT handled as for {@link #run}). */
     @SuppressWarnings("unchecked")
-    private CompletionStage<Acknowledged> runWithWait(LuaScript lua, List<Object> keys, Object[] args, int attempt) {
-        RBatch batch = redisson.createBatch(BatchOptions.defaults()
-                .sync(1, replicaWait) // at least 1 ms (checked): WAIT 1 0 would wait forever
-                .retryAttempts(0)
-                .responseTimeout(guard.budget().toMillis(), TimeUnit.MILLISECONDS));
-        RScriptAsync batched = batch.getScript(StringCodec.INSTANCE);
+    private CompletionStage<Acknowledged> runWithWait(LuaScript lua, List<Object> keys, Object[] args) {
         String routingKey = (String) keys.get(0);
-        if (attempt == 0) {
-            batched.evalShaAsync(routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args);
-        } else {
-            batched.evalAsync(routingKey, RScript.Mode.READ_WRITE, lua.source(), RScript.ReturnType.LIST, keys, args);
-        }
-        return batch.executeAsync()
-                .handle((result, error) -> {
-                    if (error == null) {
-                        return CompletableFuture.completedFuture(new Acknowledged(
-                                (List<Object>) result.getResponses().get(0), result.getSyncedSlaves() >= 1));
+        return retryingNoScript(
+                attempt -> {
+                    RBatch batch = redisson.createBatch(BatchOptions.defaults()
+                            .sync(1, replicaWait) // at least 1 ms (checked): WAIT 1 0 would wait forever
+                            .retryAttempts(0)
+                            .responseTimeout(guard.budget().toMillis(), TimeUnit.MILLISECONDS));
+                    RScriptAsync batched = batch.getScript(StringCodec.INSTANCE);
+                    if (attempt == 0) {
+                        batched.evalShaAsync(
+                                routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args);
+                    } else {
+                        batched.evalAsync(
+                                routingKey, RScript.Mode.READ_WRITE, lua.source(), RScript.ReturnType.LIST, keys, args);
                     }
-                    if (isNoScript(error) && attempt < MAX_NOSCRIPT_ATTEMPTS) {
-                        return runWithWait(lua, keys, args, attempt + 1);
-                    }
-                    return CompletableFuture.<Acknowledged>failedFuture(Futures.cause(error));
-                })
-                .thenCompose(stage -> stage);
+                    return batch.executeAsync()
+                            .thenApply(result -> new Acknowledged(
+                                    (List<Object>) result.getResponses().get(0), result.getSyncedSlaves() >= 1));
+                },
+                0);
     }
 
     /** Scripts with strings in and out, the guard's budget as timeout, and no retries (see the class comment). */
@@ -124,29 +122,31 @@ final class ScriptExecutor {
 
     /** Runs the script for keys that share one hash slot; returns its reply as a list. */
     CompletionStage<List<Object>> run(LuaScript lua, List<Object> keys, Object[] args) {
-        return run(lua, keys, args, 0);
+        String routingKey = (String) keys.get(0);
+        return retryingNoScript(
+                attempt -> attempt == 0
+                        ? script.evalShaAsync(
+                                routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args)
+                        : script.evalAsync(
+                                routingKey, RScript.Mode.READ_WRITE, lua.source(), RScript.ReturnType.LIST, keys, args),
+                0);
     }
 
     /**
-     * NOSCRIPT means the script did not run, so trying again cannot count twice. The source is sent with
-     * EVAL; a client whose script cache turns that into EVALSHA again can meet another flush in between, so a
-     * few attempts are allowed.
+     * Sends with {@code send(attempt)}: attempt 0 by EVALSHA, later ones with the source. NOSCRIPT means the script
+     * did not run, so trying again cannot count twice; a client whose script cache turns EVAL into EVALSHA again can
+     * meet another flush in between, so a few attempts are allowed.
      */
-    private CompletionStage<List<Object>> run(LuaScript lua, List<Object> keys, Object[] args, int attempt) {
-        String routingKey = (String) keys.get(0);
-        CompletionStage<List<Object>> sent = attempt == 0
-                ? script.evalShaAsync(
-                        routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args)
-                : script.evalAsync(
-                        routingKey, RScript.Mode.READ_WRITE, lua.source(), RScript.ReturnType.LIST, keys, args);
-        return sent.handle((reply, error) -> {
+    private static <T> CompletionStage<T> retryingNoScript(IntFunction<CompletionStage<T>> send, int attempt) {
+        return send.apply(attempt)
+                .handle((reply, error) -> {
                     if (error == null) {
                         return CompletableFuture.completedFuture(reply);
                     }
                     if (isNoScript(error) && attempt < MAX_NOSCRIPT_ATTEMPTS) {
-                        return run(lua, keys, args, attempt + 1);
+                        return retryingNoScript(send, attempt + 1);
                     }
-                    return CompletableFuture.<List<Object>>failedFuture(Futures.cause(error));
+                    return CompletableFuture.<T>failedFuture(Futures.cause(error));
                 })
                 .thenCompose(stage -> stage);
     }
