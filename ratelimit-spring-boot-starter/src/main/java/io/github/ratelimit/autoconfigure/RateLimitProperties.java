@@ -5,6 +5,7 @@ import io.github.ratelimit.core.Quota;
 import io.github.ratelimit.internal.Cidr;
 import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.RedisSingleUseTokens;
 import io.github.ratelimit.web.ClientAddresses;
 import io.github.ratelimit.web.FilterRuleSpec;
 import java.time.Duration;
@@ -208,7 +209,7 @@ public class RateLimitProperties implements Validator {
             if (!enabled) {
                 return Duration.ZERO;
             }
-            return replicaWait != null ? replicaWait : Duration.ofMillis(budget.toMillis() / 2);
+            return replicaWait != null ? replicaWait : RedisSingleUseTokens.defaultReplicaWait(budget);
         }
     }
 

@@ -69,7 +69,12 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
      * wait for a replica's acknowledgement.
      */
     public static Duration defaultReplicaWait(RedisGuard guard) {
-        return Duration.ofMillis(guard.budget().toMillis() / 2);
+        return defaultReplicaWait(guard.budget());
+    }
+
+    /** The default wait for a replica's acknowledgement within a budget: half of it (see above). */
+    public static Duration defaultReplicaWait(Duration budget) {
+        return Duration.ofMillis(budget.toMillis() / 2);
     }
 
     @Override

@@ -79,10 +79,18 @@ public final class RawRedis implements AutoCloseable {
 
     /** The server's process id, from INFO server. */
     public static long pid(int port) {
-        String info = command(port, "INFO", "server");
-        int at = info.indexOf("process_id:");
+        return infoNumber(port, "server", "process_id");
+    }
+
+    /** A number from one section of INFO, or -1 when the section does not have it. */
+    public static long infoNumber(int port, String section, String name) {
+        String info = command(port, "INFO", section);
+        int at = info.indexOf(name + ":");
+        if (at < 0) {
+            return -1;
+        }
         int end = info.indexOf('\r', at);
-        return Long.parseLong(info.substring(at + "process_id:".length(), end).trim());
+        return Long.parseLong(info.substring(at + name.length() + 1, end).trim());
     }
 
     /** Starts MONITOR on its own connection; everything the server runs is recorded until {@link #close()}. */

@@ -159,8 +159,8 @@ public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
             if (!RawRedis.command(replica, "INFO", "replication").contains("role:slave")) {
                 continue; // a replica promoted earlier: nothing replicates to it
             }
-            long target = field(RawRedis.command(master, "INFO", "replication"), "master_repl_offset");
-            while (field(RawRedis.command(replica, "INFO", "replication"), "slave_repl_offset") < target) {
+            long target = RawRedis.infoNumber(master, "replication", "master_repl_offset");
+            while (RawRedis.infoNumber(replica, "replication", "slave_repl_offset") < target) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("replica " + replica + " did not catch up");
                 }
@@ -174,10 +174,7 @@ public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
      * the cluster promotes that replica after the node timeout.
      */
     public int killMaster(int index) {
-        int port = masterPorts.get(index);
-        ProcessHandle process = ProcessHandle.of(RawRedis.pid(port)).orElseThrow();
-        process.destroyForcibly();
-        process.onExit().join();
+        RedisProcess.kill(RawRedis.pid(masterPorts.get(index)));
         return replicaPorts.get(index);
     }
 
@@ -206,15 +203,6 @@ public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
             }
             Thread.onSpinWait();
         }
-    }
-
-    private static long field(String info, String name) {
-        int at = info.indexOf(name + ":");
-        if (at < 0) {
-            return -1;
-        }
-        int end = info.indexOf('\r', at);
-        return Long.parseLong(info.substring(at + name.length() + 1, end).trim());
     }
 
     private static void expectOk(String reply) {

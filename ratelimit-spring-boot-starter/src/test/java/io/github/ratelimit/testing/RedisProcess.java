@@ -88,6 +88,11 @@ public final class RedisProcess implements AutoCloseable, RedisTopology {
 
     /** Kills the server with SIGKILL, as a crash would; {@link #restart()} brings it back. */
     public void crash() {
+        kill(pid);
+    }
+
+    /** Kills a process with SIGKILL and waits until it is gone. */
+    static void kill(long pid) {
         ProcessHandle process = ProcessHandle.of(pid).orElseThrow();
         process.destroyForcibly();
         process.onExit().join();
