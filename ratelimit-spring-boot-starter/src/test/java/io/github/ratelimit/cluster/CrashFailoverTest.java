@@ -161,8 +161,11 @@ class CrashFailoverTest {
         long frozen = RedisClusterProcess.freeze(replica);
         long crashedAt;
         try {
-            RawRedis.command(cluster.masterPorts().get(master), "CLIENT", "KILL", "TYPE", "replica");
+            int victim = cluster.masterPorts().get(master);
+            RawRedis.command(victim, "CLIENT", "KILL", "TYPE", "replica");
+            long cut = RawRedis.infoNumber(victim, "replication", "master_repl_offset");
             awaitUses(uses, TOKENS / 10 + 150);
+            awaitWrites(victim, cut + 4_096); // this master itself wrote what its replica will never get
             crashedAt = System.nanoTime();
             cluster.killMaster(master);
         } finally {
@@ -232,6 +235,15 @@ class CrashFailoverTest {
             } catch (RedisUnavailableException e) {
                 assertThat(System.nanoTime()).as("answered: %s", e.getMessage()).isLessThan(deadline);
             }
+        }
+    }
+
+    /** Until the master on {@code port} has written up to {@code offset} of its replication stream. */
+    static void awaitWrites(int port, long offset) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (RawRedis.infoNumber(port, "replication", "master_repl_offset") < offset) {
+            assertThat(System.nanoTime()).as("writes on the master").isLessThan(deadline);
+            Thread.onSpinWait();
         }
     }
 
