@@ -1,5 +1,7 @@
 package io.github.ratelimit.redis;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimit;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +33,28 @@ final class RedisKeys {
      */
     static final String LIMITS_LAYOUT = "v3:";
 
+    /** Limits whose key parts are kept made, at most (declared limits are few; plans' limits share their parts). */
+    static final int MAX_CACHED_LIMITS = 10_000;
+
     private final String prefix;
+
+    /** What every rate limit key starts with, up to the tag. */
+    private final String limitsStart;
+
+    /** The parts of a limit's keys that do not depend on the identifier, made once per limit, not per decision. */
+    private final Cache<RateLimit, LimitParts> limitParts =
+            Caffeine.newBuilder().maximumSize(MAX_CACHED_LIMITS).build();
+
+    /** A limit's key after the tag, and its limit and window as a key of several windows names them. */
+    private record LimitParts(String suffix, String window) {
+
+        static LimitParts of(RateLimit limit) {
+            return new LimitParts(
+                    "}:" + limit.name() + ':' + code(limit)
+                            + (limit.plan() != null ? "p" : Long.toString(limit.limit())) + '/' + limit.windowMs(),
+                    Long.toString(limit.limit()) + 'x' + limit.windowMs());
+        }
+    }
 
     RedisKeys(String prefix) {
         if (prefix == null || !PREFIX.matcher(prefix).matches()) {
@@ -39,6 +62,7 @@ final class RedisKeys {
                     "key prefix must be at most 64 letters, digits or '._:/-', but was '" + prefix + "'");
         }
         this.prefix = prefix;
+        this.limitsStart = prefix + LIMITS_LAYOUT + '{';
     }
 
     String prefix() {
@@ -110,18 +134,15 @@ final class RedisKeys {
      * after every limit and window, in the order given (by window).
      */
     String severalWindowsKey(String name, String tag, List<RateLimit> limits) {
-        StringBuilder key = new StringBuilder(prefix)
-                .append(LIMITS_LAYOUT)
-                .append('{')
+        StringBuilder key = new StringBuilder(
+                        limitsStart.length() + tag.length() + name.length() + 8 + limits.size() * 16)
+                .append(limitsStart)
                 .append(tag)
                 .append("}:")
                 .append(name)
                 .append(":swm/");
         for (int i = 0; i < limits.size(); i++) {
-            key.append(i == 0 ? "" : ",")
-                    .append(limits.get(i).limit())
-                    .append('x')
-                    .append(limits.get(i).windowMs());
+            key.append(i == 0 ? "" : ",").append(parts(limits.get(i)).window());
         }
         return key.toString();
     }
@@ -132,8 +153,11 @@ final class RedisKeys {
     }
 
     String rateLimitKey(RateLimit limit, String tag) {
-        return prefix + LIMITS_LAYOUT + '{' + tag + "}:" + limit.name() + ':' + code(limit)
-                + (limit.plan() != null ? "p" : Long.toString(limit.limit())) + '/' + limit.windowMs();
+        return limitsStart + tag + parts(limit).suffix();
+    }
+
+    private LimitParts parts(RateLimit limit) {
+        return limitParts.get(limit, LimitParts::of);
     }
 
     private static String code(RateLimit limit) {

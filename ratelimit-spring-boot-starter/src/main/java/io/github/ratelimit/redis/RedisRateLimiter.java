@@ -1,5 +1,7 @@
 package io.github.ratelimit.redis;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
@@ -10,6 +12,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -63,6 +66,34 @@ public final class RedisRateLimiter implements RateLimiter {
 
     private final AtomicLong callIds = new AtomicLong();
     private volatile boolean resetsHeard;
+
+    /** How each limit is given to the script, made once per limit rather than on every decision. */
+    private final Cache<RateLimit, Spec> specs =
+            Caffeine.newBuilder().maximumSize(RedisKeys.MAX_CACHED_LIMITS).build();
+
+    /**
+     * A limit's spec for the script (see ratelimit.lua): the numbers before the cost, those after the flags, the whole
+     * spec for a cost of 1 without flags (the common request), and its limit and window as a key of several windows
+     * lists them.
+     */
+    private record Spec(String start, String end, String oneUnit, String window) {}
+
+    private Spec spec(RateLimit limit) {
+        return specs.get(limit, l -> {
+            String start = algorithmCode(l) + "," + l.limit() + ',' + l.windowMs() + ',';
+            String end = "," + l.windowMs() * horizonWindows;
+            return new Spec(start, end, start + "1,0" + end, l.limit() + "," + l.windowMs());
+        });
+    }
+
+    /** One key's spec for the script. */
+    private String spec(LimitRequest request) {
+        Spec spec = spec(request.limit());
+        int flags = (request.shadow() ? 1 : 0) + (request.staggered() ? 2 : 0) + (request.checkOnly() ? 4 : 0);
+        return request.cost() == 1 && flags == 0
+                ? spec.oneUnit()
+                : spec.start() + request.cost() + ',' + flags + spec.end();
+    }
 
     /**
      * @param redisson the client to use; not closed by this class
@@ -157,6 +188,10 @@ public final class RedisRateLimiter implements RateLimiter {
 
         final Decision local;
         final long sent;
+
+        /** The slots' replies in full, once read. */
+        private List<long[]> answers;
+
         final long resetsWhenSent;
 
         Call(List<LimitRequest> requests) {
@@ -197,29 +232,47 @@ public final class RedisRateLimiter implements RateLimiter {
          * window. The windows' own keys stay the call's keys for everything else (local refusals, outcomes, resets).
          */
         private void findSeveralWindows(Map<String, String> tagOfKey) {
-            Map<String, List<String>> byIdentifier = new LinkedHashMap<>();
+            List<String> candidates = new ArrayList<>();
             byKey.forEach((key, request) -> {
                 if (request.limit().algorithm() == Algorithm.SLIDING_WINDOW
                         && request.limit().plan() == null
                         && !request.shadow()
                         && !request.staggered()
                         && !request.checkOnly()) {
-                    byIdentifier
-                            .computeIfAbsent(
-                                    tagOfKey.get(key) + '\n' + request.limit().name() + '\n' + request.cost(),
-                                    k -> new ArrayList<>())
-                            .add(key);
+                    candidates.add(key);
                 }
             });
-            for (List<String> windows : byIdentifier.values()) {
-                if (windows.size() < 2 || windows.size() > MAX_WINDOWS_IN_ONE_KEY) {
+            // a call has few limits: pairs are compared rather than grouped through a map of made-up keys
+            boolean[] taken = new boolean[candidates.size()];
+            for (int i = 0; i < candidates.size(); i++) {
+                if (taken[i]) {
+                    continue;
+                }
+                LimitRequest first = byKey.get(candidates.get(i));
+                String tag = tagOfKey.get(candidates.get(i));
+                List<String> windows = null;
+                for (int j = i + 1; j < candidates.size(); j++) {
+                    LimitRequest other = byKey.get(candidates.get(j));
+                    if (!taken[j]
+                            && other.cost() == first.cost()
+                            && other.limit().name().equals(first.limit().name())
+                            && tagOfKey.get(candidates.get(j)).equals(tag)) {
+                        if (windows == null) {
+                            windows = new ArrayList<>();
+                            windows.add(candidates.get(i));
+                        }
+                        windows.add(candidates.get(j));
+                        taken[j] = true;
+                    }
+                }
+                if (windows == null || windows.size() > MAX_WINDOWS_IN_ONE_KEY) {
                     continue;
                 }
                 windows.sort(
                         Comparator.comparingLong(key -> byKey.get(key).limit().windowMs()));
                 List<RateLimit> limits =
                         windows.stream().map(key -> byKey.get(key).limit()).toList();
-                String several = keys.severalWindowsKey(limits.get(0).name(), tagOfKey.get(windows.get(0)), limits);
+                String several = keys.severalWindowsKey(first.limit().name(), tag, limits);
                 if (severalWindows.isEmpty()) {
                     severalWindows = new LinkedHashMap<>();
                     severalWindowsOf = new LinkedHashMap<>();
@@ -232,35 +285,24 @@ public final class RedisRateLimiter implements RateLimiter {
         }
 
         /**
-         * The script's arguments for the keys of one slot: their number, then six per key, and for a key of several
-         * windows {@code 4, windows, 0, cost, 0, 0} and a limit and a window per window.
+         * The script's arguments for the keys of one slot: their number, then a spec per key (see ratelimit.lua), for a
+         * key of several windows {@code 4, cost} and a limit and a window per window.
          */
         List<String> arguments(List<String> scriptKeys) {
-            List<String> args = new ArrayList<>(1 + scriptKeys.size() * 6);
+            List<String> args = new ArrayList<>(1 + scriptKeys.size());
             args.add(Integer.toString(scriptKeys.size()));
             for (String key : scriptKeys) {
                 List<String> windows = severalWindows.get(key);
-                if (windows != null) {
-                    args.add("4");
-                    args.add(Integer.toString(windows.size()));
-                    args.add("0");
-                    args.add(Long.toString(byKey.get(windows.get(0)).cost()));
-                    args.add("0");
-                    args.add("0");
-                    for (String window : windows) {
-                        args.add(Long.toString(byKey.get(window).limit().limit()));
-                        args.add(Long.toString(byKey.get(window).limit().windowMs()));
-                    }
+                if (windows == null) {
+                    args.add(spec(byKey.get(key)));
                     continue;
                 }
-                LimitRequest request = byKey.get(key);
-                args.add(Integer.toString(algorithmCode(request)));
-                args.add(Long.toString(request.limit().limit()));
-                args.add(Long.toString(request.limit().windowMs()));
-                args.add(Long.toString(request.cost()));
-                args.add(Integer.toString(
-                        (request.shadow() ? 1 : 0) + (request.staggered() ? 2 : 0) + (request.checkOnly() ? 4 : 0)));
-                args.add(Long.toString(request.limit().windowMs() * horizonWindows));
+                StringBuilder spec =
+                        new StringBuilder("4,").append(byKey.get(windows.get(0)).cost());
+                for (String window : windows) {
+                    spec.append(',').append(spec(byKey.get(window).limit()).window());
+                }
+                args.add(spec.toString());
             }
             return args;
         }
@@ -279,13 +321,13 @@ public final class RedisRateLimiter implements RateLimiter {
             return scriptKeys;
         }
 
-        CompletionStage<List<List<Object>>> send() {
-            List<CompletableFuture<List<Object>>> parts = new ArrayList<>(groups.size());
+        CompletionStage<List<Object>> send() {
+            List<CompletableFuture<Object>> parts = new ArrayList<>(groups.size());
             groups.forEach((slot, group) -> {
                 List<String> scriptKeys = scriptKeys(group);
                 parts.add(batcher.submit(slot, withCursors(scriptKeys, byKey), arguments(scriptKeys)));
             });
-            CompletableFuture<List<List<Object>>> replies = ScriptBatcher.allOf(parts);
+            CompletableFuture<List<Object>> replies = ScriptBatcher.allOf(parts);
             if (groups.size() == 1) {
                 return replies;
             }
@@ -298,17 +340,18 @@ public final class RedisRateLimiter implements RateLimiter {
          * decision waits for that until shortly before the budget ends, never longer (a refusal stays a refusal
          * whatever Redis does then); a give-back that fails is sent once more (it is idempotent).
          */
-        private CompletionStage<List<List<Object>>> giveBackWhereTaken(List<List<Object>> replies, long started) {
+        private CompletionStage<List<Object>> giveBackWhereTaken(List<Object> raw, long started) {
             List<CompletableFuture<Object>> backs = new ArrayList<>();
             String callId = Long.toHexString(callPrefix) + '.' + Long.toHexString(callIds.incrementAndGet());
+            List<long[]> replies = read(raw);
             int g = 0;
             boolean refused = false;
-            for (List<Object> reply : replies) {
-                refused |= ScriptExecutor.number(reply.get(0)) != 1;
+            for (long[] reply : replies) {
+                refused |= reply[0] != 1;
             }
             for (List<String> group : groups.values()) {
-                List<Object> reply = replies.get(g++);
-                if (refused && ScriptExecutor.number(reply.get(0)) == 1) {
+                long[] reply = replies.get(g++);
+                if (refused && reply[0] == 1) {
                     GiveBack back = giveBack(group, reply, callId);
                     if (back != null) {
                         backs.add(sendGiveBack(back).exceptionallyCompose(first -> sendGiveBack(back)));
@@ -316,23 +359,23 @@ public final class RedisRateLimiter implements RateLimiter {
                 }
             }
             if (backs.isEmpty()) {
-                return CompletableFuture.completedFuture(replies);
+                return CompletableFuture.completedFuture(raw);
             }
             return RedisGuard.untilNearlyOver(
-                    guard, started, CompletableFuture.allOf(backs.toArray(CompletableFuture[]::new)), replies);
+                    guard, started, CompletableFuture.allOf(backs.toArray(CompletableFuture[]::new)), raw);
         }
 
         /** What one admitting slot gives back: the keys that took their cost, or null when none did. */
-        private GiveBack giveBack(List<String> group, List<Object> reply, String callId) {
+        private GiveBack giveBack(List<String> group, long[] reply, String callId) {
             List<Object> backKeys = new ArrayList<>();
             List<String> windowKeys = new ArrayList<>();
             List<Object> args = new ArrayList<>();
-            args.add(ScriptExecutor.number(reply.get(1)));
+            args.add(reply[1]);
             args.add(0L); // the marker's lifetime, below
             long longest = 1;
             for (int i = 0; i < group.size(); ) {
                 LimitRequest request = byKey.get(group.get(i));
-                boolean took = ScriptExecutor.number(reply.get(2 + 4 * i)) == 1 && !request.checkOnly();
+                boolean took = reply[2 + 4 * i] == 1 && !request.checkOnly();
                 String several = severalWindowsOf.get(group.get(i));
                 List<String> windows = several == null ? List.of(group.get(i)) : severalWindows.get(several);
                 if (took && request.cost() > 0) {
@@ -347,11 +390,11 @@ public final class RedisRateLimiter implements RateLimiter {
                     }
                 } else if (took && request.cost() > 0) {
                     backKeys.add(group.get(i));
-                    args.add(algorithmCode(request));
+                    args.add(algorithmCode(request.limit()));
                     args.add(request.limit().limit());
                     args.add(request.limit().windowMs());
                     args.add(request.cost());
-                    args.add(ScriptExecutor.number(reply.get(2 + 4 * i + 2)));
+                    args.add(reply[2 + 4 * i + 2]);
                     longest = Math.max(longest, request.limit().windowMs());
                 }
                 i += windows.size();
@@ -364,7 +407,21 @@ public final class RedisRateLimiter implements RateLimiter {
             return new GiveBack(backKeys, args.stream().map(String::valueOf).toArray(), windowKeys);
         }
 
-        Decision decide(List<List<Object>> replies) {
+        /** The replies of the slots in full, read once (a call given back reads them before it is decided). */
+        private List<long[]> read(List<Object> raw) {
+            if (answers == null) {
+                List<long[]> read = new ArrayList<>(raw.size());
+                int g = 0;
+                for (List<String> group : groups.values()) {
+                    read.add(answers(raw.get(g++), group, byKey));
+                }
+                answers = read;
+            }
+            return answers;
+        }
+
+        Decision decide(List<Object> raw) {
+            List<long[]> replies = read(raw);
             boolean admitted = true;
             Instant decidedAt = Instant.EPOCH;
             Map<String, LimitOutcome> outcomes = new LinkedHashMap<>();
@@ -518,38 +575,115 @@ public final class RedisRateLimiter implements RateLimiter {
         return request != null && request.staggered();
     }
 
-    private static Decision toDecision(List<LimitRequest> requests, List<Object> reply) {
-        if (reply == null || reply.size() < 2 + 4 * requests.size()) {
+    /**
+     * One slot's reply (see ratelimit.lua) in full: admitted, Redis time, four values per answer (allowed, remaining,
+     * reset ms, retry ms), then the positions (from 1) of answers whose staggered advice reached the horizon. The
+     * script sends an answer that has room and resets a whole window from now as its remaining count alone; the window
+     * is the request's.
+     */
+    static long[] answers(Object reply, List<String> group, Map<String, LimitRequest> byKey) {
+        if (!(reply instanceof String joined)) {
             throw new IllegalStateException("Unexpected reply from the rate limit script: " + reply);
         }
-        boolean admitted = ScriptExecutor.number(reply.get(0)) == 1;
-        Instant decidedAt = Instant.ofEpochMilli(ScriptExecutor.number(reply.get(1)));
+        Numbers numbers = new Numbers(joined);
+        long[] full = new long[2 + 4 * group.size()];
+        full[0] = numbers.next();
+        full[1] = numbers.next();
+        for (int i = 0; i < group.size(); i++) {
+            int at = 2 + 4 * i;
+            long first = numbers.next();
+            if (first >= 0) {
+                full[at] = 1;
+                full[at + 1] = first;
+                full[at + 2] = byKey.get(group.get(i)).limit().windowMs();
+            } else {
+                full[at] = first + 2;
+                full[at + 1] = numbers.next();
+                full[at + 2] = numbers.next();
+                full[at + 3] = numbers.next();
+            }
+        }
+        while (numbers.hasNext()) {
+            full = Arrays.copyOf(full, full.length + 1);
+            full[full.length - 1] = numbers.next();
+        }
+        return full;
+    }
+
+    /** The integers of a reply joined by commas, read in place. */
+    static final class Numbers {
+
+        private final String joined;
+        private int at;
+
+        Numbers(String joined) {
+            this.joined = joined;
+        }
+
+        boolean hasNext() {
+            return at < joined.length();
+        }
+
+        long next() {
+            int end = joined.indexOf(',', at);
+            end = end < 0 ? joined.length() : end;
+            if (at >= end) {
+                throw new IllegalStateException("Unexpected reply from the rate limit script: " + joined);
+            }
+            long value = 0;
+            boolean negative = joined.charAt(at) == '-';
+            for (int i = negative ? at + 1 : at; i < end; i++) {
+                char c = joined.charAt(i);
+                if (c < '0' || c > '9' || i - at > 17) {
+                    value = exponentForm(joined.substring(at, end));
+                    at = end + 1;
+                    return value;
+                }
+                value = value * 10 + (c - '0');
+            }
+            at = end + 1;
+            return negative ? -value : value;
+        }
+
+        /** Lua writes integers beyond 14 digits in exponent form. */
+        private long exponentForm(String text) {
+            try {
+                return (long) Double.parseDouble(text);
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException("Unexpected reply from the rate limit script: " + joined, e);
+            }
+        }
+    }
+
+    private static Decision toDecision(List<LimitRequest> requests, long[] reply) {
+        boolean admitted = reply[0] == 1;
+        Instant decidedAt = Instant.ofEpochMilli(reply[1]);
         List<LimitOutcome> outcomes = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             int base = 2 + 4 * i;
             outcomes.add(new LimitOutcome(
                     requests.get(i),
-                    ScriptExecutor.number(reply.get(base)) == 1,
-                    Math.max(0, ScriptExecutor.number(reply.get(base + 1))),
-                    Duration.ofMillis(Math.max(0, ScriptExecutor.number(reply.get(base + 2)))),
-                    Duration.ofMillis(Math.max(0, ScriptExecutor.number(reply.get(base + 3)))),
+                    reply[base] == 1,
+                    Math.max(0, reply[base + 1]),
+                    Duration.ofMillis(Math.max(0, reply[base + 2])),
+                    Duration.ofMillis(Math.max(0, reply[base + 3])),
                     capped(reply, requests.size(), i)));
         }
         return new Decision(admitted, outcomes, decidedAt);
     }
 
-    /** Whether the reply lists key {@code i} (from 0) among those whose staggered advice reached the horizon. */
-    private static boolean capped(List<Object> reply, int keys, int i) {
-        for (int k = 2 + 4 * keys; k < reply.size(); k++) {
-            if (ScriptExecutor.number(reply.get(k)) == i + 1) {
+    /** Whether the reply lists answer {@code i} (from 0) among those whose staggered advice reached the horizon. */
+    private static boolean capped(long[] reply, int answers, int i) {
+        for (int k = 2 + 4 * answers; k < reply.length; k++) {
+            if (reply[k] == i + 1) {
                 return true;
             }
         }
         return false;
     }
 
-    private static int algorithmCode(LimitRequest request) {
-        return switch (request.limit().algorithm()) {
+    private static int algorithmCode(RateLimit limit) {
+        return switch (limit.algorithm()) {
             case SLIDING_WINDOW -> 1;
             case FIXED_WINDOW -> 2;
             case TOKEN_BUCKET -> 3;

@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentMap;
  * by the guard's budget) before it was sent is left out, so nothing is counted for it.
  *
  * <p>The script takes {@code ARGV = [number of calls, then per call: its arguments]}, the keys of all calls in
- * order, and returns one reply per call: a list, or integers joined by commas. Each call's arguments must start with its number of keys.
+ * order, and returns one reply per call, which reaches that call as it is. Each call's arguments must start with its
+ * number of keys.
  */
 final class ScriptBatcher {
 
@@ -43,27 +44,27 @@ final class ScriptBatcher {
      * @param args the call's arguments, starting with {@code keys.size()}
      * @return the call's own reply; cancelling it before it is sent keeps it from being sent
      */
-    CompletableFuture<List<Object>> submit(int slot, List<String> keys, List<String> args) {
+    CompletableFuture<Object> submit(int slot, List<String> keys, List<String> args) {
         Pending pending = new Pending(keys, args, new CompletableFuture<>());
         lanes.computeIfAbsent(slot, s -> new Lane()).submit(pending);
         return pending.reply;
     }
 
     /** The replies of every part in order; cancelling the whole cancels every part not yet sent. */
-    static CompletableFuture<List<List<Object>>> allOf(List<CompletableFuture<List<Object>>> parts) {
+    static CompletableFuture<List<Object>> allOf(List<CompletableFuture<Object>> parts) {
         if (parts.size() == 1) {
-            CompletableFuture<List<Object>> only = parts.get(0);
-            CompletableFuture<List<List<Object>>> whole = only.thenApply(List::of);
+            CompletableFuture<Object> only = parts.get(0);
+            CompletableFuture<List<Object>> whole = only.thenApply(List::of);
             whole.whenComplete((r, e) -> only.cancel(false));
             return whole;
         }
-        CompletableFuture<List<List<Object>>> whole = CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new))
+        CompletableFuture<List<Object>> whole = CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new))
                 .thenApply(done -> parts.stream().map(CompletableFuture::join).toList());
         whole.whenComplete((r, e) -> parts.forEach(part -> part.cancel(false)));
         return whole;
     }
 
-    private record Pending(List<String> keys, List<String> args, CompletableFuture<List<Object>> reply) {}
+    private record Pending(List<String> keys, List<String> args, CompletableFuture<Object> reply) {}
 
     /** The calls of one slot: a queue, and how many script calls are on their way. */
     private final class Lane {
@@ -157,46 +158,16 @@ final class ScriptBatcher {
         return args.toArray();
     }
 
-    /**
-     * A call's reply sent as integers joined by commas (one bulk string decodes far cheaper than a list of integers),
-     * as a list of {@code Long}.
-     */
-    static List<Object> numbers(String joined) {
-        List<Object> numbers = new ArrayList<>();
-        int from = 0;
-        for (int i = 0; i <= joined.length(); i++) {
-            if (i == joined.length() || joined.charAt(i) == ',') {
-                numbers.add(number(joined.substring(from, i)));
-                from = i + 1;
-            }
-        }
-        return numbers;
-    }
-
-    /** Lua writes integers beyond 14 digits in exponent form. */
-    private static long number(String text) {
-        try {
-            return Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            return (long) Double.parseDouble(text);
-        }
-    }
-
-    @SuppressWarnings("unchecked")
     private void complete(List<Pending> batch, List<Object> reply, Throwable error) {
         if (error == null && (reply == null || reply.size() != batch.size())) {
             error = new IllegalStateException("Unexpected reply from script " + script.name() + ": " + reply);
         }
         for (int i = 0; i < batch.size(); i++) {
-            CompletableFuture<List<Object>> target = batch.get(i).reply;
+            CompletableFuture<Object> target = batch.get(i).reply;
             if (error != null) {
                 target.completeExceptionally(error);
-            } else if (reply.get(i) instanceof List<?> part) {
-                target.complete((List<Object>) part);
-            } else if (reply.get(i) instanceof String numbers) {
-                target.complete(numbers(numbers));
             } else {
-                target.completeExceptionally(new IllegalStateException("Unexpected reply part: " + reply.get(i)));
+                target.complete(reply.get(i));
             }
         }
     }

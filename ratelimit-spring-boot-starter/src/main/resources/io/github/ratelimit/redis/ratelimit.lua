@@ -5,18 +5,19 @@
 -- admitted and they have room, and report when they would have refused.
 --
 -- ARGV[1]          the number of calls
--- then per call:   the number n of its keys, then per key: algorithm (1 sliding window, 2 fixed window,
---                  3 token bucket), limit, window ms, cost, flags (added: 1 shadow, 2 staggered retry advice, 4 check only:
---                  decided and reported, never taken, as for a call counted only if it fails),
---                  horizon ms (how far ahead staggered advice may reach);
---                  or, for several sliding windows of one identifier in one key (see ring.lua): 4, the number w of
---                  windows, 0, cost, 0, 0, then w pairs of limit and window ms (answered as w keys, in that order)
+-- then per call:   the number n of its keys, then per key one spec, numbers joined by commas: algorithm (1 sliding
+--                  window, 2 fixed window, 3 token bucket), limit, window ms, cost, flags (added: 1 shadow, 2 staggered
+--                  retry advice, 4 check only: decided and reported, never taken, as for a call counted only if it
+--                  fails), horizon ms (how far ahead staggered advice may reach); or, for several sliding windows of one
+--                  identifier in one key (see ring.lua): 4, cost, then a limit and a window ms per window (2 to 16,
+--                  answered as that many keys, in that order)
 -- KEYS             the keys of the calls, in order (all in one hash slot); a key with staggered advice is
 --                  followed by its advice cursor key
 --
--- Returns one string per call, integers joined by commas: admitted (1/0), redis time ms, then per key (per window of a
--- key of several): allowed (1/0), remaining, reset ms, retry ms; then, only if staggered advice reached the horizon,
--- the positions (from 1) of those keys. Time comes from the Redis server only. Every key written gets a
+-- Returns one string per call, integers joined by commas: admitted (1/0), redis time ms, then an answer per key (per
+-- window of a key of several): its remaining count alone when it has room and resets a whole window from now (the
+-- common case), else allowed - 2 (so negative), remaining, reset ms, retry ms; then, only if staggered advice reached
+-- the horizon, the positions (from 1) of those answers. Time comes from the Redis server only. Every key written gets a
 -- TTL no longer than its window (a key of several windows: its longest window and at most an eighth more); an advice
 -- cursor lives until the advice it holds.
 --
@@ -252,11 +253,66 @@ local function flush_several()
     end
 end
 
--- every call's arguments are checked before anything is written, so a bad one changes nothing
+-- Every call's arguments are checked before anything is written, so a bad one changes nothing. A spec is parsed once
+-- per script call, however many keys of the batch share it (the calls of a batch usually do).
+local specs = {}
+
+-- a spec's numbers, or nil when a part is not a number
+local function numbers_of(text)
+    if not text then
+        return nil
+    end
+    local v, j = {}, 0
+    for part in string.gmatch(text, '[^,]+') do
+        j = j + 1
+        v[j] = tonumber(part)
+        if not v[j] then
+            return nil
+        end
+    end
+    return v
+end
+
+local function spec_of(text)
+    local p = specs[text]
+    if p then
+        return p
+    end
+    local v = numbers_of(text)
+    if not v then
+        return nil
+    end
+    local g, n = v[1], #v
+    if g == 4 then
+        -- 4, cost, then a limit and a window per window
+        local q, w = v[2], (n - 2) / 2
+        if not q or q < 0 or w < 2 or w > 16 or w ~= floor(w) then
+            return nil
+        end
+        local limits, windows = {}, {}
+        for j = 1, w do
+            local lj, wj = v[1 + 2 * j], v[2 + 2 * j]
+            if lj < 1 or wj < 1 or q > lj then
+                return nil
+            end
+            limits[j], windows[j] = lj, wj
+        end
+        p = {g = 4, q = q, limits = limits, windows = windows, answers = w}
+    else
+        local l, w, q, f, h = v[2], v[3], v[4], v[5], v[6]
+        if n ~= 6 or (g ~= 1 and g ~= 2 and g ~= 3) or l < 1 or w < 1 or q < 0 or q > l or f < 0 or f > 7
+                or f ~= floor(f) or h < 0 then
+            return nil
+        end
+        p = {g = g, l = l, w = w, q = q, h = h, shadow = f % 2 == 1, staggered = floor(f / 2) % 2 == 1,
+             check_only = f >= 4, answers = 1}
+    end
+    specs[text] = p
+    return p
+end
+
 local calls = tonumber(ARGV[1])
-local counts, algorithm, limit, window, cost, shadow, check_only = {}, {}, {}, {}, {}, {}, {}
-local key, cursor, horizon = {}, {}, {}
-local limits, windows = {}, {} -- of keys of several windows
+local counts, spec, key, cursor = {}, {}, {}, {}
 local a, k, kk = 2, 0, 0
 for c = 1, calls do
     local n = tonumber(ARGV[a])
@@ -264,33 +320,18 @@ for c = 1, calls do
     a = a + 1
     for _ = 1, n do
         k = k + 1
-        local g, l, w, q = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-        local f, h = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
-        if g == 4 and l and l >= 2 and l <= 16 and q and q >= 0 and f == 0 then
-            local ls, ws = {}, {}
-            for j = 1, l do
-                local lj, wj = tonumber(ARGV[a + 4 + 2 * j]), tonumber(ARGV[a + 5 + 2 * j])
-                if not lj or not wj or lj < 1 or wj < 1 or q > lj then
-                    return redis.error_reply('ratelimit: bad arguments for key ' .. k)
-                end
-                ls[j], ws[j] = lj, wj
-            end
-            limits[k], windows[k] = ls, ws
-            a = a + 2 * l
-            l, w, h = 1, 1, 0
-        elseif (g ~= 1 and g ~= 2 and g ~= 3) or not l or not w or not q or l < 1 or w < 1 or q < 0 or q > l
-                or not f or f < 0 or f > 7 or not h or h < 0 then
+        local p = spec_of(ARGV[a])
+        if not p then
             return redis.error_reply('ratelimit: bad arguments for key ' .. k)
         end
-        algorithm[k], limit[k], window[k], cost[k], shadow[k], horizon[k] = g, l, w, q, f % 2 == 1, h
-        check_only[k] = f >= 4
+        spec[k] = p
         kk = kk + 1
         key[k] = KEYS[kk]
-        if floor(f / 2) % 2 == 1 then
+        if p.staggered then
             kk = kk + 1
             cursor[k] = KEYS[kk]
         end
-        a = a + 6
+        a = a + 1
     end
 end
 if kk ~= #KEYS then
@@ -300,11 +341,12 @@ end
 -- a refused call's staggered advice for key i: the later of its earliest retry and one slot after the last
 -- advice handed out, at most the horizon ahead (never before the earliest retry); returns retry ms, capped
 local function stagger(i, earliest)
-    local slot = ceil(window[i] * cost[i] / limit[i])
+    local p = spec[i]
+    local slot = ceil(p.w * p.q / p.l)
     local last = tonumber(call('GET', cursor[i]) or '0')
     local advice = max(now_ms + earliest, last + slot)
     local capped = 0
-    local cap = now_ms + max(earliest, horizon[i])
+    local cap = now_ms + max(earliest, p.h)
     if advice > cap then
         advice, capped = cap, 1
     end
@@ -314,24 +356,38 @@ end
 
 -- key i's check, nine values: allowed, remaining, reset, retry, then up to five for its commit
 local function check(i)
-    local g = algorithm[i]
+    local p = spec[i]
+    local g = p.g
     if g == 1 then
-        return sliding_check(key[i], limit[i], window[i], cost[i])
+        return sliding_check(key[i], p.l, p.w, p.q)
     elseif g == 2 then
-        return fixed_check(key[i], limit[i], window[i], cost[i])
+        return fixed_check(key[i], p.l, p.w, p.q)
     end
-    return bucket_check(key[i], limit[i], window[i], cost[i])
+    return bucket_check(key[i], p.l, p.w, p.q)
 end
 
 local function commit(i, x1, x2, x3, x4, x5)
-    local g = algorithm[i]
+    local p = spec[i]
+    local g = p.g
     if g == 1 then
-        sliding_commit(key[i], window[i], cost[i], x1, x2, x3, x4, x5)
+        sliding_commit(key[i], p.w, p.q, x1, x2, x3, x4, x5)
     elseif g == 2 then
-        fixed_commit(key[i], cost[i], x1, x2, x3)
+        fixed_commit(key[i], p.q, x1, x2, x3)
     else
         bucket_commit(key[i], x1)
     end
+end
+
+-- One answer into `out` after position m; returns the new position. The common answer, a key (or window) that has
+-- room and resets a whole window from now, is its remaining count alone (never negative); any other is four values,
+-- the first of them allowed - 2 (so negative): allowed, remaining, reset, retry as they are.
+local function answer(out, m, allowed, remaining, reset, retry, window)
+    if allowed == 1 and retry == 0 and reset == window and remaining >= 0 then
+        out[m + 1] = remaining
+        return m + 1
+    end
+    out[m + 1], out[m + 2], out[m + 3], out[m + 4] = allowed - 2, remaining, reset, retry
+    return m + 4
 end
 
 local replies = {}
@@ -344,55 +400,55 @@ for c = 1, calls do
     local cappedKeys
     for i = first, last do
         local b = (i - first) * 9
-        if algorithm[i] == 4 then
-            local answer = answers[i - first + 1]
-            if not answer then
-                answer = {}
-                answers[i - first + 1] = answer
+        local p = spec[i]
+        if p.g == 4 then
+            local found = answers[i - first + 1]
+            if not found then
+                found = {}
+                answers[i - first + 1] = found
             end
-            r[b + 1] = multi_check(key[i], limits[i], windows[i], cost[i], answer)
+            r[b + 1] = multi_check(key[i], p.limits, p.windows, p.q, found)
         else
             r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] = check(i)
         end
-        if r[b + 1] == 0 and not shadow[i] then
+        if r[b + 1] == 0 and not p.shadow then
             out[1] = 0
         end
     end
-    local m = 2
+    local m, position = 2, 0
     for i = first, last do
         local b = (i - first) * 9
-        local took = out[1] == 1 and r[b + 1] == 1 and not check_only[i]
-        if algorithm[i] == 4 then
-            local n = #windows[i]
-            if took and cost[i] > 0 then
-                multi_commit(key[i], cost[i])
+        local p = spec[i]
+        local took = out[1] == 1 and r[b + 1] == 1 and not p.check_only
+        if p.g == 4 then
+            if took and p.q > 0 then
+                multi_commit(key[i], p.q)
             end
-            local answer = answers[i - first + 1]
-            for j = 1, n * 4, 4 do
-                out[m + 1] = answer[j]
-                out[m + 2] = (answer[j] == 1 and not took) and (answer[j + 1] + cost[i]) or answer[j + 1]
-                out[m + 3] = answer[j + 2]
-                out[m + 4] = answer[j + 3]
-                m = m + 4
+            local found = answers[i - first + 1]
+            for j = 1, p.answers do
+                local at = (j - 1) * 4
+                local allowed = found[at + 1]
+                -- a window with room reports what is left after taking the cost; if it took nothing, add the cost back
+                local remaining = (allowed == 1 and not took) and (found[at + 2] + p.q) or found[at + 2]
+                m = answer(out, m, allowed, remaining, found[at + 3], found[at + 4], p.windows[j])
             end
+            position = position + p.answers
         else
-            if took and cost[i] > 0 then
+            if took and p.q > 0 then
                 commit(i, r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9])
             end
-            out[m + 1] = r[b + 1]
-            -- a key with room reports what is left after taking its cost; if it took nothing, add the cost back
-            out[m + 2] = (r[b + 1] == 1 and not took) and (r[b + 2] + cost[i]) or r[b + 2]
-            out[m + 3] = r[b + 3]
-            out[m + 4] = r[b + 4]
-            if out[1] == 0 and r[b + 1] == 0 and cursor[i] and not shadow[i] then
+            local remaining = (r[b + 1] == 1 and not took) and (r[b + 2] + p.q) or r[b + 2]
+            local retry = r[b + 4]
+            position = position + 1
+            if out[1] == 0 and r[b + 1] == 0 and cursor[i] and not p.shadow then
                 local capped
-                out[m + 4], capped = stagger(i, r[b + 4])
+                retry, capped = stagger(i, retry)
                 if capped == 1 then
                     cappedKeys = cappedKeys or {}
-                    cappedKeys[#cappedKeys + 1] = (m - 2) / 4 + 1 -- the answer's position
+                    cappedKeys[#cappedKeys + 1] = position
                 end
             end
-            m = m + 4
+            m = answer(out, m, r[b + 1], remaining, r[b + 3], retry, p.w)
         end
     end
     if cappedKeys then

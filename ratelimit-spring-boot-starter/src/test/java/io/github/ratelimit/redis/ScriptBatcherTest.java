@@ -3,12 +3,17 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.testing.RedisCommands;
 import io.github.ratelimit.testing.RedisProcess;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -42,11 +47,42 @@ class ScriptBatcherTest {
         redis.close();
     }
 
-    /** A call's reply comes as integers joined by commas; Lua writes those beyond 14 digits in exponent form. */
+    /**
+     * A call's reply comes as integers joined by commas (Lua writes those beyond 14 digits in exponent form), each answer
+     * as its remaining count alone when it has room and resets a whole window, else in full after a negative marker.
+     */
     @Test
-    void repliesJoinedByCommasAreReadAsNumbers() {
-        assertThat(ScriptBatcher.numbers("1,1700000000123,-3,0,1e+15"))
-                .containsExactly(1L, 1_700_000_000_123L, -3L, 0L, 1_000_000_000_000_000L);
+    void repliesJoinedByCommasAreReadInFull() {
+        RateLimit minute = RateLimit.of("read", Algorithm.SLIDING_WINDOW, 10, 60_000);
+        Map<String, LimitRequest> byKey = new LinkedHashMap<>();
+        byKey.put("a", new LimitRequest(minute, "x", 1));
+        byKey.put("b", new LimitRequest(RateLimit.of("read", Algorithm.FIXED_WINDOW, 10, 1_000), "x", 1));
+        byKey.put("c", new LimitRequest(minute, "y", 1));
+        List<String> group = List.copyOf(byKey.keySet());
+
+        assertThat(RedisRateLimiter.answers("1,1700000000123,7,-1,3,998,0,1e+15,2", group, byKey))
+                .containsExactly(
+                        1, 1_700_000_000_123L, 1, 7, 60_000, 0, 1, 3, 998, 0, 1, 1_000_000_000_000_000L, 60_000, 0, 2);
+        assertThat(RedisRateLimiter.answers("0,1700000000123,-2,-3,5,6,4,-2,0,9,9", group.subList(0, 3), byKey))
+                .containsExactly(0, 1_700_000_000_123L, 0, -3, 5, 6, 1, 4, 1_000, 0, 0, 0, 9, 9);
+        assertThatThrownBy(() -> RedisRateLimiter.answers("1,1700000000123,7", group, byKey))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> RedisRateLimiter.answers(List.of(1L), group, byKey))
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    /** A spec the script cannot use is refused with the key it belongs to, and the whole batch writes nothing. */
+    @Test
+    void aBadSpecIsRefusedAndNothingIsWritten() {
+        String key = "batch:{" + UUID.randomUUID() + "}:fw";
+        for (String bad :
+                new String[] {"2,0,60000,1,0,0", "2,5,60000,6,0,0", "9,5,60000,1,0,0", "2,5,x,1,0,0", "4,1,5"}) {
+            CompletableFuture<Object> reply =
+                    batcher.submit(0, List.of(key, key), List.of("2", "2,5,60000,1,0,0", bad));
+
+            assertThatThrownBy(reply::join).as(bad).hasMessageContaining("bad arguments for key 2");
+        }
+        assertThat(remaining(call(key, 5, 0).join())).isEqualTo(5);
     }
 
     @Test
@@ -55,7 +91,7 @@ class ScriptBatcherTest {
         call(key, 12, 0).join(); // the script is known to Redis from here on
         long before = RedisCommands.commandCalls(client, "evalsha");
         int queued = 10;
-        List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
+        List<CompletableFuture<Object>> replies = new ArrayList<>();
 
         redis.freeze();
         try {
@@ -83,8 +119,8 @@ class ScriptBatcherTest {
         String key = "batch:{" + UUID.randomUUID() + "}:fw";
         call(key, 100, 0).join();
         long before = RedisCommands.commandCalls(client, "evalsha");
-        List<CompletableFuture<List<Object>>> kept = new ArrayList<>();
-        CompletableFuture<List<Object>> givenUp;
+        List<CompletableFuture<Object>> kept = new ArrayList<>();
+        CompletableFuture<Object> givenUp;
 
         redis.freeze();
         try {
@@ -119,11 +155,11 @@ class ScriptBatcherTest {
     @Test
     void givingUpOnACallGivesUpOnEachOfItsSlotParts() {
         for (int parts : new int[] {1, 3}) {
-            List<CompletableFuture<List<Object>>> slots = new ArrayList<>();
+            List<CompletableFuture<Object>> slots = new ArrayList<>();
             for (int i = 0; i < parts; i++) {
                 slots.add(new CompletableFuture<>());
             }
-            CompletableFuture<List<List<Object>>> whole = ScriptBatcher.allOf(slots);
+            CompletableFuture<List<Object>> whole = ScriptBatcher.allOf(slots);
 
             whole.cancel(false);
 
@@ -134,9 +170,9 @@ class ScriptBatcherTest {
 
     @Test
     void aCallAnsweredInPartsGetsThePartsInOrder() {
-        CompletableFuture<List<Object>> first = new CompletableFuture<>();
-        CompletableFuture<List<Object>> second = new CompletableFuture<>();
-        CompletableFuture<List<List<Object>>> whole = ScriptBatcher.allOf(List.of(first, second));
+        CompletableFuture<Object> first = new CompletableFuture<>();
+        CompletableFuture<Object> second = new CompletableFuture<>();
+        CompletableFuture<List<Object>> whole = ScriptBatcher.allOf(List.of(first, second));
 
         second.complete(List.of("b"));
         first.complete(List.of("a"));
@@ -146,17 +182,23 @@ class ScriptBatcherTest {
     }
 
     /** One call of a fixed window on one key, as the rate limiter would send it. */
-    private static CompletableFuture<List<Object>> call(String key, long limit, long cost) {
-        List<String> args = List.of("1", "2", Long.toString(limit), "60000", Long.toString(cost), "0", "0");
-        CompletableFuture<List<Object>> reply = batcher.submit(0, List.of(key), args);
+    private static CompletableFuture<Object> call(String key, long limit, long cost) {
+        List<String> args = List.of("1", "2," + limit + ",60000," + cost + ",0,0");
+        CompletableFuture<Object> reply = batcher.submit(0, List.of(key), args);
         return reply.orTimeout(20, TimeUnit.SECONDS);
     }
 
-    private static boolean admitted(List<Object> reply) {
-        return ScriptExecutor.number(reply.get(0)) == 1;
+    private static boolean admitted(Object reply) {
+        return read(reply)[0] == 1;
     }
 
-    private static long remaining(List<Object> reply) {
-        return ScriptExecutor.number(reply.get(3));
+    private static long remaining(Object reply) {
+        return read(reply)[3];
+    }
+
+    /** The reply in full, as the rate limiter reads it (the window is all it needs of the request). */
+    private static long[] read(Object reply) {
+        RateLimit minute = RateLimit.of("batch", Algorithm.FIXED_WINDOW, 1, 60_000);
+        return RedisRateLimiter.answers(reply, List.of("k"), Map.of("k", new LimitRequest(minute, "k", 0)));
     }
 }
