@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,6 +46,9 @@ public final class RedisRateLimiter implements RateLimiter {
 
     /** How long a give-back's marker keeps a repeated give-back of the same call from counting twice, at most. */
     static final long GIVE_BACK_MARKER_MS = 10_000;
+
+    /** Requests of one call up to which identifiers are compared pair by pair, not hashed into a map. */
+    private static final int SMALL_CALL = 16;
 
     /** Sliding windows of one name and identifier counted in one key, at most (the script checks the same). */
     static final int MAX_WINDOWS_IN_ONE_KEY = 16;
@@ -192,6 +194,9 @@ public final class RedisRateLimiter implements RateLimiter {
         /** The slots' replies in full, once read. */
         private List<long[]> answers;
 
+        /** Each slot's requests in the order of its answers, once made. */
+        private List<List<LimitRequest>> requestsOfGroups;
+
         final long resetsWhenSent;
 
         Call(List<LimitRequest> requests) {
@@ -200,11 +205,14 @@ public final class RedisRateLimiter implements RateLimiter {
             }
             Map<String, String> tagOfKey = new LinkedHashMap<>();
             // an identifier usually comes with several limits: its tag (a SHA-256) is made once
-            Map<String, String> tags = requests.size() > 1 ? new HashMap<>() : null;
-            for (LimitRequest request : requests) {
-                String tag = tags == null
-                        ? RedisKeys.tag(request.identifier())
-                        : tags.computeIfAbsent(request.identifier(), RedisKeys::tag);
+            Map<String, String> tags = requests.size() > SMALL_CALL ? new HashMap<>() : null;
+            String[] tagOf = new String[requests.size()];
+            for (int r = 0; r < requests.size(); r++) {
+                LimitRequest request = requests.get(r);
+                String tag = tags != null
+                        ? tags.computeIfAbsent(request.identifier(), RedisKeys::tag)
+                        : tagOfEarlier(requests, tagOf, r);
+                tagOf[r] = tag;
                 String key = keys.rateLimitKey(request.limit(), tag);
                 byKey.merge(key, request, (first, second) -> first.shadow() && !second.shadow() ? second : first);
                 tagOfKey.put(key, tag);
@@ -226,56 +234,80 @@ public final class RedisRateLimiter implements RateLimiter {
             });
         }
 
+        /** The tag of request {@code r}'s identifier: an earlier request's if it has the same identifier. */
+        private static String tagOfEarlier(List<LimitRequest> requests, String[] tagOf, int r) {
+            String identifier = requests.get(r).identifier();
+            for (int i = 0; i < r; i++) {
+                if (requests.get(i).identifier().equals(identifier)) {
+                    return tagOf[i];
+                }
+            }
+            return RedisKeys.tag(identifier);
+        }
+
         /**
          * Sliding windows of one limit name, identifier and cost, enforced (not shadow, not only checked, advice not
          * staggered, not a plan's), are counted in one key: one header read and one ring written instead of one per
          * window. The windows' own keys stay the call's keys for everything else (local refusals, outcomes, resets).
          */
         private void findSeveralWindows(Map<String, String> tagOfKey) {
-            List<String> candidates = new ArrayList<>();
-            byKey.forEach((key, request) -> {
+            int n = 0;
+            String[] candidates = new String[byKey.size()];
+            LimitRequest[] requests = new LimitRequest[byKey.size()];
+            for (Map.Entry<String, LimitRequest> entry : byKey.entrySet()) {
+                LimitRequest request = entry.getValue();
                 if (request.limit().algorithm() == Algorithm.SLIDING_WINDOW
                         && request.limit().plan() == null
                         && !request.shadow()
                         && !request.staggered()
                         && !request.checkOnly()) {
-                    candidates.add(key);
+                    candidates[n] = entry.getKey();
+                    requests[n++] = request;
                 }
-            });
+            }
             // a call has few limits: pairs are compared rather than grouped through a map of made-up keys
-            boolean[] taken = new boolean[candidates.size()];
-            for (int i = 0; i < candidates.size(); i++) {
+            boolean[] taken = new boolean[n];
+            for (int i = 0; i < n; i++) {
                 if (taken[i]) {
                     continue;
                 }
-                LimitRequest first = byKey.get(candidates.get(i));
-                String tag = tagOfKey.get(candidates.get(i));
+                LimitRequest first = requests[i];
+                String tag = tagOfKey.get(candidates[i]);
                 List<String> windows = null;
-                for (int j = i + 1; j < candidates.size(); j++) {
-                    LimitRequest other = byKey.get(candidates.get(j));
+                List<RateLimit> limits = null;
+                for (int j = i + 1; j < n; j++) {
+                    LimitRequest other = requests[j];
                     if (!taken[j]
                             && other.cost() == first.cost()
                             && other.limit().name().equals(first.limit().name())
-                            && tagOfKey.get(candidates.get(j)).equals(tag)) {
+                            && tagOfKey.get(candidates[j]).equals(tag)) {
                         if (windows == null) {
                             windows = new ArrayList<>();
-                            windows.add(candidates.get(i));
+                            limits = new ArrayList<>();
+                            windows.add(candidates[i]);
+                            limits.add(first.limit());
                         }
-                        windows.add(candidates.get(j));
+                        // kept in order of window (insertion: a call has few windows)
+                        int at = limits.size();
+                        while (at > 0
+                                && limits.get(at - 1)
+                                                .window()
+                                                .compareTo(other.limit().window())
+                                        > 0) {
+                            at--;
+                        }
+                        windows.add(at, candidates[j]);
+                        limits.add(at, other.limit());
                         taken[j] = true;
                     }
                 }
                 if (windows == null || windows.size() > MAX_WINDOWS_IN_ONE_KEY) {
                     continue;
                 }
-                windows.sort(
-                        Comparator.comparingLong(key -> byKey.get(key).limit().windowMs()));
-                List<RateLimit> limits =
-                        windows.stream().map(key -> byKey.get(key).limit()).toList();
                 String several = keys.severalWindowsKey(first.limit().name(), tag, limits);
                 if (severalWindows.isEmpty()) {
                     severalWindows = new LinkedHashMap<>();
-                    severalWindowsOf = new LinkedHashMap<>();
+                    severalWindowsOf = new HashMap<>();
                 }
                 severalWindows.put(several, windows);
                 for (String key : windows) {
@@ -411,10 +443,17 @@ public final class RedisRateLimiter implements RateLimiter {
         private List<long[]> read(List<Object> raw) {
             if (answers == null) {
                 List<long[]> read = new ArrayList<>(raw.size());
+                List<List<LimitRequest>> requests = new ArrayList<>(groups.size());
                 int g = 0;
                 for (List<String> group : groups.values()) {
-                    read.add(answers(raw.get(g++), group, byKey));
+                    List<LimitRequest> ofGroup = new ArrayList<>(group.size());
+                    for (String key : group) {
+                        ofGroup.add(byKey.get(key));
+                    }
+                    requests.add(ofGroup);
+                    read.add(answers(raw.get(g++), ofGroup));
                 }
+                requestsOfGroups = requests;
                 answers = read;
             }
             return answers;
@@ -424,25 +463,31 @@ public final class RedisRateLimiter implements RateLimiter {
             List<long[]> replies = read(raw);
             boolean admitted = true;
             Instant decidedAt = Instant.EPOCH;
-            Map<String, LimitOutcome> outcomes = new LinkedHashMap<>();
-            int g = 0;
             List<Decision> parts = new ArrayList<>(groups.size());
-            for (List<String> group : groups.values()) {
-                Decision part = toDecision(group.stream().map(byKey::get).toList(), replies.get(g++));
+            for (int g = 0; g < replies.size(); g++) {
+                Decision part = toDecision(requestsOfGroups.get(g), replies.get(g));
                 parts.add(part);
                 admitted &= part.allowed();
                 decidedAt = decidedAt.isAfter(part.decidedAt()) ? decidedAt : part.decidedAt();
             }
-            g = 0;
-            for (List<String> group : groups.values()) {
-                Decision part = parts.get(g++);
-                for (int i = 0; i < group.size(); i++) {
-                    LimitOutcome outcome = part.outcomes().get(i);
-                    outcomes.put(group.get(i), admitted || !part.allowed() ? outcome : givenBack(outcome));
+            List<LimitOutcome> ordered;
+            if (parts.size() == 1 && severalWindows.isEmpty()) {
+                ordered = parts.get(0).outcomes(); // one slot answers in the order of the requests
+            } else {
+                Map<String, LimitOutcome> outcomes = new HashMap<>();
+                int g = 0;
+                for (List<String> group : groups.values()) {
+                    Decision part = parts.get(g++);
+                    for (int i = 0; i < group.size(); i++) {
+                        LimitOutcome outcome = part.outcomes().get(i);
+                        outcomes.put(group.get(i), admitted || !part.allowed() ? outcome : givenBack(outcome));
+                    }
+                }
+                ordered = new ArrayList<>(byKey.size());
+                for (String key : byKey.keySet()) {
+                    ordered.add(outcomes.get(key));
                 }
             }
-            List<LimitOutcome> ordered = new ArrayList<>();
-            byKey.keySet().forEach(key -> ordered.add(outcomes.get(key)));
             Decision decision = new Decision(admitted, ordered, decidedAt);
             if (!admitted && localRefusals != null) {
                 rememberRefusal(decision, byKey, sent, resetsWhenSent);
@@ -581,21 +626,21 @@ public final class RedisRateLimiter implements RateLimiter {
      * script sends an answer that has room and resets a whole window from now as its remaining count alone; the window
      * is the request's.
      */
-    static long[] answers(Object reply, List<String> group, Map<String, LimitRequest> byKey) {
+    static long[] answers(Object reply, List<LimitRequest> requests) {
         if (!(reply instanceof String joined)) {
             throw new IllegalStateException("Unexpected reply from the rate limit script: " + reply);
         }
         Numbers numbers = new Numbers(joined);
-        long[] full = new long[2 + 4 * group.size()];
+        long[] full = new long[2 + 4 * requests.size()];
         full[0] = numbers.next();
         full[1] = numbers.next();
-        for (int i = 0; i < group.size(); i++) {
+        for (int i = 0; i < requests.size(); i++) {
             int at = 2 + 4 * i;
             long first = numbers.next();
             if (first >= 0) {
                 full[at] = 1;
                 full[at + 1] = first;
-                full[at + 2] = byKey.get(group.get(i)).limit().windowMs();
+                full[at + 2] = requests.get(i).limit().windowMs();
             } else {
                 full[at] = first + 2;
                 full[at + 1] = numbers.next();
@@ -661,11 +706,14 @@ public final class RedisRateLimiter implements RateLimiter {
         List<LimitOutcome> outcomes = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             int base = 2 + 4 * i;
+            RateLimit limit = requests.get(i).limit();
             outcomes.add(new LimitOutcome(
                     requests.get(i),
                     reply[base] == 1,
                     Math.max(0, reply[base + 1]),
-                    Duration.ofMillis(Math.max(0, reply[base + 2])),
+                    reply[base + 2] == limit.windowMs()
+                            ? limit.window()
+                            : Duration.ofMillis(Math.max(0, reply[base + 2])),
                     Duration.ofMillis(Math.max(0, reply[base + 3])),
                     capped(reply, requests.size(), i)));
         }

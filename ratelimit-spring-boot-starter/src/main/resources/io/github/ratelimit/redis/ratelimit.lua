@@ -172,30 +172,23 @@ end
 
 -- Several sliding windows in one ring (ring.lua). A key's header is read once per script call and kept here while the
 -- calls of the batch are decided; what they admitted is written back once, at the end (`flush_several`).
-local several = {}
+local several = {} -- key -> its header as a flat table (ring.lua's multi_state)
+local dirty = {} -- key -> its spec, for the keys whose header must be written back
 
 -- Returns allowed (1 if every window has room), and keeps each window's allowed, remaining, reset, retry in `answers`.
--- The key's state is its header as a flat table (ring.lua's multi_state) with its longest window, number of windows,
--- header size, the decision's time and whether it must be written back.
-local function multi_check(key, limits, windows, cost, answers)
-    local n = #windows
+-- `p` is the key's spec: its limits and windows, and the header size, capacity and longest window they make.
+local function multi_check(key, p, cost, answers)
+    local limits, windows, n = p.limits, p.windows, p.answers
     local s = several[key]
     if not s then
-        local base = multi_header_size(n)
-        s = multi_state(call('GETRANGE', key, 0, base - 1), n)
-        local largest, longest = 0, 0
-        for j = 1, n do
-            largest, longest = max(largest, limits[j]), max(longest, windows[j])
-        end
+        s = multi_state(call('GETRANGE', key, 0, p.base - 1), n)
         if s[2] == 0 then
-            s[2] = largest -- a new ring (the key names every limit and window, so the capacity never changes)
+            s[2] = p.largest -- a new ring (the key names every limit and window, so the capacity never changes)
         end
-        s.longest, s.n, s.base = longest, n, base
         several[key] = s
     end
-    local head, cap, newest, base = s[1], s[2], s[3], s.base
+    local head, cap, newest, base = s[1], s[2], s[3], p.base
     local now = max(now_ms, newest) -- never let a clock step back reopen a window
-    s.now = now
     local allowed = 1
     for j = 1, n do
         local at_live = 3 + 2 * j
@@ -220,36 +213,37 @@ local function multi_check(key, limits, windows, cost, answers)
 end
 
 -- writes the call's entries into the ring at once (later checks of the batch may read them); the header waits
-local function multi_commit(key, cost)
+local function multi_commit(key, p, cost)
     local s = several[key]
-    local head, cap, now, base = s[1], s[2], s.now, s.base
+    local head, cap, base = s[1], s[2], p.base
+    local now = max(now_ms, s[3]) -- as multi_check decided it: nothing changed the header in between
     local stamp = p48(now)
     local first = min(cost, cap - head)
     call('SETRANGE', key, base + head * SLOT, first == 1 and stamp or rep(stamp, first))
     if cost > first then
         call('SETRANGE', key, base, rep(stamp, cost - first))
     end
-    for j = 1, s.n do
+    for j = 1, p.answers do
         local at_live = 3 + 2 * j
         if s[at_live] == 0 then
             s[at_live + 1] = now -- the first entry written now
         end
         s[at_live] = s[at_live] + cost
     end
-    s[1], s[3], s.dirty = (head + cost) % cap, now, true
+    s[1], s[3] = (head + cost) % cap, now
+    dirty[key] = p
 end
 
 -- the headers of the keys of several windows that admitted calls, once each
 local function flush_several()
-    for key, s in pairs(several) do
-        if s.dirty then
-            if s[3] >= s[4] then
-                local slack = ceil(s.longest / 8)
-                call('PEXPIRE', key, s.longest + slack)
-                s[4] = s[3] + slack
-            end
-            call('SETRANGE', key, 0, multi_pack(s, s.n))
+    for key, p in pairs(dirty) do
+        local s = several[key]
+        if s[3] >= s[4] then
+            local slack = ceil(p.longest / 8)
+            call('PEXPIRE', key, p.longest + slack)
+            s[4] = s[3] + slack
         end
+        call('SETRANGE', key, 0, multi_pack(s, p.answers))
     end
 end
 
@@ -289,15 +283,16 @@ local function spec_of(text)
         if not q or q < 0 or w < 2 or w > 16 or w ~= floor(w) then
             return nil
         end
-        local limits, windows = {}, {}
+        local limits, windows, largest, longest = {}, {}, 0, 0
         for j = 1, w do
             local lj, wj = v[1 + 2 * j], v[2 + 2 * j]
             if lj < 1 or wj < 1 or q > lj then
                 return nil
             end
-            limits[j], windows[j] = lj, wj
+            limits[j], windows[j], largest, longest = lj, wj, max(largest, lj), max(longest, wj)
         end
-        p = {g = 4, q = q, limits = limits, windows = windows, answers = w}
+        p = {g = 4, q = q, limits = limits, windows = windows, answers = w, base = multi_header_size(w),
+             largest = largest, longest = longest}
     else
         local l, w, q, f, h = v[2], v[3], v[4], v[5], v[6]
         if n ~= 6 or (g ~= 1 and g ~= 2 and g ~= 3) or l < 1 or w < 1 or q < 0 or q > l or f < 0 or f > 7
@@ -407,7 +402,7 @@ for c = 1, calls do
                 found = {}
                 answers[i - first + 1] = found
             end
-            r[b + 1] = multi_check(key[i], p.limits, p.windows, p.q, found)
+            r[b + 1] = multi_check(key[i], p, p.q, found)
         else
             r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] = check(i)
         end
@@ -422,7 +417,7 @@ for c = 1, calls do
         local took = out[1] == 1 and r[b + 1] == 1 and not p.check_only
         if p.g == 4 then
             if took and p.q > 0 then
-                multi_commit(key[i], p.q)
+                multi_commit(key[i], p, p.q)
             end
             local found = answers[i - first + 1]
             for j = 1, p.answers do
