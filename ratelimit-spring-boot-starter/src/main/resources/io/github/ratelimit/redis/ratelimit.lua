@@ -63,7 +63,7 @@ end
 -- returns allowed, remaining, reset, retry, then what the commit needs: head, the decision's time, live
 -- entries, the oldest live entry, the ring's capacity (the limit, or more after a plan's quota shrank)
 local function sliding_check(key, limit, window, cost)
-    local head, live, newest, oldest, cap = fields(call('GETRANGE', key, 0, HEAD - 1))
+    local head, live, newest, oldest, cap = fields(call('GETRANGE', key, '0', HEAD_LAST))
     if cap == 0 then
         cap = limit -- a new ring
     elseif cap < limit then
@@ -94,7 +94,8 @@ local function sliding_check(key, limit, window, cost)
     return 1, limit - live - cost, window, 0, head, now, live, moved and oldest, cap
 end
 
--- `oldest` is the new oldest live entry when it is another than the header's, else false
+-- `oldest` is the new oldest live entry when it is another than the header's, else false; `window` is the window in
+-- ms as text
 local function sliding_commit(key, window, cost, head, now, live, oldest, cap)
     local stamp
     if now == now_ms then
@@ -104,9 +105,9 @@ local function sliding_commit(key, window, cost, head, now, live, oldest, cap)
         stamp = p48(now)
     end
     local first = min(cost, cap - head)
-    call('SETRANGE', key, HEAD + head * SLOT, first == 1 and stamp or rep(stamp, first))
+    call('SETRANGE', key, format('%d', HEAD + head * SLOT), first == 1 and stamp or rep(stamp, first))
     if cost > first then
-        call('SETRANGE', key, HEAD, rep(stamp, cost - first))
+        call('SETRANGE', key, format('%d', HEAD), rep(stamp, cost - first))
     end
     local header = p32x2((head + cost) % cap, live + cost) .. stamp
     if live == 0 then
@@ -114,7 +115,7 @@ local function sliding_commit(key, window, cost, head, now, live, oldest, cap)
     elseif oldest then
         header = header .. p48(oldest)
     end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
-    call('SETRANGE', key, 0, header)
+    call('SETRANGE', key, '0', header)
     call('PEXPIRE', key, window)
 end
 
@@ -141,9 +142,9 @@ end
 
 local function fixed_commit(key, cost, count, ttl, fresh)
     if fresh then
-        call('SET', key, count + cost, 'PX', ttl)
+        call('SET', key, format('%d', count + cost), 'PX', format('%d', ttl))
     else
-        call('INCRBY', key, cost)
+        call('INCRBY', key, format('%d', cost))
     end
 end
 
@@ -167,7 +168,7 @@ end
 
 local function bucket_commit(key, new_tat)
     new_tat = ceil(new_tat)
-    call('SET', key, string.format('%.0f', new_tat), 'PX', max(1, ceil((new_tat - now_us) / 1000)))
+    call('SET', key, format('%.0f', new_tat), 'PX', format('%d', max(1, ceil((new_tat - now_us) / 1000))))
 end
 
 -- Several sliding windows in one ring (ring.lua). A key's header is read once per script call and kept here while the
@@ -181,7 +182,7 @@ local function multi_check(key, p, cost, answers)
     local limits, windows, n = p.limits, p.windows, p.answers
     local s = several[key]
     if not s then
-        s = multi_state(call('GETRANGE', key, 0, p.base - 1), n)
+        s = multi_state(call('GETRANGE', key, '0', p.header_last), n)
         if s[2] == 0 then
             s[2] = p.largest -- a new ring (the key names every limit and window, so the capacity never changes)
         end
@@ -219,9 +220,9 @@ local function multi_commit(key, p, cost)
     local now = max(now_ms, s[3]) -- as multi_check decided it: nothing changed the header in between
     local stamp = p48(now)
     local first = min(cost, cap - head)
-    call('SETRANGE', key, base + head * SLOT, first == 1 and stamp or rep(stamp, first))
+    call('SETRANGE', key, format('%d', base + head * SLOT), first == 1 and stamp or rep(stamp, first))
     if cost > first then
-        call('SETRANGE', key, base, rep(stamp, cost - first))
+        call('SETRANGE', key, format('%d', base), rep(stamp, cost - first))
     end
     for j = 1, p.answers do
         local at_live = 3 + 2 * j
@@ -240,10 +241,10 @@ local function flush_several()
         local s = several[key]
         if s[3] >= s[4] then
             local slack = ceil(p.longest / 8)
-            call('PEXPIRE', key, p.longest + slack)
+            call('PEXPIRE', key, format('%d', p.longest + slack))
             s[4] = s[3] + slack
         end
-        call('SETRANGE', key, 0, multi_pack(s, p.answers))
+        call('SETRANGE', key, '0', multi_pack(s, p.answers))
     end
 end
 
@@ -291,8 +292,9 @@ local function spec_of(text)
             end
             limits[j], windows[j], largest, longest = lj, wj, max(largest, lj), max(longest, wj)
         end
-        p = {g = 4, q = q, limits = limits, windows = windows, answers = w, base = multi_header_size(w),
-             largest = largest, longest = longest}
+        local base = multi_header_size(w)
+        p = {g = 4, q = q, limits = limits, windows = windows, answers = w, base = base,
+             header_last = format('%d', base - 1), largest = largest, longest = longest}
     else
         local l, w, q, f, h = v[2], v[3], v[4], v[5], v[6]
         if n ~= 6 or (g ~= 1 and g ~= 2 and g ~= 3) or l < 1 or w < 1 or q < 0 or q > l or f < 0 or f > 7
@@ -300,7 +302,7 @@ local function spec_of(text)
             return nil
         end
         p = {g = g, l = l, w = w, q = q, h = h, shadow = f % 2 == 1, staggered = floor(f / 2) % 2 == 1,
-             check_only = f >= 4, answers = 1}
+             check_only = f >= 4, answers = 1, window_text = format('%d', w)}
     end
     specs[text] = p
     return p
@@ -345,7 +347,7 @@ local function stagger(i, earliest)
     if advice > cap then
         advice, capped = cap, 1
     end
-    call('SET', cursor[i], advice, 'PX', max(1, advice - now_ms))
+    call('SET', cursor[i], format('%d', advice), 'PX', format('%d', max(1, advice - now_ms)))
     return advice - now_ms, capped
 end
 
@@ -365,7 +367,7 @@ local function commit(i, x1, x2, x3, x4, x5)
     local p = spec[i]
     local g = p.g
     if g == 1 then
-        sliding_commit(key[i], p.w, p.q, x1, x2, x3, x4, x5)
+        sliding_commit(key[i], p.window_text, p.q, x1, x2, x3, x4, x5)
     elseif g == 2 then
         fixed_commit(key[i], p.q, x1, x2, x3)
     else
@@ -383,6 +385,17 @@ local function answer(out, m, allowed, remaining, reset, retry, window)
     end
     out[m + 1], out[m + 2], out[m + 3], out[m + 4] = allowed - 2, remaining, reset, retry
     return m + 4
+end
+
+-- integers joined by commas, made with %d (see ring.lua): the format for n of them is made once
+local joins = {}
+local function joined(out, n)
+    local f = joins[n]
+    if not f then
+        f = rep('%d,', n - 1) .. '%d'
+        joins[n] = f
+    end
+    return format(f, unpack(out, 1, n))
 end
 
 local replies = {}
@@ -451,7 +464,7 @@ for c = 1, calls do
             out[m + j] = cappedKeys[j]
         end
     end
-    replies[c] = table.concat(out, ',') -- one bulk string per call: far cheaper for the client than a list
+    replies[c] = joined(out, m + (cappedKeys and #cappedKeys or 0)) -- one bulk string: cheaper to read than a list
     k = last
 end
 flush_several()

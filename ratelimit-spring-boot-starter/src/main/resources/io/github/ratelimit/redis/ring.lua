@@ -10,8 +10,13 @@
 -- header only, unless entries left the window since the last admission: then a galloping search over just
 -- those finds the new oldest live entry.
 local rep = string.rep
+local format = string.format
 local HEAD = 24
 local SLOT = 6
+
+-- Numbers given to redis.call are made text with %d here: Lua's own conversion prints every number as a float
+-- ("%.14g"), which costs far more than an integer's digits.
+local HEAD_LAST = format('%d', HEAD - 1)
 
 -- Numbers are packed and unpacked by Redis's struct library (C), big-endian: 4-byte counts, 6-byte epoch ms.
 local spack, sunpack = struct.pack, struct.unpack
@@ -51,7 +56,7 @@ end
 -- the i-th oldest entry of a ring of `cap` slots whose entries start at byte `base`, i from 0
 local function entry(key, base, head, cap, i)
     local from = base + (head + i) % cap * SLOT
-    return u48(redis.call('GETRANGE', key, from, from + SLOT - 1), 1)
+    return u48(redis.call('GETRANGE', key, format('%d', from), format('%d', from + SLOT - 1)), 1)
 end
 
 -- the newest `count` entries of a ring, oldest first, as one string (missing slots as zeros)
