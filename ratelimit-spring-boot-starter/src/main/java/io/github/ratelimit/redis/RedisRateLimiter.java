@@ -186,7 +186,8 @@ public final class RedisRateLimiter implements RateLimiter {
         /** Sliding windows of one name and identifier counted in one key: that key, and its windows' keys by window. */
         Map<String, List<String>> severalWindows = Map.of();
 
-        Map<String, String> severalWindowsOf = Map.of();
+        /** Each slot's keys as the script is given them: a key of several windows once, in place of its windows' keys. */
+        final Map<Integer, List<String>> scriptKeys = new LinkedHashMap<>();
 
         final Decision local;
         final long sent;
@@ -203,7 +204,10 @@ public final class RedisRateLimiter implements RateLimiter {
             if (requests.isEmpty()) {
                 throw new IllegalArgumentException("at least one limit request is needed");
             }
-            Map<String, String> tagOfKey = new LinkedHashMap<>();
+            // the distinct keys in order, with their identifiers' tags
+            String[] keyAt = new String[requests.size()];
+            String[] tagAt = new String[requests.size()];
+            int n = 0;
             // an identifier usually comes with several limits: its tag (a SHA-256) is made once
             Map<String, String> tags = requests.size() > SMALL_CALL ? new HashMap<>() : null;
             String[] tagOf = new String[requests.size()];
@@ -214,24 +218,36 @@ public final class RedisRateLimiter implements RateLimiter {
                         : tagOfEarlier(requests, tagOf, r);
                 tagOf[r] = tag;
                 String key = keys.rateLimitKey(request.limit(), tag);
-                byKey.merge(key, request, (first, second) -> first.shadow() && !second.shadow() ? second : first);
-                tagOfKey.put(key, tag);
-            }
-            local = localRefusals == null ? null : localRefusals.refuse(byKey, LocalRefusals.now());
-            sent = localRefusals == null ? 0 : LocalRefusals.now();
-            resetsWhenSent = localRefusals == null ? 0 : localRefusals.resetsHeard();
-            if (byKey.size() > 1) {
-                findSeveralWindows(tagOfKey);
-            }
-            tagOfKey.forEach((key, tag) -> {
-                List<String> group = groups.computeIfAbsent(cluster ? RedisKeys.slot(tag) : 0, s -> new ArrayList<>());
-                String several = severalWindowsOf.get(key);
-                if (several == null) {
-                    group.add(key);
-                } else if (severalWindows.get(several).get(0).equals(key)) {
-                    group.addAll(severalWindows.get(several)); // its windows answer one after another
+                LimitRequest kept = byKey.putIfAbsent(key, request);
+                if (kept == null) {
+                    keyAt[n] = key;
+                    tagAt[n++] = tag;
+                } else if (kept.shadow() && !request.shadow()) {
+                    byKey.put(key, request); // the same counter asked for twice: enforced wins over shadow
                 }
-            });
+            }
+            long now = localRefusals == null ? 0 : LocalRefusals.now();
+            local = localRefusals == null ? null : localRefusals.refuse(byKey, now);
+            sent = now;
+            resetsWhenSent = localRefusals == null ? 0 : localRefusals.resetsHeard();
+            if (local != null) {
+                return; // refused in the JVM: nothing is sent
+            }
+            String[] severalAt = n > 1 ? findSeveralWindows(keyAt, tagAt, n) : null;
+            for (int i = 0; i < n; i++) {
+                int slot = cluster ? RedisKeys.slot(tagAt[i]) : 0;
+                // both made at once, so that they list the slots in the same order
+                List<String> group = groups.computeIfAbsent(slot, s -> new ArrayList<>());
+                List<String> ofSlot = scriptKeys.computeIfAbsent(slot, s -> new ArrayList<>());
+                String several = severalAt == null ? null : severalAt[i];
+                if (several == null) {
+                    group.add(keyAt[i]);
+                    ofSlot.add(keyAt[i]);
+                } else if (severalWindows.get(several).get(0).equals(keyAt[i])) {
+                    group.addAll(severalWindows.get(several)); // its windows answer one after another
+                    ofSlot.add(several);
+                }
+            }
         }
 
         /** The tag of request {@code r}'s identifier: an earlier request's if it has the same identifier. */
@@ -250,18 +266,19 @@ public final class RedisRateLimiter implements RateLimiter {
          * staggered, not a plan's), are counted in one key: one header read and one ring written instead of one per
          * window. The windows' own keys stay the call's keys for everything else (local refusals, outcomes, resets).
          */
-        private void findSeveralWindows(Map<String, String> tagOfKey) {
+        private String[] findSeveralWindows(String[] keyAt, String[] tagAt, int size) {
+            String[] severalAt = null;
             int n = 0;
-            String[] candidates = new String[byKey.size()];
-            LimitRequest[] requests = new LimitRequest[byKey.size()];
-            for (Map.Entry<String, LimitRequest> entry : byKey.entrySet()) {
-                LimitRequest request = entry.getValue();
+            int[] candidates = new int[size];
+            LimitRequest[] requests = new LimitRequest[size];
+            for (int k = 0; k < size; k++) {
+                LimitRequest request = byKey.get(keyAt[k]);
                 if (request.limit().algorithm() == Algorithm.SLIDING_WINDOW
                         && request.limit().plan() == null
                         && !request.shadow()
                         && !request.staggered()
                         && !request.checkOnly()) {
-                    candidates[n] = entry.getKey();
+                    candidates[n] = k;
                     requests[n++] = request;
                 }
             }
@@ -272,7 +289,7 @@ public final class RedisRateLimiter implements RateLimiter {
                     continue;
                 }
                 LimitRequest first = requests[i];
-                String tag = tagOfKey.get(candidates[i]);
+                String tag = tagAt[candidates[i]];
                 List<String> windows = null;
                 List<RateLimit> limits = null;
                 for (int j = i + 1; j < n; j++) {
@@ -280,11 +297,11 @@ public final class RedisRateLimiter implements RateLimiter {
                     if (!taken[j]
                             && other.cost() == first.cost()
                             && other.limit().name().equals(first.limit().name())
-                            && tagOfKey.get(candidates[j]).equals(tag)) {
+                            && tagAt[candidates[j]].equals(tag)) {
                         if (windows == null) {
                             windows = new ArrayList<>();
                             limits = new ArrayList<>();
-                            windows.add(candidates[i]);
+                            windows.add(keyAt[candidates[i]]);
                             limits.add(first.limit());
                         }
                         // kept in order of window (insertion: a call has few windows)
@@ -296,7 +313,7 @@ public final class RedisRateLimiter implements RateLimiter {
                                         > 0) {
                             at--;
                         }
-                        windows.add(at, candidates[j]);
+                        windows.add(at, keyAt[candidates[j]]);
                         limits.add(at, other.limit());
                         taken[j] = true;
                     }
@@ -307,13 +324,17 @@ public final class RedisRateLimiter implements RateLimiter {
                 String several = keys.severalWindowsKey(first.limit().name(), tag, limits);
                 if (severalWindows.isEmpty()) {
                     severalWindows = new LinkedHashMap<>();
-                    severalWindowsOf = new HashMap<>();
+                    severalAt = new String[size];
                 }
                 severalWindows.put(several, windows);
-                for (String key : windows) {
-                    severalWindowsOf.put(key, several);
+                severalAt[candidates[i]] = several;
+                for (int j = i + 1; j < n; j++) {
+                    if (windows.contains(keyAt[candidates[j]])) {
+                        severalAt[candidates[j]] = several;
+                    }
                 }
             }
+            return severalAt;
         }
 
         /**
@@ -339,26 +360,20 @@ public final class RedisRateLimiter implements RateLimiter {
             return args;
         }
 
-        /** The keys the script is given for one slot: a key of several windows once, in place of its windows' keys. */
-        List<String> scriptKeys(List<String> group) {
-            if (severalWindows.isEmpty()) {
-                return group;
+        /** The key of several windows that counts {@code key}, or null (a call has few such keys). */
+        private String severalOf(String key) {
+            for (Map.Entry<String, List<String>> several : severalWindows.entrySet()) {
+                if (several.getValue().contains(key)) {
+                    return several.getKey();
+                }
             }
-            List<String> scriptKeys = new ArrayList<>(group.size());
-            for (int i = 0; i < group.size(); ) {
-                String several = severalWindowsOf.get(group.get(i));
-                scriptKeys.add(several == null ? group.get(i) : several);
-                i += several == null ? 1 : severalWindows.get(several).size();
-            }
-            return scriptKeys;
+            return null;
         }
 
         CompletionStage<List<Object>> send() {
             List<CompletableFuture<Object>> parts = new ArrayList<>(groups.size());
-            groups.forEach((slot, group) -> {
-                List<String> scriptKeys = scriptKeys(group);
-                parts.add(batcher.submit(slot, withCursors(scriptKeys, byKey), arguments(scriptKeys)));
-            });
+            scriptKeys.forEach(
+                    (slot, ofSlot) -> parts.add(batcher.submit(slot, withCursors(ofSlot, byKey), arguments(ofSlot))));
             CompletableFuture<List<Object>> replies = ScriptBatcher.allOf(parts);
             if (groups.size() == 1) {
                 return replies;
@@ -408,7 +423,7 @@ public final class RedisRateLimiter implements RateLimiter {
             for (int i = 0; i < group.size(); ) {
                 LimitRequest request = byKey.get(group.get(i));
                 boolean took = reply[2 + 4 * i] == 1 && !request.checkOnly();
-                String several = severalWindowsOf.get(group.get(i));
+                String several = severalOf(group.get(i));
                 List<String> windows = several == null ? List.of(group.get(i)) : severalWindows.get(several);
                 if (took && request.cost() > 0) {
                     windowKeys.addAll(windows);

@@ -467,6 +467,36 @@ abstract class RateLimiterContract {
         assertThat(state.outcomes()).extracting(LimitOutcome::remaining).containsExactly(6L, 6L, 0L, 0L, 16L, 16L);
     }
 
+    /**
+     * Regression: a call whose windows come longest first, with another identifier's limit between them (on a cluster in
+     * another slot), gets each outcome for its own request, in the order asked, and is counted right in every window.
+     */
+    @Test
+    void windowsAskedLongestFirstAmongOtherLimitsAnswerInTheOrderAsked() {
+        RateLimit hour = RateLimit.of("order", Algorithm.SLIDING_WINDOW, 5, 3_600_000);
+        RateLimit minute = RateLimit.of("order", Algorithm.SLIDING_WINDOW, 3, 60_000);
+        RateLimit other = RateLimit.of("order-user", Algorithm.FIXED_WINDOW, 7, 60_000);
+        String ip = fresh();
+        String user = freshInAnotherSlotThan(ip);
+        List<LimitRequest> call = List.of(
+                new LimitRequest(hour, ip, 1), new LimitRequest(other, user, 1), new LimitRequest(minute, ip, 1));
+
+        for (int i = 1; i <= 3; i++) {
+            Decision decision = instanceA.tryAcquire(call);
+
+            assertThat(decision.allowed()).isTrue();
+            assertThat(decision.outcomes()).extracting(LimitOutcome::request).containsExactlyElementsOf(call);
+            assertThat(decision.outcomes()).extracting(LimitOutcome::remaining).containsExactly(5L - i, 7L - i, 3L - i);
+            assertThat(decision.outcomes().get(0).resetAfter()).isEqualTo(hour.window());
+            assertThat(decision.outcomes().get(2).resetAfter()).isEqualTo(minute.window());
+        }
+        Decision refused = instanceB.tryAcquire(call);
+
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.outcomes()).extracting(LimitOutcome::allowed).containsExactly(true, true, false);
+        assertThat(refused.outcomes()).extracting(LimitOutcome::remaining).containsExactly(2L, 4L, 0L);
+    }
+
     /** A reset of one window of a key of several forgets the identifier's counts of that name. */
     @Test
     void aResetForgetsAKeyOfSeveralWindows() {
