@@ -193,7 +193,7 @@ public final class RedisRateLimiter implements RateLimiter {
         final long sent;
 
         /** The slots' replies in full, once read. */
-        private List<long[]> answers;
+        private List<long[]> fullReplies;
 
         /** Each slot's requests in the order of its answers, once made. */
         private List<List<LimitRequest>> requestsOfGroups;
@@ -456,7 +456,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
         /** The replies of the slots in full, read once (a call given back reads them before it is decided). */
         private List<long[]> read(List<Object> raw) {
-            if (answers == null) {
+            if (fullReplies == null) {
                 List<long[]> read = new ArrayList<>(raw.size());
                 List<List<LimitRequest>> requests = new ArrayList<>(groups.size());
                 int g = 0;
@@ -469,9 +469,9 @@ public final class RedisRateLimiter implements RateLimiter {
                     read.add(answers(raw.get(g++), ofGroup));
                 }
                 requestsOfGroups = requests;
-                answers = read;
+                fullReplies = read;
             }
-            return answers;
+            return fullReplies;
         }
 
         Decision decide(List<Object> raw) {
