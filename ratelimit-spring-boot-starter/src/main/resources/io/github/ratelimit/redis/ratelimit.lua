@@ -54,9 +54,20 @@ local function resize(key, head, live, newest, cap, limit, window)
         call('DEL', key)
         return 0, 0, 0, 0
     end
-    local entries = newest_entries(key, HEAD, head, cap, live)
-    local oldest = u48(entries, 1)
-    call('SET', key, p32x2(live % limit, live) .. p48(newest) .. p48(oldest) .. p32(limit) .. entries, 'PX', window)
+    -- the live entries, oldest first, as one string (missing slots as zeros)
+    local first = (head + cap - live) % cap -- the slot of the oldest of them
+    local entries
+    if first + live <= cap then
+        entries = call('GETRANGE', key, HEAD + first * SLOT, HEAD + (first + live) * SLOT - 1)
+    else
+        entries = call('GETRANGE', key, HEAD + first * SLOT, HEAD + cap * SLOT - 1)
+            .. call('GETRANGE', key, HEAD, HEAD + (first + live - cap) * SLOT - 1)
+    end
+    if #entries < live * SLOT then
+        entries = entries .. rep('\0', live * SLOT - #entries)
+    end
+    local oldest = sunpack('>I6', entries)
+    call('SET', key, spack('>I4I4I6I6I4', live % limit, live, newest, oldest, limit) .. entries, 'PX', window)
     return live % limit, live, newest, oldest
 end
 
@@ -109,9 +120,9 @@ local function sliding_commit(key, window, cost, head, now, live, oldest, cap)
     if cost > first then
         call('SETRANGE', key, format('%d', HEAD), rep(stamp, cost - first))
     end
-    local header = p32x2((head + cost) % cap, live + cost) .. stamp
+    local header = spack('>I4I4', (head + cost) % cap, live + cost) .. stamp
     if live == 0 then
-        header = header .. stamp .. p32(cap) -- the oldest live entry is the first written now; the capacity
+        header = header .. stamp .. spack('>I4', cap) -- the oldest live entry is the first written now; the capacity
     elseif oldest then
         header = header .. p48(oldest)
     end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
@@ -171,117 +182,40 @@ local function bucket_commit(key, new_tat)
     call('SET', key, format('%.0f', new_tat), 'PX', format('%d', max(1, ceil((new_tat - now_us) / 1000))))
 end
 
--- Several sliding windows in one ring (ring.lua). A key's header is read once per script call and kept here while the
--- calls of the batch are decided; what they admitted is written back once, at the end (`flush_several`).
-local several = {} -- key -> its header as a flat table (ring.lua's multi_state)
-local dirty = {} -- key -> its spec, for the keys whose header must be written back
-
--- Returns allowed (1 if every window has room), and keeps each window's allowed, remaining, reset, retry in `answers`.
--- `p` is the key's spec: its limits and windows, and the header size, capacity and longest window they make.
-local function multi_check(key, p, cost, answers)
-    local limits, windows, n = p.limits, p.windows, p.answers
-    local s = several[key]
-    if not s then
-        s = multi_state(call('GETRANGE', key, '0', p.header_last), n)
-        if s[2] == 0 then
-            s[2] = p.largest -- a new ring (the key names every limit and window, so the capacity never changes)
-        end
-        several[key] = s
+-- One answer into `out` after position m; returns the new position. The common answer, a key (or window) that has
+-- room and resets a whole window from now, is its remaining count alone (never negative); any other is four values,
+-- the first of them allowed - 2 (so negative): allowed, remaining, reset, retry as they are.
+local function answer(out, m, allowed, remaining, reset, retry, window)
+    if allowed == 1 and retry == 0 and reset == window and remaining >= 0 then
+        out[m + 1] = remaining
+        return m + 1
     end
-    local head, cap, newest, base = s[1], s[2], s[3], p.base
-    local now = max(now_ms, newest) -- never let a clock step back reopen a window
-    local allowed = 1
-    for j = 1, n do
-        local at_live = 3 + 2 * j
-        local live, oldest, w, l = s[at_live], s[at_live + 1], windows[j], limits[j]
-        if live > 0 and now - oldest >= w then
-            live, oldest = still_live(key, base, head, cap, live, oldest, w, now)
-            s[at_live], s[at_live + 1] = live, oldest -- true whether or not this call is admitted
-        end
-        local reset = live > 0 and newest + w - now or 0
-        local at = (j - 1) * 4
-        if cost == 0 then
-            answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 1, l - live, reset, 0
-        elseif live + cost > l then
-            local needed = entry(key, base, head, cap, cap - l + cost - 1)
-            answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 0, l - live, reset, needed + w - now_ms
-            allowed = 0
-        else
-            answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 1, l - live - cost, w, 0
-        end
-    end
-    return allowed
+    out[m + 1], out[m + 2], out[m + 3], out[m + 4] = allowed - 2, remaining, reset, retry
+    return m + 4
 end
 
--- writes the call's entries into the ring at once (later checks of the batch may read them); the header waits
-local function multi_commit(key, p, cost)
-    local s = several[key]
-    local head, cap, base = s[1], s[2], p.base
-    local now = max(now_ms, s[3]) -- as multi_check decided it: nothing changed the header in between
-    local stamp = p48(now)
-    local first = min(cost, cap - head)
-    call('SETRANGE', key, format('%d', base + head * SLOT), first == 1 and stamp or rep(stamp, first))
-    if cost > first then
-        call('SETRANGE', key, format('%d', base), rep(stamp, cost - first))
-    end
-    for j = 1, p.answers do
-        local at_live = 3 + 2 * j
-        if s[at_live] == 0 then
-            s[at_live + 1] = now -- the first entry written now
+-- Several sliding windows in one ring (ring.lua), made when a script call meets the first such key (see the top of
+-- ring.lua: most calls never do). A key's header is read once per script call and kept while the calls of the batch
+-- are decided; what they admitted is written back once, at the end (`flush`). Returns spec(text), check(key, p,
+-- position), commit(key, p), report(out, m, position, p, took) and flush().
+local function several_keys()
+    local codec = multi_codec()
+    local several = {} -- key -> its header as a flat table (ring.lua's multi_state)
+    local dirty = {} -- key -> its spec, for the keys whose header must be written back
+    local found = {} -- each window's allowed, remaining, reset, retry, per position of the key in its call (reused)
+
+    -- "4,cost,limit,window,limit,window,...": the spec of a key of several windows, or nil when it is not one
+    local function spec(text)
+        local v, n = {}, 0
+        for part in string.gmatch(text, '[^,]+') do
+            n = n + 1
+            v[n] = tonumber(part)
+            if not v[n] then
+                return nil
+            end
         end
-        s[at_live] = s[at_live] + cost
-    end
-    s[1], s[3] = (head + cost) % cap, now
-    dirty[key] = p
-end
-
--- the headers of the keys of several windows that admitted calls, once each
-local function flush_several()
-    for key, p in pairs(dirty) do
-        local s = several[key]
-        if s[3] >= s[4] then
-            local slack = ceil(p.longest / 8)
-            call('PEXPIRE', key, format('%d', p.longest + slack))
-            s[4] = s[3] + slack
-        end
-        call('SETRANGE', key, '0', multi_pack(s, p.answers))
-    end
-end
-
--- Every call's arguments are checked before anything is written, so a bad one changes nothing. A spec is parsed once
--- per script call, however many keys of the batch share it (the calls of a batch usually do).
-local specs = {}
-
--- a spec's numbers, or nil when a part is not a number
-local function numbers_of(text)
-    if not text then
-        return nil
-    end
-    local v, j = {}, 0
-    for part in string.gmatch(text, '[^,]+') do
-        j = j + 1
-        v[j] = tonumber(part)
-        if not v[j] then
-            return nil
-        end
-    end
-    return v
-end
-
-local function spec_of(text)
-    local p = specs[text]
-    if p then
-        return p
-    end
-    local v = numbers_of(text)
-    if not v then
-        return nil
-    end
-    local g, n = v[1], #v
-    if g == 4 then
-        -- 4, cost, then a limit and a window per window
         local q, w = v[2], (n - 2) / 2
-        if not q or q < 0 or w < 2 or w > 16 or w ~= floor(w) then
+        if v[1] ~= 4 or not q or q < 0 or w < 2 or w > 16 or w ~= floor(w) then
             return nil
         end
         local limits, windows, largest, longest = {}, {}, 0, 0
@@ -292,24 +226,137 @@ local function spec_of(text)
             end
             limits[j], windows[j], largest, longest = lj, wj, max(largest, lj), max(longest, wj)
         end
-        local base = multi_header_size(w)
-        p = {g = 4, q = q, limits = limits, windows = windows, answers = w, base = base,
-             header_last = format('%d', base - 1), largest = largest, longest = longest}
-    else
-        local l, w, q, f, h = v[2], v[3], v[4], v[5], v[6]
-        if n ~= 6 or (g ~= 1 and g ~= 2 and g ~= 3) or l < 1 or w < 1 or q < 0 or q > l or f < 0 or f > 7
-                or f ~= floor(f) or h < 0 then
+        local base = codec.header_size(w)
+        return {g = 4, q = q, limits = limits, windows = windows, answers = w, base = base,
+                header_last = format('%d', base - 1), largest = largest, longest = longest}
+    end
+
+    -- Returns allowed (1 if every window has room), and keeps each window's allowed, remaining, reset, retry for
+    -- `report`. `p` is the key's spec: its limits and windows, and the header size, capacity and longest window.
+    local function check(key, p, position)
+        local limits, windows, n, cost = p.limits, p.windows, p.answers, p.q
+        local answers = found[position]
+        if not answers then
+            answers = {}
+            found[position] = answers
+        end
+        local s = several[key]
+        if not s then
+            s = codec.state(call('GETRANGE', key, '0', p.header_last), n)
+            if s[2] == 0 then
+                s[2] = p.largest -- a new ring (the key names every limit and window, so the capacity never changes)
+            end
+            several[key] = s
+        end
+        local head, cap, newest, base = s[1], s[2], s[3], p.base
+        local now = max(now_ms, newest) -- never let a clock step back reopen a window
+        local allowed = 1
+        for j = 1, n do
+            local at_live = 3 + 2 * j
+            local live, oldest, w, l = s[at_live], s[at_live + 1], windows[j], limits[j]
+            if live > 0 and now - oldest >= w then
+                live, oldest = still_live(key, base, head, cap, live, oldest, w, now)
+                s[at_live], s[at_live + 1] = live, oldest -- true whether or not this call is admitted
+            end
+            local reset = live > 0 and newest + w - now or 0
+            local at = (j - 1) * 4
+            if cost == 0 then
+                answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 1, l - live, reset, 0
+            elseif live + cost > l then
+                local needed = entry(key, base, head, cap, cap - l + cost - 1)
+                answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] =
+                    0, l - live, reset, needed + w - now_ms
+                allowed = 0
+            else
+                answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 1, l - live - cost, w, 0
+            end
+        end
+        return allowed
+    end
+
+    -- writes the call's entries into the ring at once (later checks of the batch may read them); the header waits
+    local function commit(key, p)
+        local s = several[key]
+        local head, cap, base, cost = s[1], s[2], p.base, p.q
+        local now = max(now_ms, s[3]) -- as check decided it: nothing changed the header in between
+        local stamp = p48(now)
+        local first = min(cost, cap - head)
+        call('SETRANGE', key, format('%d', base + head * SLOT), first == 1 and stamp or rep(stamp, first))
+        if cost > first then
+            call('SETRANGE', key, format('%d', base), rep(stamp, cost - first))
+        end
+        for j = 1, p.answers do
+            local at_live = 3 + 2 * j
+            if s[at_live] == 0 then
+                s[at_live + 1] = now -- the first entry written now
+            end
+            s[at_live] = s[at_live] + cost
+        end
+        s[1], s[3] = (head + cost) % cap, now
+        dirty[key] = p
+    end
+
+    -- the answers of the key at `position` into `out` after m (see `answer`); returns the new position
+    local function report(out, m, position, p, took)
+        local answers = found[position]
+        for j = 1, p.answers do
+            local at = (j - 1) * 4
+            local allowed = answers[at + 1]
+            -- a window with room reports what is left after taking the cost; if it took nothing, add the cost back
+            local remaining = (allowed == 1 and not took) and (answers[at + 2] + p.q) or answers[at + 2]
+            m = answer(out, m, allowed, remaining, answers[at + 3], answers[at + 4], p.windows[j])
+        end
+        return m
+    end
+
+    -- the headers of the keys that admitted calls, once each
+    local function flush()
+        for key, p in pairs(dirty) do
+            local s = several[key]
+            if s[3] >= s[4] then
+                local slack = ceil(p.longest / 8)
+                call('PEXPIRE', key, format('%d', p.longest + slack))
+                s[4] = s[3] + slack
+            end
+            call('SETRANGE', key, '0', codec.pack(s, p.answers))
+        end
+    end
+
+    return {spec = spec, check = check, commit = commit, report = report, flush = flush}
+end
+
+-- Every call's arguments are checked before anything is written, so a bad one changes nothing. A spec is parsed once
+-- per script call, however many keys of the batch share it (the calls of a batch usually do).
+local specs = {}
+local several -- several_keys(), once a spec of several windows is met
+
+local function spec_of(text)
+    local p = specs[text]
+    if p or not text then
+        return p
+    end
+    local g, l, w, q, f, h = string.match(text, '^([123]),(%d+),(%d+),(%d+),(%d+),(%d+)$')
+    if g then
+        g, l, w, q, f, h = tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h)
+        if l < 1 or w < 1 or q > l or f > 7 then
             return nil
         end
         p = {g = g, l = l, w = w, q = q, h = h, shadow = f % 2 == 1, staggered = floor(f / 2) % 2 == 1,
              check_only = f >= 4, answers = 1, window_text = format('%d', w)}
+    else
+        several = several or several_keys()
+        p = several.spec(text)
+        if not p then
+            return nil
+        end
     end
     specs[text] = p
     return p
 end
 
 local calls = tonumber(ARGV[1])
-local counts, spec, key, cursor = {}, {}, {}, {}
+local counts, spec, key = {}, {}, {}
+local cursor -- key number -> its advice cursor, for keys with staggered advice
 local a, k, kk = 2, 0, 0
 for c = 1, calls do
     local n = tonumber(ARGV[a])
@@ -326,6 +373,7 @@ for c = 1, calls do
         key[k] = KEYS[kk]
         if p.staggered then
             kk = kk + 1
+            cursor = cursor or {}
             cursor[k] = KEYS[kk]
         end
         a = a + 1
@@ -351,42 +399,6 @@ local function stagger(i, earliest)
     return advice - now_ms, capped
 end
 
--- key i's check, nine values: allowed, remaining, reset, retry, then up to five for its commit
-local function check(i)
-    local p = spec[i]
-    local g = p.g
-    if g == 1 then
-        return sliding_check(key[i], p.l, p.w, p.q)
-    elseif g == 2 then
-        return fixed_check(key[i], p.l, p.w, p.q)
-    end
-    return bucket_check(key[i], p.l, p.w, p.q)
-end
-
-local function commit(i, x1, x2, x3, x4, x5)
-    local p = spec[i]
-    local g = p.g
-    if g == 1 then
-        sliding_commit(key[i], p.window_text, p.q, x1, x2, x3, x4, x5)
-    elseif g == 2 then
-        fixed_commit(key[i], p.q, x1, x2, x3)
-    else
-        bucket_commit(key[i], x1)
-    end
-end
-
--- One answer into `out` after position m; returns the new position. The common answer, a key (or window) that has
--- room and resets a whole window from now, is its remaining count alone (never negative); any other is four values,
--- the first of them allowed - 2 (so negative): allowed, remaining, reset, retry as they are.
-local function answer(out, m, allowed, remaining, reset, retry, window)
-    if allowed == 1 and retry == 0 and reset == window and remaining >= 0 then
-        out[m + 1] = remaining
-        return m + 1
-    end
-    out[m + 1], out[m + 2], out[m + 3], out[m + 4] = allowed - 2, remaining, reset, retry
-    return m + 4
-end
-
 -- integers joined by commas, made with %d (see ring.lua): the format for n of them is made once
 local joins = {}
 local function joined(out, n)
@@ -399,8 +411,7 @@ local function joined(out, n)
 end
 
 local replies = {}
-local r = {} -- the checks of the current call's keys, nine values each
-local answers = {} -- of the current call's keys of several windows, by position in the call (reused)
+local r = {} -- the checks of the current call's keys, nine values each: allowed, remaining, reset, retry, commit's
 k = 0
 for c = 1, calls do
     local first, last = k + 1, k + counts[c]
@@ -409,15 +420,16 @@ for c = 1, calls do
     for i = first, last do
         local b = (i - first) * 9
         local p = spec[i]
-        if p.g == 4 then
-            local found = answers[i - first + 1]
-            if not found then
-                found = {}
-                answers[i - first + 1] = found
-            end
-            r[b + 1] = multi_check(key[i], p, p.q, found)
+        local g = p.g
+        if g == 1 then
+            r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] =
+                sliding_check(key[i], p.l, p.w, p.q)
+        elseif g == 2 then
+            r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7] = fixed_check(key[i], p.l, p.w, p.q)
+        elseif g == 3 then
+            r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5] = bucket_check(key[i], p.l, p.w, p.q)
         else
-            r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] = check(i)
+            r[b + 1] = several.check(key[i], p, i - first + 1)
         end
         if r[b + 1] == 0 and not p.shadow then
             out[1] = 0
@@ -427,28 +439,27 @@ for c = 1, calls do
     for i = first, last do
         local b = (i - first) * 9
         local p = spec[i]
+        local g = p.g
         local took = out[1] == 1 and r[b + 1] == 1 and not p.check_only
-        if p.g == 4 then
-            if took and p.q > 0 then
-                multi_commit(key[i], p, p.q)
+        if took and p.q > 0 then
+            if g == 1 then
+                sliding_commit(key[i], p.window_text, p.q, r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9])
+            elseif g == 2 then
+                fixed_commit(key[i], p.q, r[b + 5], r[b + 6], r[b + 7])
+            elseif g == 3 then
+                bucket_commit(key[i], r[b + 5])
+            else
+                several.commit(key[i], p)
             end
-            local found = answers[i - first + 1]
-            for j = 1, p.answers do
-                local at = (j - 1) * 4
-                local allowed = found[at + 1]
-                -- a window with room reports what is left after taking the cost; if it took nothing, add the cost back
-                local remaining = (allowed == 1 and not took) and (found[at + 2] + p.q) or found[at + 2]
-                m = answer(out, m, allowed, remaining, found[at + 3], found[at + 4], p.windows[j])
-            end
+        end
+        if g == 4 then
+            m = several.report(out, m, i - first + 1, p, took)
             position = position + p.answers
         else
-            if took and p.q > 0 then
-                commit(i, r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9])
-            end
             local remaining = (r[b + 1] == 1 and not took) and (r[b + 2] + p.q) or r[b + 2]
             local retry = r[b + 4]
             position = position + 1
-            if out[1] == 0 and r[b + 1] == 0 and cursor[i] and not p.shadow then
+            if out[1] == 0 and r[b + 1] == 0 and cursor and cursor[i] and not p.shadow then
                 local capped
                 retry, capped = stagger(i, retry)
                 if capped == 1 then
@@ -467,5 +478,7 @@ for c = 1, calls do
     replies[c] = joined(out, m + (cappedKeys and #cappedKeys or 0)) -- one bulk string: cheaper to read than a list
     k = last
 end
-flush_several()
+if several then
+    several.flush()
+end
 return replies

@@ -76,8 +76,8 @@ local function sliding(key, window, cost)
         call('DEL', key)
         return 1
     end
-    call('SETRANGE', key, 0, p32(head) .. p32(live) .. p48(entry(key, HEAD, head, cap, cap - 1))
-        .. p48(entry(key, HEAD, head, cap, cap - live)) .. p32(cap))
+    call('SETRANGE', key, 0, spack('>I4I4I6I6I4', head, live, entry(key, HEAD, head, cap, cap - 1),
+        entry(key, HEAD, head, cap, cap - live), cap))
     return 1
 end
 
@@ -92,8 +92,9 @@ local function multi_sliding(key, windows, cost)
     if not counted then
         return 0
     end
-    local base = multi_header_size(n)
-    local head, cap, _, renew, lives, oldests = multi_fields(call('GETRANGE', key, 0, base - 1), n)
+    local codec = multi_codec()
+    local base = codec.header_size(n)
+    local head, cap, _, renew, lives, oldests = codec.fields(call('GETRANGE', key, 0, base - 1), n)
     if cap == 0 then
         return 0
     end
@@ -120,7 +121,7 @@ local function multi_sliding(key, windows, cost)
         call('DEL', key)
         return 1
     end
-    call('SETRANGE', key, 0, multi_header(head, cap, entry(key, base, head, cap, cap - 1), renew, lives, oldests, n))
+    call('SETRANGE', key, 0, codec.header(head, cap, entry(key, base, head, cap, cap - 1), renew, lives, oldests, n))
     return 1
 end
 

@@ -5,10 +5,10 @@
 -- 24-byte header: the head (4 bytes: the slot of the oldest entry, which is also where the next one is
 -- written), the number of live entries at the last admission (4 bytes), the newest entry and the oldest live
 -- one (6 bytes each), and the ring's capacity (4 bytes: the limit it was written for; a plan's quota may change,
--- and then ratelimit.lua's `resize` rewrites the ring for the new one). Slots beyond the string's length read as 0 ("long ago"), so the string grows only as it
--- is used. Entries are in time order from the head and the live ones are the newest, so a decision reads the
--- header only, unless entries left the window since the last admission: then a galloping search over just
--- those finds the new oldest live entry.
+-- and then ratelimit.lua's `resize` rewrites the ring for the new one). Slots beyond the string's length read as 0
+-- ("long ago"), so the string grows only as it is used. Entries are in time order from the head and the live ones are
+-- the newest, so a decision reads the header only, unless entries left the window since the last admission: then a
+-- galloping search over just those finds the new oldest live entry.
 local rep = string.rep
 local format = string.format
 local HEAD = 24
@@ -21,13 +21,8 @@ local HEAD_LAST = format('%d', HEAD - 1)
 -- Numbers are packed and unpacked by Redis's struct library (C), big-endian: 4-byte counts, 6-byte epoch ms.
 local spack, sunpack = struct.pack, struct.unpack
 
--- a 6-byte big-endian time (0 when missing or short) at position `at` of `s`
-local function u48(s, at)
-    if #s < at + 5 then
-        return 0
-    end
-    return (sunpack('>I6', s, at))
-end
+-- Helpers are few and the rarely used ones are made only when needed: Lua allocates every function of a script anew on
+-- each run, and for a lone decision those allocations, and the garbage they leave, cost more than its commands.
 
 -- the header's fields: head, live, newest, oldest, capacity (all 0 for a missing header)
 local function fields(h)
@@ -38,41 +33,19 @@ local function fields(h)
     return head, live, newest, oldest, cap
 end
 
--- a 4-byte big-endian integer
-local function p32(x)
-    return spack('>I4', x)
-end
-
 -- a time as 6 bytes, big-endian
 local function p48(v)
     return spack('>I6', v)
 end
 
--- head and live count as 8 bytes: two 4-byte big-endian integers
-local function p32x2(x, y)
-    return spack('>I4I4', x, y)
-end
-
--- the i-th oldest entry of a ring of `cap` slots whose entries start at byte `base`, i from 0
+-- the i-th oldest entry of a ring of `cap` slots whose entries start at byte `base`, i from 0 (0 when missing)
 local function entry(key, base, head, cap, i)
     local from = base + (head + i) % cap * SLOT
-    return u48(redis.call('GETRANGE', key, format('%d', from), format('%d', from + SLOT - 1)), 1)
-end
-
--- the newest `count` entries of a ring, oldest first, as one string (missing slots as zeros)
-local function newest_entries(key, base, head, cap, count)
-    local first = (head + cap - count) % cap -- the slot of the oldest of them
-    local entries
-    if first + count <= cap then
-        entries = redis.call('GETRANGE', key, base + first * SLOT, base + (first + count) * SLOT - 1)
-    else
-        entries = redis.call('GETRANGE', key, base + first * SLOT, base + cap * SLOT - 1)
-            .. redis.call('GETRANGE', key, base, base + (first + count - cap) * SLOT - 1)
+    local s = redis.call('GETRANGE', key, format('%d', from), format('%d', from + SLOT - 1))
+    if #s < SLOT then
+        return 0
     end
-    if #entries < count * SLOT then
-        entries = entries .. rep('\0', count * SLOT - #entries)
-    end
-    return entries
+    return (sunpack('>I6', s))
 end
 
 -- Entries left the window since the last admission: the oldest of the `live` ones. Gallops, then bisects, for the
@@ -115,59 +88,67 @@ end
 -- decision reads one header and writes one ring. The expiry is the longest window and an eighth of it, renewed once
 -- that eighth has passed: every admission still leaves at least the longest window, and most admissions need no
 -- PEXPIRE.
-local function multi_header_size(n)
-    return 20 + 10 * n
-end
-
--- the header's format for n windows, made once per script call
-local formats = {}
-local function multi_format(n)
-    local format = formats[n]
-    if not format then
-        format = '>I4I4I6I6' .. string.rep('I4I6', n)
-        formats[n] = format
+-- The codec of such a header, made by the scripts that meet such a key (see the top of this file): header_size(n),
+-- state(h, n), pack(v, n), fields(h, n), header(head, cap, newest, renew, lives, oldests, n).
+local function multi_codec()
+    local function multi_header_size(n)
+        return 20 + 10 * n
     end
-    return format
-end
 
--- the header as one flat table: [1] head, [2] capacity, [3] newest, [4] renewal time, then per window j its live count
--- at [3 + 2j] and its oldest live entry at [4 + 2j] (all 0 for a missing header)
-local function multi_state(h, n)
-    if #h < multi_header_size(n) then
-        local v = {0, 0, 0, 0}
+    -- the header's format for n windows, made once per script call
+    local formats = {}
+    local function multi_format(n)
+        local format = formats[n]
+        if not format then
+            format = '>I4I4I6I6' .. string.rep('I4I6', n)
+            formats[n] = format
+        end
+        return format
+    end
+
+    -- the header as one flat table: [1] head, [2] capacity, [3] newest, [4] renewal time, then per window j its live
+    -- count at [3 + 2j] and its oldest live entry at [4 + 2j] (all 0 for a missing header)
+    local function multi_state(h, n)
+        if #h < multi_header_size(n) then
+            local v = {0, 0, 0, 0}
+            for j = 1, n do
+                v[3 + 2 * j], v[4 + 2 * j] = 0, 0
+            end
+            return v
+        end
+        return {sunpack(multi_format(n), h)}
+    end
+
+    -- the header of a flat table (an oldest entry is written as 0 where its window has none live)
+    local function multi_pack(v, n)
         for j = 1, n do
-            v[3 + 2 * j], v[4 + 2 * j] = 0, 0
+            if v[3 + 2 * j] == 0 then
+                v[4 + 2 * j] = 0
+            end
         end
-        return v
+        return spack(multi_format(n), unpack(v, 1, 4 + 2 * n))
     end
-    return {sunpack(multi_format(n), h)}
-end
 
--- the header of a flat table (an oldest entry is written as 0 where its window has none live)
-local function multi_pack(v, n)
-    for j = 1, n do
-        if v[3 + 2 * j] == 0 then
-            v[4 + 2 * j] = 0
+    -- head, capacity, newest, renewal time, and the tables of live counts and oldest entries (all 0 for a missing
+    -- header)
+    local function multi_fields(h, n)
+        local v = multi_state(h, n)
+        local lives, oldests = {}, {}
+        for j = 1, n do
+            lives[j], oldests[j] = v[3 + 2 * j], v[4 + 2 * j]
         end
+        return v[1], v[2], v[3], v[4], lives, oldests
     end
-    return spack(multi_format(n), unpack(v, 1, 4 + 2 * n))
-end
 
--- head, capacity, newest, renewal time, and the tables of live counts and oldest entries (all 0 for a missing header)
-local function multi_fields(h, n)
-    local v = multi_state(h, n)
-    local lives, oldests = {}, {}
-    for j = 1, n do
-        lives[j], oldests[j] = v[3 + 2 * j], v[4 + 2 * j]
+    -- the header for these fields
+    local function multi_header(head, cap, newest, renew, lives, oldests, n)
+        local v = {head, cap, newest, renew}
+        for j = 1, n do
+            v[3 + 2 * j], v[4 + 2 * j] = lives[j], oldests[j]
+        end
+        return multi_pack(v, n)
     end
-    return v[1], v[2], v[3], v[4], lives, oldests
-end
 
--- the header for these fields
-local function multi_header(head, cap, newest, renew, lives, oldests, n)
-    local v = {head, cap, newest, renew}
-    for j = 1, n do
-        v[3 + 2 * j], v[4 + 2 * j] = lives[j], oldests[j]
-    end
-    return multi_pack(v, n)
+    return {header_size = multi_header_size, state = multi_state, pack = multi_pack, fields = multi_fields,
+        header = multi_header}
 end
