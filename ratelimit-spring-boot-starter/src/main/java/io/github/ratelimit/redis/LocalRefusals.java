@@ -51,6 +51,7 @@ final class LocalRefusals {
     LocalRefusals(long maxEntries) {
         this.refusals = Caffeine.newBuilder()
                 .maximumSize(maxEntries)
+                .executor(Runnable::run) // see RedisKeys
                 .expireAfter(new Expiry<Pair, Refusal>() {
                     @Override
                     public long expireAfterCreate(Pair key, Refusal value, long currentTime) {

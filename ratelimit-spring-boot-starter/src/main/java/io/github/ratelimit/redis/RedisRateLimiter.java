@@ -70,8 +70,10 @@ public final class RedisRateLimiter implements RateLimiter {
     private volatile boolean resetsHeard;
 
     /** How each limit is given to the script, made once per limit rather than on every decision. */
-    private final Cache<RateLimit, Spec> specs =
-            Caffeine.newBuilder().maximumSize(RedisKeys.MAX_CACHED_LIMITS).build();
+    private final Cache<RateLimit, Spec> specs = Caffeine.newBuilder()
+            .maximumSize(RedisKeys.MAX_CACHED_LIMITS)
+            .executor(Runnable::run) // see RedisKeys
+            .build();
 
     /**
      * A limit's spec for the script (see ratelimit.lua): the numbers before the cost, those after the flags, the whole
