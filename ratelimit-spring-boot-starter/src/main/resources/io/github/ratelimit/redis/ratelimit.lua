@@ -200,7 +200,7 @@ end
 -- position), commit(key, p), report(out, m, position, p, took) and flush().
 local function several_keys()
     local codec = multi_codec()
-    local several = {} -- key -> its header as a flat table (ring.lua's multi_state)
+    local several = {} -- key -> its header as a flat table (the codec's state)
     local dirty = {} -- key -> its spec, for the keys whose header must be written back
     local found = {} -- each window's allowed, remaining, reset, retry, per position of the key in its call (reused)
 
