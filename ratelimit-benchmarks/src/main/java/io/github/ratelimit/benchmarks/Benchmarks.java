@@ -486,10 +486,13 @@ public final class Benchmarks {
         return new Workload("floor: INCR (Redisson)", i -> () -> counters.get(i).incrementAndGet(), keys == 1);
     }
 
-    /** The cheapest script call through the same client: EVALSHA of a script that only reads one key. */
+    /** The cheapest script: one command that only reads one key (the floor of every script call). */
+    private static final String ONE_COMMAND_SCRIPT = "return redis.call('EXISTS', KEYS[1])";
+
+    /** The cheapest script call through the same client: EVALSHA of {@link #ONE_COMMAND_SCRIPT}. */
     private Workload scriptFloor(String space, int keys) {
         RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
-        String sha = script.scriptLoad("return redis.call('EXISTS', KEYS[1])");
+        String sha = script.scriptLoad(ONE_COMMAND_SCRIPT);
         List<List<Object>> keyLists = prepare(keys, i -> List.of("script-" + space + ":" + i));
         return new Workload(
                 "floor: EVALSHA (Redisson)",
@@ -780,7 +783,7 @@ public final class Benchmarks {
         RAtomicLong counter = redisson.getAtomicLong("mem-incr");
         report("floor: INCR", counterBig::incrementAndGet, counter::incrementAndGet, "mem-incr");
         RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
-        String sha = script.scriptLoad("return redis.call('EXISTS', KEYS[1])");
+        String sha = script.scriptLoad(ONE_COMMAND_SCRIPT);
         Runnable evalsha =
                 () -> script.evalSha(RScript.Mode.READ_ONLY, sha, RScript.ReturnType.LONG, List.of("mem-sha"));
         report("floor: EVALSHA of a 1-command script", evalsha, evalsha, "mem-sha");
