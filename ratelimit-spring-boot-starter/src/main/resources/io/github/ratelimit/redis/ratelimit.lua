@@ -26,8 +26,11 @@
 -- advice becomes the cursor. So callers refused together are told times one slot apart, and come back spread out.
 -- The cursor is one number, whatever the number of refusals, and never an advice beyond the horizon.
 --
--- Written for speed: every redis.call costs about as much as a small command, so each algorithm makes as few
--- as it can, and the checks return several values instead of building tables.
+-- Written for speed: every redis.call costs about as much as a small command, so each algorithm makes as few as it
+-- can. And Lua makes every function of a script anew on each run (with the garbage it leaves), which costs a lone
+-- decision more than its commands: so the three algorithms are written out in the main loop, and the few functions
+-- that remain capture no local of the run (see ring.lua): `answer`, shared by both kinds of key, and the makers of
+-- what most calls never need (the ring's readers of entries, the keys of several windows).
 
 if redis.replicate_commands then
     -- Redis < 5 replicates scripts verbatim unless told otherwise; TIME must not be re-run on replicas.
@@ -41,146 +44,9 @@ local t = call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = floor(now_us / 1000)
 
--- Sliding window: the ring's format and codec are in ring.lua, loaded before this script.
-
-local now_stamp -- p48(now_ms), made once per script call
-
--- A plan's quota grew beyond the ring's capacity: the ring is rewritten with the new capacity, its live entries kept
--- in time order from slot 0, so that a caller keeps what was counted and gets the difference at once. (A quota that
--- shrinks keeps the larger ring: its entries still count, and the next growth finds them.) Returns the new head,
--- live, newest, oldest. Rare (an upgrade), so it may read the live entries.
-local function resize(key, head, live, newest, cap, limit, window)
-    if live == 0 then
-        call('DEL', key)
-        return 0, 0, 0, 0
-    end
-    -- the live entries, oldest first, as one string (missing slots as zeros)
-    local first = (head + cap - live) % cap -- the slot of the oldest of them
-    local entries
-    if first + live <= cap then
-        entries = call('GETRANGE', key, HEAD + first * SLOT, HEAD + (first + live) * SLOT - 1)
-    else
-        entries = call('GETRANGE', key, HEAD + first * SLOT, HEAD + cap * SLOT - 1)
-            .. call('GETRANGE', key, HEAD, HEAD + (first + live - cap) * SLOT - 1)
-    end
-    if #entries < live * SLOT then
-        entries = entries .. rep('\0', live * SLOT - #entries)
-    end
-    local oldest = sunpack('>I6', entries)
-    call('SET', key, spack('>I4I4I6I6I4', live % limit, live, newest, oldest, limit) .. entries, 'PX', window)
-    return live % limit, live, newest, oldest
-end
-
--- returns allowed, remaining, reset, retry, then what the commit needs: head, the decision's time, live
--- entries, the oldest live entry, the ring's capacity (the limit, or more after a plan's quota shrank)
-local function sliding_check(key, limit, window, cost)
-    local head, live, newest, oldest, cap = fields(call('GETRANGE', key, '0', HEAD_LAST))
-    if cap == 0 then
-        cap = limit -- a new ring
-    elseif cap < limit then
-        head, live, newest, oldest = resize(key, head, live, newest, cap, limit, window)
-        cap = limit
-    end
-    if live == 0 then
-        newest, oldest = 0, 0
-    end
-    local moved = false -- whether the oldest live entry is another than the header says
-    local now = max(now_ms, newest) -- never let a clock step back reopen the window
-    if live > 0 and now - oldest >= window then
-        live, oldest, moved = still_live(key, HEAD, head, cap, live, oldest, window, now)
-    end
-    local reset = 0
-    if live > 0 then
-        reset = newest + window - now
-    end
-    if cost == 0 then
-        return 1, limit - live, reset, 0
-    end
-    if live + cost > limit then
-        -- the oldest live entries must leave until the cost fits: the last of them is the (live + cost - limit)-th
-        -- oldest live entry, at logical index cap - limit + cost - 1; counted from now_ms, the time the caller sees
-        local needed = entry(key, HEAD, head, cap, cap - limit + cost - 1)
-        return 0, limit - live, reset, needed + window - now_ms
-    end
-    return 1, limit - live - cost, window, 0, head, now, live, moved and oldest, cap
-end
-
--- `oldest` is the new oldest live entry when it is another than the header's, else false; `window` is the window in
--- ms as text
-local function sliding_commit(key, window, cost, head, now, live, oldest, cap)
-    local stamp
-    if now == now_ms then
-        now_stamp = now_stamp or p48(now_ms)
-        stamp = now_stamp
-    else
-        stamp = p48(now)
-    end
-    local first = min(cost, cap - head)
-    call('SETRANGE', key, format('%d', HEAD + head * SLOT), first == 1 and stamp or rep(stamp, first))
-    if cost > first then
-        call('SETRANGE', key, format('%d', HEAD), rep(stamp, cost - first))
-    end
-    local header = spack('>I4I4', (head + cost) % cap, live + cost) .. stamp
-    if live == 0 then
-        header = header .. stamp .. spack('>I4', cap) -- the oldest live entry is the first written now; the capacity
-    elseif oldest then
-        header = header .. p48(oldest)
-    end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
-    call('SETRANGE', key, '0', header)
-    call('PEXPIRE', key, window)
-end
-
--- Fixed window: a counter that expires `window` ms after the window's first admitted call. Returns allowed,
--- remaining, reset, retry, then the count, the time left and whether the counter is new.
-local function fixed_check(key, limit, window, cost)
-    local count = tonumber(call('GET', key) or '0')
-    local ttl = window
-    local fresh = true
-    if count > 0 then
-        local pttl = call('PTTL', key)
-        if pttl >= 0 then
-            ttl = pttl
-            fresh = false
-        end -- a counter without expiry cannot come from us: give it one on the next write
-    end
-    -- Redis deletes a key one millisecond after its PTTL reaches 0, and PTTL may be read in the millisecond
-    -- after now_ms (the decision time the caller sees): 2 ms more, so that waiting the answer always suffices
-    if count + cost > limit then
-        return 0, limit - count, ttl + 2, ttl + 2
-    end
-    return 1, limit - count - cost, ttl + 2, 0, count, ttl, fresh
-end
-
-local function fixed_commit(key, cost, count, ttl, fresh)
-    if fresh then
-        call('SET', key, format('%d', count + cost), 'PX', format('%d', ttl))
-    else
-        call('INCRBY', key, format('%d', cost))
-    end
-end
-
--- Token bucket as GCRA: one theoretical arrival time (TAT, epoch microseconds) per key. Returns allowed,
--- remaining, reset, retry, then the new TAT.
-local function bucket_check(key, limit, window, cost)
-    local interval = window * 1000 / limit
-    local burst = window * 1000
-    local tat = max(tonumber(call('GET', key) or '0'), now_us)
-    local new_tat = tat + cost * interval
-    local allow_at = new_tat - burst
-    -- waits are counted from now_ms, the decision time the caller sees, and rounded up to whole ms, so
-    -- that the decision time plus the wait is never before the moment the call can succeed
-    if now_us < allow_at then
-        local remaining = floor((now_us + burst - tat) / interval)
-        return 0, remaining, ceil(tat / 1000) - now_ms, ceil(allow_at / 1000) - now_ms
-    end
-    local remaining = floor((now_us + burst - new_tat) / interval)
-    return 1, remaining, ceil(new_tat / 1000) - now_ms, 0, new_tat
-end
-
-local function bucket_commit(key, new_tat)
-    new_tat = ceil(new_tat)
-    call('SET', key, format('%.0f', new_tat), 'PX', format('%d', max(1, ceil((new_tat - now_us) / 1000))))
-end
+-- Sliding window: the ring's format and its readers of entries are in ring.lua, loaded before this script.
+local entry, still_live -- ring_reader(SLOT), once a call needs an entry
+local now_stamp -- the 6 bytes of now_ms, made once per script call
 
 -- One answer into `out` after position m; returns the new position. The common answer, a key (or window) that has
 -- room and resets a whole window from now, is its remaining count alone (never negative); any other is four values,
@@ -194,12 +60,16 @@ local function answer(out, m, allowed, remaining, reset, retry, window)
     return m + 4
 end
 
--- Several sliding windows in one ring (ring.lua), made when a script call meets the first such key (see the top of
--- ring.lua: most calls never do). A key's header is read once per script call and kept while the calls of the batch
--- are decided; what they admitted is written back once, at the end (`flush`). Returns spec(text), check(key, p,
--- position), commit(key, p), report(out, m, position, p, took) and flush().
-local function several_keys()
+-- Several sliding windows in one ring (ring.lua), made when a script call meets the first such key (most calls never
+-- do). Like ring.lua's functions, it captures no local of the run: only what ring.lua defines, and `answer`. A key's
+-- header is read once per script call and kept while the calls of the batch are decided; what they admitted is
+-- written back once, at the end (`flush`). Returns spec(text), check(key, p, position), commit(key, p),
+-- report(out, m, position, p, took) and flush().
+local function several_keys(now_ms)
+    local call, format, rep, spack = redis.call, string.format, string.rep, struct.pack
+    local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
     local codec = multi_codec()
+    local entry, still_live = ring_reader(SLOT)
     local several = {} -- key -> its header as a flat table (the codec's state)
     local dirty = {} -- key -> its spec, for the keys whose header must be written back
     local found = {} -- each window's allowed, remaining, reset, retry, per position of the key in its call (reused)
@@ -279,7 +149,7 @@ local function several_keys()
         local s = several[key]
         local head, cap, base, cost = s[1], s[2], p.base, p.q
         local now = max(now_ms, s[3]) -- as check decided it: nothing changed the header in between
-        local stamp = p48(now)
+        local stamp = spack('>I6', now)
         local first = min(cost, cap - head)
         call('SETRANGE', key, format('%d', base + head * SLOT), first == 1 and stamp or rep(stamp, first))
         if cost > first then
@@ -329,31 +199,6 @@ end
 -- per script call, however many keys of the batch share it (the calls of a batch usually do).
 local specs = {}
 local several -- several_keys(), once a spec of several windows is met
-
-local function spec_of(text)
-    local p = specs[text]
-    if p or not text then
-        return p
-    end
-    local g, l, w, q, f, h = string.match(text, '^([123]),(%d+),(%d+),(%d+),(%d+),(%d+)$')
-    if g then
-        g, l, w, q, f, h = tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h)
-        if l < 1 or w < 1 or q > l or f > 7 then
-            return nil
-        end
-        p = {g = g, l = l, w = w, q = q, h = h, shadow = f % 2 == 1, staggered = floor(f / 2) % 2 == 1,
-             check_only = f >= 4, answers = 1, window_text = format('%d', w)}
-    else
-        several = several or several_keys()
-        p = several.spec(text)
-        if not p then
-            return nil
-        end
-    end
-    specs[text] = p
-    return p
-end
-
 local calls = tonumber(ARGV[1])
 local counts, spec, key = {}, {}, {}
 local cursor -- key number -> its advice cursor, for keys with staggered advice
@@ -364,7 +209,22 @@ for c = 1, calls do
     a = a + 1
     for _ = 1, n do
         k = k + 1
-        local p = spec_of(ARGV[a])
+        local text = ARGV[a]
+        local p = specs[text]
+        if not p and text then
+            local g, l, w, q, f, h = string.match(text, '^([123]),(%d+),(%d+),(%d+),(%d+),(%d+)$')
+            if g then
+                g, l, w, q, f, h = tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h)
+                if l >= 1 and w >= 1 and q <= l and f <= 7 then
+                    p = {g = g, l = l, w = w, q = q, h = h, shadow = f % 2 == 1, staggered = floor(f / 2) % 2 == 1,
+                         check_only = f >= 4, answers = 1, window_text = format('%d', w)}
+                end
+            else
+                several = several or several_keys(now_ms)
+                p = several.spec(text)
+            end
+            specs[text] = p
+        end
         if not p then
             return redis.error_reply('ratelimit: bad arguments for key ' .. k)
         end
@@ -383,35 +243,14 @@ if kk ~= #KEYS then
     return redis.error_reply('ratelimit: ' .. #KEYS .. ' keys for ' .. kk .. ' keys and cursors')
 end
 
--- a refused call's staggered advice for key i: the later of its earliest retry and one slot after the last
--- advice handed out, at most the horizon ahead (never before the earliest retry); returns retry ms, capped
-local function stagger(i, earliest)
-    local p = spec[i]
-    local slot = ceil(p.w * p.q / p.l)
-    local last = tonumber(call('GET', cursor[i]) or '0')
-    local advice = max(now_ms + earliest, last + slot)
-    local capped = 0
-    local cap = now_ms + max(earliest, p.h)
-    if advice > cap then
-        advice, capped = cap, 1
-    end
-    call('SET', cursor[i], format('%d', advice), 'PX', format('%d', max(1, advice - now_ms)))
-    return advice - now_ms, capped
-end
-
--- integers joined by commas, made with %d (see ring.lua): the format for n of them is made once
-local joins = {}
-local function joined(out, n)
-    local f = joins[n]
-    if not f then
-        f = rep('%d,', n - 1) .. '%d'
-        joins[n] = f
-    end
-    return format(f, unpack(out, 1, n))
-end
-
+-- the format of up to 24 integers joined by commas (a call's answers are usually fewer)
+local JOINED, JOINED_MAX = '%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d', 24
 local replies = {}
-local r = {} -- the checks of the current call's keys, nine values each: allowed, remaining, reset, retry, commit's
+-- The checks of the current call's keys, nine values each: allowed, remaining, reset, retry, then what the commit
+-- needs. Sliding window: head, the decision's time, live entries, the new oldest live entry when it is another than
+-- the header's (else false), the ring's capacity (the limit, or more after a plan's quota shrank). Fixed window: the
+-- count, the time left, whether the counter is new. Token bucket: the new theoretical arrival time.
+local r = {}
 k = 0
 for c = 1, calls do
     local first, last = k + 1, k + counts[c]
@@ -420,16 +259,107 @@ for c = 1, calls do
     for i = first, last do
         local b = (i - first) * 9
         local p = spec[i]
-        local g = p.g
+        local g, limit, window, cost, kn = p.g, p.l, p.w, p.q, key[i]
         if g == 1 then
-            r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] =
-                sliding_check(key[i], p.l, p.w, p.q)
+            -- Sliding window (ring.lua): the header decides, unless entries left the window since the last admission
+            local h = call('GETRANGE', kn, '0', HEAD_LAST)
+            local head, live, newest, oldest, cap = 0, 0, 0, 0, 0
+            if #h >= HEAD then
+                head, live, newest, oldest, cap = sunpack(HEADER, h)
+            end
+            if cap == 0 then
+                cap = limit -- a new ring
+            elseif cap < limit then
+                -- A plan's quota grew beyond the ring's capacity: the ring is rewritten with the new capacity, its
+                -- live entries kept in time order from slot 0, so that a caller keeps what was counted and gets the
+                -- difference at once. (A quota that shrinks keeps the larger ring: its entries still count, and the
+                -- next growth finds them.) Rare (an upgrade), so it may read the live entries.
+                if live == 0 then
+                    call('DEL', kn)
+                    head, newest, oldest = 0, 0, 0
+                else
+                    -- the live entries, oldest first, as one string (missing slots as zeros)
+                    local from = (head + cap - live) % cap -- the slot of the oldest of them
+                    local entries
+                    if from + live <= cap then
+                        entries = call('GETRANGE', kn, HEAD + from * SLOT, HEAD + (from + live) * SLOT - 1)
+                    else
+                        entries = call('GETRANGE', kn, HEAD + from * SLOT, HEAD + cap * SLOT - 1)
+                            .. call('GETRANGE', kn, HEAD, HEAD + (from + live - cap) * SLOT - 1)
+                    end
+                    if #entries < live * SLOT then
+                        entries = entries .. rep('\0', live * SLOT - #entries)
+                    end
+                    head, oldest = live % limit, sunpack('>I6', entries)
+                    call('SET', kn, spack(HEADER, head, live, newest, oldest, limit) .. entries, 'PX', window)
+                end
+                cap = limit
+            end
+            if live == 0 then
+                newest, oldest = 0, 0
+            end
+            local moved = false -- whether the oldest live entry is another than the header says
+            local now = max(now_ms, newest) -- never let a clock step back reopen the window
+            if live > 0 and now - oldest >= window then
+                if not entry then
+                    entry, still_live = ring_reader(SLOT)
+                end
+                live, oldest, moved = still_live(kn, HEAD, head, cap, live, oldest, window, now)
+            end
+            local reset = live > 0 and newest + window - now or 0
+            if cost == 0 then
+                r[b + 1], r[b + 2], r[b + 3], r[b + 4] = 1, limit - live, reset, 0
+            elseif live + cost > limit then
+                -- the oldest live entries must leave until the cost fits: the last of them is the
+                -- (live + cost - limit)-th oldest live entry, at logical index cap - limit + cost - 1; counted from
+                -- now_ms, the time the caller sees
+                if not entry then
+                    entry, still_live = ring_reader(SLOT)
+                end
+                local needed = entry(kn, HEAD, head, cap, cap - limit + cost - 1)
+                r[b + 1], r[b + 2], r[b + 3], r[b + 4] = 0, limit - live, reset, needed + window - now_ms
+            else
+                r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] =
+                    1, limit - live - cost, window, 0, head, now, live, moved and oldest, cap
+            end
         elseif g == 2 then
-            r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7] = fixed_check(key[i], p.l, p.w, p.q)
+            -- Fixed window: a counter that expires `window` ms after the window's first admitted call
+            local count = tonumber(call('GET', kn) or '0')
+            local ttl = window
+            local fresh = true
+            if count > 0 then
+                local pttl = call('PTTL', kn)
+                if pttl >= 0 then
+                    ttl = pttl
+                    fresh = false
+                end -- a counter without expiry cannot come from us: give it one on the next write
+            end
+            -- Redis deletes a key one millisecond after its PTTL reaches 0, and PTTL may be read in the millisecond
+            -- after now_ms (the decision time the caller sees): 2 ms more, so that waiting the answer always suffices
+            if count + cost > limit then
+                r[b + 1], r[b + 2], r[b + 3], r[b + 4] = 0, limit - count, ttl + 2, ttl + 2
+            else
+                r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7] =
+                    1, limit - count - cost, ttl + 2, 0, count, ttl, fresh
+            end
         elseif g == 3 then
-            r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5] = bucket_check(key[i], p.l, p.w, p.q)
+            -- Token bucket as GCRA: one theoretical arrival time (TAT, epoch microseconds) per key. Waits are counted
+            -- from now_ms, the decision time the caller sees, and rounded up to whole ms, so that the decision time
+            -- plus the wait is never before the moment the call can succeed.
+            local interval = window * 1000 / limit
+            local burst = window * 1000
+            local tat = max(tonumber(call('GET', kn) or '0'), now_us)
+            local new_tat = tat + cost * interval
+            local allow_at = new_tat - burst
+            if now_us < allow_at then
+                r[b + 1], r[b + 2], r[b + 3], r[b + 4] = 0, floor((now_us + burst - tat) / interval),
+                    ceil(tat / 1000) - now_ms, ceil(allow_at / 1000) - now_ms
+            else
+                r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5] =
+                    1, floor((now_us + burst - new_tat) / interval), ceil(new_tat / 1000) - now_ms, 0, new_tat
+            end
         else
-            r[b + 1] = several.check(key[i], p, i - first + 1)
+            r[b + 1] = several.check(kn, p, i - first + 1)
         end
         if r[b + 1] == 0 and not p.shadow then
             out[1] = 0
@@ -439,33 +369,65 @@ for c = 1, calls do
     for i = first, last do
         local b = (i - first) * 9
         local p = spec[i]
-        local g = p.g
+        local g, cost, kn = p.g, p.q, key[i]
         local took = out[1] == 1 and r[b + 1] == 1 and not p.check_only
-        if took and p.q > 0 then
+        if took and cost > 0 then
             if g == 1 then
-                sliding_commit(key[i], p.window_text, p.q, r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9])
+                local head, now, live, oldest, cap = r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9]
+                local stamp
+                if now == now_ms then
+                    now_stamp = now_stamp or spack('>I6', now_ms)
+                    stamp = now_stamp
+                else
+                    stamp = spack('>I6', now)
+                end
+                local fits = min(cost, cap - head)
+                call('SETRANGE', kn, format('%d', HEAD + head * SLOT), fits == 1 and stamp or rep(stamp, fits))
+                if cost > fits then
+                    call('SETRANGE', kn, format('%d', HEAD), rep(stamp, cost - fits))
+                end
+                local header = spack('>I4I4', (head + cost) % cap, live + cost) .. stamp
+                if live == 0 then
+                    header = header .. stamp .. spack('>I4', cap) -- the oldest live entry is the first written now
+                elseif oldest then
+                    header = header .. spack('>I6', oldest)
+                end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
+                call('SETRANGE', kn, '0', header)
+                call('PEXPIRE', kn, p.window_text)
             elseif g == 2 then
-                fixed_commit(key[i], p.q, r[b + 5], r[b + 6], r[b + 7])
+                if r[b + 7] then
+                    call('SET', kn, format('%d', r[b + 5] + cost), 'PX', format('%d', r[b + 6]))
+                else
+                    call('INCRBY', kn, format('%d', cost))
+                end
             elseif g == 3 then
-                bucket_commit(key[i], r[b + 5])
+                local new_tat = ceil(r[b + 5])
+                call('SET', kn, format('%.0f', new_tat), 'PX', format('%d', max(1, ceil((new_tat - now_us) / 1000))))
             else
-                several.commit(key[i], p)
+                several.commit(kn, p)
             end
         end
         if g == 4 then
             m = several.report(out, m, i - first + 1, p, took)
             position = position + p.answers
         else
-            local remaining = (r[b + 1] == 1 and not took) and (r[b + 2] + p.q) or r[b + 2]
+            local remaining = (r[b + 1] == 1 and not took) and (r[b + 2] + cost) or r[b + 2]
             local retry = r[b + 4]
             position = position + 1
             if out[1] == 0 and r[b + 1] == 0 and cursor and cursor[i] and not p.shadow then
-                local capped
-                retry, capped = stagger(i, retry)
-                if capped == 1 then
+                -- staggered advice: the later of the earliest retry and one slot after the last advice handed out, at
+                -- most the horizon ahead (never before the earliest retry)
+                local slot = ceil(p.w * cost / p.l)
+                local last = tonumber(call('GET', cursor[i]) or '0')
+                local advice = max(now_ms + retry, last + slot)
+                local latest = now_ms + max(retry, p.h)
+                if advice > latest then
+                    advice = latest
                     cappedKeys = cappedKeys or {}
                     cappedKeys[#cappedKeys + 1] = position
                 end
+                call('SET', cursor[i], format('%d', advice), 'PX', format('%d', max(1, advice - now_ms)))
+                retry = advice - now_ms
             end
             m = answer(out, m, r[b + 1], remaining, r[b + 3], retry, p.w)
         end
@@ -474,8 +436,11 @@ for c = 1, calls do
         for j = 1, #cappedKeys do
             out[m + j] = cappedKeys[j]
         end
+        m = m + #cappedKeys
     end
-    replies[c] = joined(out, m + (cappedKeys and #cappedKeys or 0)) -- one bulk string: cheaper to read than a list
+    -- one bulk string, cheaper to read than a list: the answers joined by commas, made with %d (see ring.lua)
+    local f = m <= JOINED_MAX and string.sub(JOINED, 1, 3 * m - 1) or rep('%d,', m - 1) .. '%d'
+    replies[c] = format(f, unpack(out, 1, m))
     k = last
 end
 if several then

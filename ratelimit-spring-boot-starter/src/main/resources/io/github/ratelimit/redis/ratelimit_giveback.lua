@@ -28,6 +28,7 @@ local t = call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = math.floor(now_us / 1000)
 local taken_at = tonumber(ARGV[1])
+local entry = ring_reader(SLOT)
 
 -- Sliding window: the call wrote `cost` entries holding its decision time. They are taken out of the ring (the
 -- entries newer than them move down, so the ring stays in time order), unless they already left the window or are
@@ -62,7 +63,11 @@ local function sliding(key, window, cost)
     if now_ms - taken_at >= window then
         return 0 -- the entries no longer count
     end
-    local head, live, _, _, cap = fields(call('GETRANGE', key, 0, HEAD - 1))
+    local h = call('GETRANGE', key, 0, HEAD - 1)
+    if #h < HEAD then
+        return 0
+    end
+    local head, live, _, _, cap = sunpack(HEADER, h)
     if cap == 0 then
         return 0
     end
@@ -76,7 +81,7 @@ local function sliding(key, window, cost)
         call('DEL', key)
         return 1
     end
-    call('SETRANGE', key, 0, spack('>I4I4I6I6I4', head, live, entry(key, HEAD, head, cap, cap - 1),
+    call('SETRANGE', key, 0, spack(HEADER, head, live, entry(key, HEAD, head, cap, cap - 1),
         entry(key, HEAD, head, cap, cap - live), cap))
     return 1
 end

@@ -5,7 +5,7 @@
 -- 24-byte header: the head (4 bytes: the slot of the oldest entry, which is also where the next one is
 -- written), the number of live entries at the last admission (4 bytes), the newest entry and the oldest live
 -- one (6 bytes each), and the ring's capacity (4 bytes: the limit it was written for; a plan's quota may change,
--- and then ratelimit.lua's `resize` rewrites the ring for the new one). Slots beyond the string's length read as 0
+-- and then ratelimit.lua rewrites the ring for the new one). Slots beyond the string's length read as 0
 -- ("long ago"), so the string grows only as it is used. Entries are in time order from the head and the live ones are
 -- the newest, so a decision reads the header only, unless entries left the window since the last admission: then a
 -- galloping search over just those finds the new oldest live entry.
@@ -21,64 +21,62 @@ local HEAD_LAST = format('%d', HEAD - 1)
 -- Numbers are packed and unpacked by Redis's struct library (C), big-endian: 4-byte counts, 6-byte epoch ms.
 local spack, sunpack = struct.pack, struct.unpack
 
--- Helpers are few and the rarely used ones are made only when needed: Lua allocates every function of a script anew on
--- each run, and for a lone decision those allocations, and the garbage they leave, cost more than its commands.
+-- The header of a ring of one window, for struct.unpack and struct.pack: head, live, newest, oldest, capacity.
+local HEADER = '>I4I4I6I6I4'
 
--- the header's fields: head, live, newest, oldest, capacity (all 0 for a missing header)
-local function fields(h)
-    if #h < HEAD then
-        return 0, 0, 0, 0, 0
+-- Functions are made only where a call needs them: Lua makes every function of a script anew on each run, with an
+-- upvalue for every outer local it captures, and for a lone decision those allocations, and the garbage they leave,
+-- cost more than its commands. So the decision's common path reads and writes the header inline, and the functions
+-- here capture nothing (they take what they need from Redis's libraries or as arguments). ring_reader(slot) makes
+-- the readers of entries of a ring of `slot`-byte entries, the first time a script call needs one:
+-- entry(key, base, head, cap, i) and still_live(key, base, head, cap, live, oldest, window, now).
+local function ring_reader(SLOT)
+    local call, format, sunpack = redis.call, string.format, struct.unpack
+
+    -- the i-th oldest entry of a ring of `cap` slots whose entries start at byte `base`, i from 0 (0 when missing)
+    local function entry(key, base, head, cap, i)
+        local from = base + (head + i) % cap * SLOT
+        local s = call('GETRANGE', key, format('%d', from), format('%d', from + SLOT - 1))
+        if #s < SLOT then
+            return 0
+        end
+        return (sunpack('>I6', s))
     end
-    local head, live, newest, oldest, cap = sunpack('>I4I4I6I6I4', h)
-    return head, live, newest, oldest, cap
-end
 
--- a time as 6 bytes, big-endian
-local function p48(v)
-    return spack('>I6', v)
-end
-
--- the i-th oldest entry of a ring of `cap` slots whose entries start at byte `base`, i from 0 (0 when missing)
-local function entry(key, base, head, cap, i)
-    local from = base + (head + i) % cap * SLOT
-    local s = redis.call('GETRANGE', key, format('%d', from), format('%d', from + SLOT - 1))
-    if #s < SLOT then
-        return 0
-    end
-    return (sunpack('>I6', s))
-end
-
--- Entries left the window since the last admission: the oldest of the `live` ones. Gallops, then bisects, for the
--- first entry still inside (`hi` is always a live entry, value `oldest`, or `cap`: none). Returns the live count, the
--- oldest live entry and whether it is another than `oldest`.
-local function still_live(key, base, head, cap, live, oldest, window, now)
-    local moved = false
-    local first = cap - live -- logical index of the oldest entry that was live
-    local lo, hi, step = first + 1, cap, 1
-    while lo < cap do
-        local probe = math.min(first + step, cap - 1)
-        local v = entry(key, base, head, cap, probe)
-        if now - v >= window then
-            lo = probe + 1
-            if probe == cap - 1 then
+    -- Entries left the window since the last admission: the oldest of the `live` ones. Gallops, then bisects, for the
+    -- first entry still inside (`hi` is always a live entry, value `oldest`, or `cap`: none). Returns the live count,
+    -- the oldest live entry and whether it is another than `oldest`.
+    local function still_live(key, base, head, cap, live, oldest, window, now)
+        local moved = false
+        local first = cap - live -- logical index of the oldest entry that was live
+        local lo, hi, step = first + 1, cap, 1
+        while lo < cap do
+            local probe = math.min(first + step, cap - 1)
+            local v = entry(key, base, head, cap, probe)
+            if now - v >= window then
+                lo = probe + 1
+                if probe == cap - 1 then
+                    break
+                end
+                step = step * 2
+            else
+                hi, oldest, moved = probe, v, true
                 break
             end
-            step = step * 2
-        else
-            hi, oldest, moved = probe, v, true
-            break
         end
-    end
-    while lo < hi do
-        local mid = math.floor((lo + hi) / 2)
-        local v = entry(key, base, head, cap, mid)
-        if now - v >= window then
-            lo = mid + 1
-        else
-            hi, oldest, moved = mid, v, true
+        while lo < hi do
+            local mid = math.floor((lo + hi) / 2)
+            local v = entry(key, base, head, cap, mid)
+            if now - v >= window then
+                lo = mid + 1
+            else
+                hi, oldest, moved = mid, v, true
+            end
         end
+        return cap - lo, oldest, moved
     end
-    return cap - lo, oldest, moved
+
+    return entry, still_live
 end
 
 -- Several sliding windows of one identifier (one limit name, several windows) share one ring: every admission is
@@ -88,9 +86,11 @@ end
 -- decision reads one header and writes one ring. The expiry is the longest window and an eighth of it, renewed once
 -- that eighth has passed: every admission still leaves at least the longest window, and most admissions need no
 -- PEXPIRE.
--- The codec of such a header, made by the scripts that meet such a key (see the top of this file): header_size(n),
+-- The codec of such a header, made by the scripts that meet such a key (see ring_reader): header_size(n),
 -- state(h, n), pack(v, n), fields(h, n), header(head, cap, newest, renew, lives, oldests, n).
 local function multi_codec()
+    local spack, sunpack = struct.pack, struct.unpack
+
     local function multi_header_size(n)
         return 20 + 10 * n
     end
