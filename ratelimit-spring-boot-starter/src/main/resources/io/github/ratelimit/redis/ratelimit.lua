@@ -61,11 +61,11 @@ local function answer(out, m, allowed, remaining, reset, retry, window)
 end
 
 -- Several sliding windows in one ring (ring.lua), made when a script call meets the first such key (most calls never
--- do). Like ring.lua's functions, it captures no local of the run: only what ring.lua defines, and `answer`. A key's
--- header is read once per script call and kept while the calls of the batch are decided; what they admitted is
+-- do). Like ring.lua's functions, it captures nothing: what it needs of ring.lua and of this script is given to it. A
+-- key's header is read once per script call and kept while the calls of the batch are decided; what they admitted is
 -- written back once, at the end (`flush`). Returns spec(text), check(key, p, position), commit(key, p),
 -- report(out, m, position, p, took) and flush().
-local function several_keys(now_ms)
+local function several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
     local call, format, rep, spack = redis.call, string.format, string.rep, struct.pack
     local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
     local codec = multi_codec()
@@ -97,7 +97,8 @@ local function several_keys(now_ms)
             limits[j], windows[j], largest, longest = lj, wj, max(largest, lj), max(longest, wj)
         end
         local base = codec.header_size(w)
-        return {g = 4, q = q, limits = limits, windows = windows, answers = w, base = base,
+        -- [1] to [6] as a spec of one window has them (algorithm 4, cost, no flags), for the main loop
+        return {4, 0, 0, q, 0, 0, q = q, limits = limits, windows = windows, answers = w, base = base,
                 header_last = format('%d', base - 1), largest = largest, longest = longest}
     end
 
@@ -196,7 +197,9 @@ local function several_keys(now_ms)
 end
 
 -- Every call's arguments are checked before anything is written, so a bad one changes nothing. A spec is parsed once
--- per script call, however many keys of the batch share it (the calls of a batch usually do).
+-- per script call, however many keys of the batch share it (the calls of a batch usually do), into an array (cheaper
+-- to make than named fields): [1] algorithm, [2] limit, [3] window ms, [4] cost, [5] flags, [6] horizon ms, and
+-- [7] the window as text once a write needs it. A spec of several windows is its own table (`several.spec`).
 local specs = {}
 local several -- several_keys(), once a spec of several windows is met
 local calls = tonumber(ARGV[1])
@@ -216,11 +219,10 @@ for c = 1, calls do
             if g then
                 g, l, w, q, f, h = tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h)
                 if l >= 1 and w >= 1 and q <= l and f <= 7 then
-                    p = {g = g, l = l, w = w, q = q, h = h, shadow = f % 2 == 1, staggered = floor(f / 2) % 2 == 1,
-                         check_only = f >= 4, answers = 1, window_text = format('%d', w)}
+                    p = {g, l, w, q, f, h}
                 end
             else
-                several = several or several_keys(now_ms)
+                several = several or several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
                 p = several.spec(text)
             end
             specs[text] = p
@@ -231,7 +233,7 @@ for c = 1, calls do
         spec[k] = p
         kk = kk + 1
         key[k] = KEYS[kk]
-        if p.staggered then
+        if p[5] % 4 >= 2 then -- staggered advice
             kk = kk + 1
             cursor = cursor or {}
             cursor[k] = KEYS[kk]
@@ -250,16 +252,17 @@ local replies = {}
 -- needs. Sliding window: head, the decision's time, live entries, the new oldest live entry when it is another than
 -- the header's (else false), the ring's capacity (the limit, or more after a plan's quota shrank). Fixed window: the
 -- count, the time left, whether the counter is new. Token bucket: the new theoretical arrival time.
-local r = {}
+local r = {0, 0, 0, 0, 0, 0, 0, 0, 0} -- made at the size of one key: a table that grows leaves its old arrays behind
+local out = {0, 0, 0} -- the current call's answers (reused: a call's reply is made of the first m)
 k = 0
 for c = 1, calls do
     local first, last = k + 1, k + counts[c]
-    local out = {1, now_ms}
+    out[1], out[2] = 1, now_ms
     local cappedKeys
     for i = first, last do
         local b = (i - first) * 9
         local p = spec[i]
-        local g, limit, window, cost, kn = p.g, p.l, p.w, p.q, key[i]
+        local g, limit, window, cost, kn = p[1], p[2], p[3], p[4], key[i]
         if g == 1 then
             -- Sliding window (ring.lua): the header decides, unless entries left the window since the last admission
             local h = call('GETRANGE', kn, '0', HEAD_LAST)
@@ -361,7 +364,7 @@ for c = 1, calls do
         else
             r[b + 1] = several.check(kn, p, i - first + 1)
         end
-        if r[b + 1] == 0 and not p.shadow then
+        if r[b + 1] == 0 and p[5] % 2 == 0 then -- refused by a key that is not a shadow
             out[1] = 0
         end
     end
@@ -369,8 +372,8 @@ for c = 1, calls do
     for i = first, last do
         local b = (i - first) * 9
         local p = spec[i]
-        local g, cost, kn = p.g, p.q, key[i]
-        local took = out[1] == 1 and r[b + 1] == 1 and not p.check_only
+        local g, cost, flags, kn = p[1], p[4], p[5], key[i]
+        local took = out[1] == 1 and r[b + 1] == 1 and flags < 4 -- taken unless check only
         if took and cost > 0 then
             if g == 1 then
                 local head, now, live, oldest, cap = r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9]
@@ -393,7 +396,12 @@ for c = 1, calls do
                     header = header .. spack('>I6', oldest)
                 end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
                 call('SETRANGE', kn, '0', header)
-                call('PEXPIRE', kn, p.window_text)
+                local window_text = p[7]
+                if not window_text then
+                    window_text = format('%d', p[3])
+                    p[7] = window_text
+                end
+                call('PEXPIRE', kn, window_text)
             elseif g == 2 then
                 if r[b + 7] then
                     call('SET', kn, format('%d', r[b + 5] + cost), 'PX', format('%d', r[b + 6]))
@@ -414,13 +422,13 @@ for c = 1, calls do
             local remaining = (r[b + 1] == 1 and not took) and (r[b + 2] + cost) or r[b + 2]
             local retry = r[b + 4]
             position = position + 1
-            if out[1] == 0 and r[b + 1] == 0 and cursor and cursor[i] and not p.shadow then
+            if out[1] == 0 and r[b + 1] == 0 and cursor and cursor[i] and flags % 2 == 0 then
                 -- staggered advice: the later of the earliest retry and one slot after the last advice handed out, at
                 -- most the horizon ahead (never before the earliest retry)
-                local slot = ceil(p.w * cost / p.l)
+                local slot = ceil(p[3] * cost / p[2])
                 local last = tonumber(call('GET', cursor[i]) or '0')
                 local advice = max(now_ms + retry, last + slot)
-                local latest = now_ms + max(retry, p.h)
+                local latest = now_ms + max(retry, p[6])
                 if advice > latest then
                     advice = latest
                     cappedKeys = cappedKeys or {}
@@ -429,7 +437,7 @@ for c = 1, calls do
                 call('SET', cursor[i], format('%d', advice), 'PX', format('%d', max(1, advice - now_ms)))
                 retry = advice - now_ms
             end
-            m = answer(out, m, r[b + 1], remaining, r[b + 3], retry, p.w)
+            m = answer(out, m, r[b + 1], remaining, r[b + 3], retry, p[3])
         end
     end
     if cappedKeys then
