@@ -26,9 +26,10 @@ local HEADER = '>I4I4I6I6I4'
 
 -- Functions are made only where a call needs them: Lua makes every function of a script anew on each run, with an
 -- upvalue for every outer local it captures, and for a lone decision those allocations, and the garbage they leave,
--- cost more than its commands. So the decision's common path reads and writes the header inline, and the functions
--- here capture nothing (they take what they need from Redis's libraries or as arguments). ring_reader(SLOT) makes
--- the readers of entries of a ring of SLOT-byte entries, the first time a script call needs one:
+-- cost more than its commands. So the decision's common path reads and writes the header inline, and the makers
+-- here capture no local of the script (they take what they need from Redis's libraries or as arguments; what they
+-- make captures only the maker's own locals). ring_reader(SLOT) makes the readers of entries of a ring of SLOT-byte
+-- entries, the first time a script call needs one:
 -- entry(key, base, head, cap, i) and still_live(key, base, head, cap, live, oldest, window, now).
 local function ring_reader(SLOT)
     local call, format, sunpack = redis.call, string.format, struct.unpack
