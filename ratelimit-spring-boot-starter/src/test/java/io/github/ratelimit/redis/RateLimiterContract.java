@@ -30,6 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 
 /** The rate limiter's promises, run on a single Redis and on a Redis Cluster alike. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -465,6 +466,95 @@ abstract class RateLimiterContract {
         }
         Decision state = instanceB.tryAcquire(probe);
         assertThat(state.outcomes()).extracting(LimitOutcome::remaining).containsExactly(6L, 6L, 0L, 0L, 16L, 16L);
+    }
+
+    /**
+     * A key of several windows whose ring fills hundreds of slots: 64 threads on two clients get exactly the tightest
+     * window's limit, its 450 entries take 6 bytes each behind a 40-byte header, and each window then reports exactly
+     * what is left.
+     */
+    @Test
+    void aKeyOfSeveralWindowsWithALargeRingIsExact() throws Exception {
+        List<RateLimit> windows = List.of(
+                RateLimit.of("grown", Algorithm.SLIDING_WINDOW, 450, 3_600_000),
+                RateLimit.of("grown", Algorithm.SLIDING_WINDOW, 600, 7_200_000));
+        String id = fresh();
+        List<LimitRequest> call =
+                List.of(new LimitRequest(windows.get(0), id, 1), new LimitRequest(windows.get(1), id, 1));
+        AtomicInteger admitted = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(64);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < 64; t++) {
+            RedisRateLimiter limiter = t % 2 == 0 ? instanceA : instanceB;
+            futures.add(pool.submit(() -> {
+                go.await();
+                for (int i = 0; i < 10; i++) {
+                    if (limiter.tryAcquire(call).allowed()) {
+                        admitted.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        go.countDown();
+        for (Future<?> future : futures) {
+            future.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+
+        assertThat(admitted.get()).isEqualTo(450);
+        String key = new RedisKeys("ratelimit:").severalWindowsKey("grown", RedisKeys.tag(id), windows);
+        assertThat(clientA.getBucket(key, StringCodec.INSTANCE).size()).isEqualTo(40 + 450 * 6);
+        long ttl = clientA.getBucket(key).remainTimeToLive();
+        assertThat(ttl).isBetween(7_200_000L - 60_000, 7_200_000L * 9 / 8);
+        Decision state = new RedisRateLimiter(clientB, "ratelimit:", patient(), 10, 0)
+                .tryAcquire(List.of(new LimitRequest(windows.get(0), id, 0), new LimitRequest(windows.get(1), id, 0)));
+        assertThat(state.outcomes()).extracting(LimitOutcome::remaining).containsExactly(0L, 150L);
+    }
+
+    /**
+     * Entries leave the short window of a key of several windows while the long window keeps them: twice, the short
+     * window frees exactly when the entries of its three calls have left, and a refusal's retry time is exact to the
+     * millisecond (the time of the entry that must leave, read from the ring, plus the window).
+     */
+    @Test
+    void aKeyOfSeveralWindowsFreesItsShortWindowWhetherReadWholeOrNot() {
+        RateLimit shortWindow = RateLimit.of("freed", Algorithm.SLIDING_WINDOW, 300, 2_000);
+        RateLimit hour = RateLimit.of("freed", Algorithm.SLIDING_WINDOW, 1_000, 3_600_000);
+        String id = fresh();
+        RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0);
+        List<LimitRequest> hundred = List.of(new LimitRequest(shortWindow, id, 100), new LimitRequest(hour, id, 100));
+        List<LimitRequest> look = List.of(new LimitRequest(shortWindow, id, 0), new LimitRequest(hour, id, 0));
+        String key =
+                new RedisKeys("ratelimit:").severalWindowsKey("freed", RedisKeys.tag(id), List.of(shortWindow, hour));
+
+        for (int round = 1; round <= 2; round++) {
+            long firstAt = 0;
+            long lastAt = 0;
+            for (int i = 1; i <= 3; i++) {
+                Decision admitted = noLocal.tryAcquire(hundred);
+                assertThat(admitted.allowed()).as("round %d, call %d", round, i).isTrue();
+                lastAt = admitted.decidedAt().toEpochMilli();
+                firstAt = i == 1 ? lastAt : firstAt;
+            }
+            Decision refused = noLocal.tryAcquire(hundred);
+            if (refused.decidedAt().toEpochMilli() < firstAt + 2_000) {
+                assertThat(refused.allowed()).as("round %d", round).isFalse();
+                assertThat(refused.outcomes())
+                        .extracting(LimitOutcome::remaining)
+                        .containsExactly(0L, 1_000L - 300 * round);
+                // the first call's 100 entries must leave: their time, written by that call, plus the window
+                assertThat(refused.decidedAt().toEpochMilli()
+                                + refused.retryAfter().toMillis())
+                        .isEqualTo(firstAt + 2_000);
+            }
+            awaitRedisTime(lastAt + 2_000);
+            assertThat(noLocal.tryAcquire(look).outcomes())
+                    .extracting(LimitOutcome::remaining)
+                    .containsExactly(300L, 1_000L - 300 * round);
+            assertThat(clientA.getBucket(key, StringCodec.INSTANCE).size()).isEqualTo(40 + 300 * round * 6);
+        }
     }
 
     /**
