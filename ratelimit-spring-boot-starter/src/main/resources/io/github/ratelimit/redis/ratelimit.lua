@@ -63,7 +63,10 @@ end
 -- Several sliding windows in one ring (ring.lua), made when a script call meets the first such key (most calls never
 -- do). Like ring.lua's functions, it captures nothing: what it needs of ring.lua and of this script is given to it. A
 -- key's header is read once per script call and kept while the calls of the batch are decided; what they admitted is
--- written back once, at the end (`flush`). Returns spec(text), check(key, p, position), commit(key, p),
+-- written back once, at the end (`flush`): the header, and the entries, which all bear the same time within a script
+-- call and follow one another in the ring, so that calls of one key (a hot key: a batch of many calls for one
+-- identifier) write their entries with one command instead of one each. Entries not written yet are written before
+-- anything reads entries of that key. Returns spec(text), check(key, p, position), commit(key, p),
 -- report(out, m, position, p, took) and flush().
 local function several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
     local call, format, rep, spack = redis.call, string.format, string.rep, struct.pack
@@ -72,6 +75,26 @@ local function several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
     local entry, still_live = ring_reader(SLOT)
     local several = {} -- key -> its header as a flat table (the codec's state)
     local dirty = {} -- key -> its spec, for the keys whose header must be written back
+    local unwritten = {} -- key -> {first slot, count, stamp}: entries taken in this script call, not written yet
+
+    -- writes `count` copies of `stamp` from slot `first` of a ring of `cap` slots whose entries start at byte `base`,
+    -- wrapping at most once
+    local function write(key, base, cap, first, count, stamp)
+        local fits = min(count, cap - first)
+        call('SETRANGE', key, format('%d', base + first * SLOT), fits == 1 and stamp or rep(stamp, fits))
+        if count > fits then
+            call('SETRANGE', key, format('%d', base), rep(stamp, count - fits))
+        end
+    end
+
+    -- writes a key's entries not written yet
+    local function write_entries(key, base, cap)
+        local w = unwritten[key]
+        if w then
+            unwritten[key] = nil
+            write(key, base, cap, w[1], w[2], w[3])
+        end
+    end
     local found = {} -- each window's allowed, remaining, reset, retry, per position of the key in its call (reused)
 
     -- "4,cost,limit,window,limit,window,...": the spec of a key of several windows, or nil when it is not one
@@ -126,6 +149,7 @@ local function several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
             local at_live = 3 + 2 * j
             local live, oldest, w, l = s[at_live], s[at_live + 1], windows[j], limits[j]
             if live > 0 and now - oldest >= w then
+                write_entries(key, base, cap)
                 live, oldest = still_live(key, base, head, cap, live, oldest, w, now)
                 s[at_live], s[at_live + 1] = live, oldest -- true whether or not this call is admitted
             end
@@ -134,6 +158,7 @@ local function several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
             if cost == 0 then
                 answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 1, l - live, reset, 0
             elseif live + cost > l then
+                write_entries(key, base, cap)
                 local needed = entry(key, base, head, cap, cap - l + cost - 1)
                 answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] =
                     0, l - live, reset, needed + w - now_ms
@@ -145,16 +170,23 @@ local function several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
         return allowed
     end
 
-    -- writes the call's entries into the ring at once (later checks of the batch may read them); the header waits
+    -- takes the call's entries: the first call of a key in this script call writes them at once (a key met once, as
+    -- most are, costs no more); those of the next calls join the key's entries not written yet, which they follow in
+    -- the ring with the same time (else those are written first); the header waits
     local function commit(key, p)
         local s = several[key]
         local head, cap, base, cost = s[1], s[2], p.base, p.q
         local now = max(now_ms, s[3]) -- as check decided it: nothing changed the header in between
-        local stamp = spack('>I6', now)
-        local first = min(cost, cap - head)
-        call('SETRANGE', key, format('%d', base + head * SLOT), first == 1 and stamp or rep(stamp, first))
-        if cost > first then
-            call('SETRANGE', key, format('%d', base), rep(stamp, cost - first))
+        local w = unwritten[key]
+        if w and w[4] == now and w[2] + cost <= cap and (w[1] + w[2]) % cap == head then
+            w[2] = w[2] + cost
+        else
+            write_entries(key, base, cap)
+            if dirty[key] then
+                unwritten[key] = {head, cost, spack('>I6', now), now}
+            else
+                write(key, base, cap, head, cost, spack('>I6', now))
+            end
         end
         for j = 1, p.answers do
             local at_live = 3 + 2 * j
@@ -180,10 +212,11 @@ local function several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
         return m
     end
 
-    -- the headers of the keys that admitted calls, once each
+    -- the entries and headers of the keys that admitted calls, once each
     local function flush()
         for key, p in pairs(dirty) do
             local s = several[key]
+            write_entries(key, p.base, s[2])
             if s[3] >= s[4] then
                 local slack = ceil(p.longest / 8)
                 call('PEXPIRE', key, format('%d', p.longest + slack))
