@@ -75,7 +75,7 @@ local function several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
     local entry, still_live = ring_reader(SLOT)
     local several = {} -- key -> its header as a flat table (the codec's state)
     local dirty = {} -- key -> its spec, for the keys whose header must be written back
-    local unwritten = {} -- key -> {first slot, count, stamp}: entries taken in this script call, not written yet
+    local unwritten = {} -- key -> {first slot, count, stamp, time}: entries taken in this script call, not written yet
 
     -- writes `count` copies of `stamp` from slot `first` of a ring of `cap` slots whose entries start at byte `base`,
     -- wrapping at most once
