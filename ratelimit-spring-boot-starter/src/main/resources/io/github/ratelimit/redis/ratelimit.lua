@@ -45,8 +45,15 @@ local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = floor(now_us / 1000)
 
 -- Sliding window: the ring's format and its readers of entries are in ring.lua, loaded before this script.
-local entry, still_live -- ring_reader(SLOT), once a call needs an entry
+local entry, still_live, write -- ring_entries(SLOT), once a call needs an entry or keeps entries to write
 local now_stamp -- the 6 bytes of now_ms, made once per script call
+-- The ring of one window last admitted into (the calls of a batch for one key, a hot key, come one after another) and
+-- its header since that admission, so that the key's next call in this script call neither reads nor writes the header:
+-- the entries it takes join those kept to be written together (`run_count` from slot `run_first`, all at `run_now`),
+-- and `kept_dirty` says that the header and expiry wait too. All of it is written when a call meets another ring of
+-- one window, before an entry of the kept ring is read, and at the end.
+local kept, kept_head, kept_live, kept_newest, kept_oldest, kept_cap, kept_window
+local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
 
 -- One answer into `out` after position m; returns the new position. The common answer, a key (or window) that has
 -- room and resets a whole window from now, is its remaining count alone (never negative); any other is four values,
@@ -68,24 +75,14 @@ end
 -- identifier) write their entries with one command instead of one each. Entries not written yet are written before
 -- anything reads entries of that key. Returns spec(text), check(key, p, position), commit(key, p),
 -- report(out, m, position, p, took) and flush().
-local function several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
+local function several_keys(now_ms, answer, multi_codec, ring_entries, SLOT)
     local call, format, rep, spack = redis.call, string.format, string.rep, struct.pack
     local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
     local codec = multi_codec()
-    local entry, still_live = ring_reader(SLOT)
+    local entry, still_live, write = ring_entries(SLOT)
     local several = {} -- key -> its header as a flat table (the codec's state)
     local dirty = {} -- key -> its spec, for the keys whose header must be written back
     local unwritten = {} -- key -> {first slot, count, stamp, time}: entries taken in this script call, not written yet
-
-    -- writes `count` copies of `stamp` from slot `first` of a ring of `cap` slots whose entries start at byte `base`,
-    -- wrapping at most once
-    local function write(key, base, cap, first, count, stamp)
-        local fits = min(count, cap - first)
-        call('SETRANGE', key, format('%d', base + first * SLOT), fits == 1 and stamp or rep(stamp, fits))
-        if count > fits then
-            call('SETRANGE', key, format('%d', base), rep(stamp, count - fits))
-        end
-    end
 
     -- writes a key's entries not written yet
     local function write_entries(key, base, cap)
@@ -255,7 +252,7 @@ for c = 1, calls do
                     p = {g, l, w, q, f, h}
                 end
             else
-                several = several or several_keys(now_ms, answer, multi_codec, ring_reader, SLOT)
+                several = several or several_keys(now_ms, answer, multi_codec, ring_entries, SLOT)
                 p = several.spec(text)
             end
             specs[text] = p
@@ -281,11 +278,11 @@ end
 -- the format of up to 24 integers joined by commas (a call's answers are usually fewer)
 local JOINED, JOINED_MAX = '%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d', 24
 local replies = {}
--- The checks of the current call's keys, nine values each: allowed, remaining, reset, retry, then what the commit
--- needs. Sliding window: head, the decision's time, live entries, the new oldest live entry when it is another than
--- the header's (else false), the ring's capacity (the limit, or more after a plan's quota shrank). Fixed window: the
--- count, the time left, whether the counter is new. Token bucket: the new theoretical arrival time.
-local r = {0, 0, 0, 0, 0, 0, 0, 0, 0} -- made at the size of one key: a table that grows leaves its old arrays behind
+-- The checks of the current call's keys, ten values each: allowed, remaining, reset, retry, then what the commit
+-- needs. Sliding window: head, the decision's time, live entries, the oldest live entry, the ring's capacity (the
+-- limit, or more after a plan's quota shrank), whether that oldest entry is another than the header's. Fixed window:
+-- the count, the time left, whether the counter is new. Token bucket: the new theoretical arrival time.
+local r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0} -- made at the size of one key: a table that grows leaves its old arrays behind
 local out = {0, 0, 0} -- the current call's answers (reused: a call's reply is made of the first m)
 k = 0
 for c = 1, calls do
@@ -293,15 +290,27 @@ for c = 1, calls do
     out[1], out[2] = 1, now_ms
     local cappedKeys
     for i = first, last do
-        local b = (i - first) * 9
+        local b = (i - first) * 10
         local p = spec[i]
         local g, limit, window, cost, kn = p[1], p[2], p[3], p[4], key[i]
         if g == 1 then
             -- Sliding window (ring.lua): the header decides, unless entries left the window since the last admission
-            local h = call('GETRANGE', kn, '0', HEAD_LAST)
             local head, live, newest, oldest, cap = 0, 0, 0, 0, 0
-            if #h >= HEAD then
-                head, live, newest, oldest, cap = sunpack(HEADER, h)
+            if kn == kept and kept_cap >= limit then
+                head, live, newest, oldest, cap = kept_head, kept_live, kept_newest, kept_oldest, kept_cap
+            else
+                if kept_dirty then
+                    if run_count > 0 then
+                        write(kept, HEAD, kept_cap, run_first, run_count, spack('>I6', run_now))
+                    end
+                    call('SETRANGE', kept, '0', spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap))
+                    call('PEXPIRE', kept, kept_window)
+                end
+                kept, kept_dirty, run_count = nil, false, 0
+                local h = call('GETRANGE', kn, '0', HEAD_LAST)
+                if #h >= HEAD then
+                    head, live, newest, oldest, cap = sunpack(HEADER, h)
+                end
             end
             if cap == 0 then
                 cap = limit -- a new ring
@@ -334,13 +343,19 @@ for c = 1, calls do
             if live == 0 then
                 newest, oldest = 0, 0
             end
-            local moved = false -- whether the oldest live entry is another than the header says
             local now = max(now_ms, newest) -- never let a clock step back reopen the window
+            if not entry and (live > 0 and now - oldest >= window or live + cost > limit) then
+                entry, still_live, write = ring_entries(SLOT)
+            end
+            if kn == kept and run_count > 0 and (live > 0 and now - oldest >= window or live + cost > limit) then
+                write(kept, HEAD, cap, run_first, run_count, spack('>I6', run_now)) -- before entries are read
+                run_count = 0
+            end
+            local moved = false -- whether the oldest live entry is another than the header says
             if live > 0 and now - oldest >= window then
-                if not entry then
-                    entry, still_live = ring_reader(SLOT)
-                end
-                live, oldest, moved = still_live(kn, HEAD, head, cap, live, oldest, window, now)
+                local was = oldest
+                live, oldest = still_live(kn, HEAD, head, cap, live, oldest, window, now)
+                moved = oldest ~= was
             end
             local reset = live > 0 and newest + window - now or 0
             if cost == 0 then
@@ -349,14 +364,11 @@ for c = 1, calls do
                 -- the oldest live entries must leave until the cost fits: the last of them is the
                 -- (live + cost - limit)-th oldest live entry, at logical index cap - limit + cost - 1; counted from
                 -- now_ms, the time the caller sees
-                if not entry then
-                    entry, still_live = ring_reader(SLOT)
-                end
                 local needed = entry(kn, HEAD, head, cap, cap - limit + cost - 1)
                 r[b + 1], r[b + 2], r[b + 3], r[b + 4] = 0, limit - live, reset, needed + window - now_ms
             else
-                r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9] =
-                    1, limit - live - cost, window, 0, head, now, live, moved and oldest, cap
+                r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9], r[b + 10] =
+                    1, limit - live - cost, window, 0, head, now, live, oldest, cap, moved
             end
         elseif g == 2 then
             -- Fixed window: a counter that expires `window` ms after the window's first admitted call
@@ -403,38 +415,60 @@ for c = 1, calls do
     end
     local m, position = 2, 0
     for i = first, last do
-        local b = (i - first) * 9
+        local b = (i - first) * 10
         local p = spec[i]
         local g, cost, flags, kn = p[1], p[4], p[5], key[i]
         local took = out[1] == 1 and r[b + 1] == 1 and flags < 4 -- taken unless check only
         if took and cost > 0 then
             if g == 1 then
                 local head, now, live, oldest, cap = r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9]
-                local stamp
-                if now == now_ms then
-                    now_stamp = now_stamp or spack('>I6', now_ms)
-                    stamp = now_stamp
-                else
-                    stamp = spack('>I6', now)
-                end
-                local fits = min(cost, cap - head)
-                call('SETRANGE', kn, format('%d', HEAD + head * SLOT), fits == 1 and stamp or rep(stamp, fits))
-                if cost > fits then
-                    call('SETRANGE', kn, format('%d', HEAD), rep(stamp, cost - fits))
-                end
-                local header = spack('>I4I4', (head + cost) % cap, live + cost) .. stamp
-                if live == 0 then
-                    header = header .. stamp .. spack('>I4', cap) -- the oldest live entry is the first written now
-                elseif oldest then
-                    header = header .. spack('>I6', oldest)
-                end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
-                call('SETRANGE', kn, '0', header)
                 local window_text = p[7]
                 if not window_text then
                     window_text = format('%d', p[3])
                     p[7] = window_text
                 end
-                call('PEXPIRE', kn, window_text)
+                if kn == kept then
+                    -- checked from the kept header: the entries join those kept, which they follow in the ring at the
+                    -- same time (else those are written first); the header and expiry wait
+                    if run_count > 0 and run_now == now and (run_first + run_count) % cap == head
+                        and run_count + cost <= cap then
+                        run_count = run_count + cost
+                    else
+                        if run_count > 0 then
+                            write(kept, HEAD, cap, run_first, run_count, spack('>I6', run_now))
+                        end
+                        if not entry then
+                            entry, still_live, write = ring_entries(SLOT)
+                        end
+                        run_first, run_count, run_now = head, cost, now
+                    end
+                    kept_dirty = true
+                else
+                    -- the ring's first admission in this script call (a lone decision's only one): written at once
+                    local stamp
+                    if now == now_ms then
+                        now_stamp = now_stamp or spack('>I6', now_ms)
+                        stamp = now_stamp
+                    else
+                        stamp = spack('>I6', now)
+                    end
+                    local fits = min(cost, cap - head)
+                    call('SETRANGE', kn, format('%d', HEAD + head * SLOT), fits == 1 and stamp or rep(stamp, fits))
+                    if cost > fits then
+                        call('SETRANGE', kn, format('%d', HEAD), rep(stamp, cost - fits))
+                    end
+                    local header = spack('>I4I4', (head + cost) % cap, live + cost) .. stamp
+                    if live == 0 then
+                        header = header .. stamp .. spack('>I4', cap) -- the oldest live entry is the first written now
+                    elseif r[b + 10] then
+                        header = header .. spack('>I6', oldest)
+                    end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
+                    call('SETRANGE', kn, '0', header)
+                    call('PEXPIRE', kn, window_text)
+                    kept, kept_dirty, run_count = kn, false, 0
+                end
+                kept_head, kept_live, kept_newest = (head + cost) % cap, live + cost, now
+                kept_oldest, kept_cap, kept_window = live == 0 and now or oldest, cap, window_text
             elseif g == 2 then
                 if r[b + 7] then
                     call('SET', kn, format('%d', r[b + 5] + cost), 'PX', format('%d', r[b + 6]))
@@ -483,6 +517,13 @@ for c = 1, calls do
     local f = m <= JOINED_MAX and string.sub(JOINED, 1, 3 * m - 1) or rep('%d,', m - 1) .. '%d'
     replies[c] = format(f, unpack(out, 1, m))
     k = last
+end
+if kept_dirty then
+    if run_count > 0 then
+        write(kept, HEAD, kept_cap, run_first, run_count, spack('>I6', run_now))
+    end
+    call('SETRANGE', kept, '0', spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap))
+    call('PEXPIRE', kept, kept_window)
 end
 if several then
     several.flush()

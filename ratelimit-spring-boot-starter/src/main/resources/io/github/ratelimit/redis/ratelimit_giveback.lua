@@ -28,7 +28,7 @@ local t = call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = math.floor(now_us / 1000)
 local taken_at = tonumber(ARGV[1])
-local entry = ring_reader(SLOT)
+local entry = ring_entries(SLOT)
 
 -- Sliding window: the call wrote `cost` entries holding its decision time. They are taken out of the ring (the
 -- entries newer than them move down, so the ring stays in time order), unless they already left the window or are

@@ -28,10 +28,10 @@ local HEADER = '>I4I4I6I6I4'
 -- upvalue for every outer local it captures, and for a lone decision those allocations, and the garbage they leave,
 -- cost more than its commands. So the decision's common path reads and writes the header inline, and the makers
 -- here capture no local of the script (they take what they need from Redis's libraries or as arguments; what they
--- make captures only the maker's own locals). ring_reader(SLOT) makes the readers of entries of a ring of SLOT-byte
--- entries, the first time a script call needs one:
--- entry(key, base, head, cap, i) and still_live(key, base, head, cap, live, oldest, window, now).
-local function ring_reader(SLOT)
+-- make captures only the maker's own locals). ring_entries(SLOT) makes the readers and the writer of entries of a ring
+-- of SLOT-byte entries, the first time a script call needs one: entry(key, base, head, cap, i),
+-- still_live(key, base, head, cap, live, oldest, window, now) and write(key, base, cap, first, count, stamp).
+local function ring_entries(SLOT)
     local call, format, sunpack = redis.call, string.format, struct.unpack
 
     -- the i-th oldest entry of a ring of `cap` slots whose entries start at byte `base`, i from 0 (0 when missing)
@@ -45,10 +45,9 @@ local function ring_reader(SLOT)
     end
 
     -- Entries left the window since the last admission: the oldest of the `live` ones. Gallops, then bisects, for the
-    -- first entry still inside (`hi` is always a live entry, value `oldest`, or `cap`: none). Returns the live count,
-    -- the oldest live entry and whether it is another than `oldest`.
+    -- first entry still inside (`hi` is always a live entry, value `oldest`, or `cap`: none). Returns the live count
+    -- and the oldest live entry.
     local function still_live(key, base, head, cap, live, oldest, window, now)
-        local moved = false
         local first = cap - live -- logical index of the oldest entry that was live
         local lo, hi, step = first + 1, cap, 1
         while lo < cap do
@@ -61,7 +60,7 @@ local function ring_reader(SLOT)
                 end
                 step = step * 2
             else
-                hi, oldest, moved = probe, v, true
+                hi, oldest = probe, v
                 break
             end
         end
@@ -71,13 +70,23 @@ local function ring_reader(SLOT)
             if now - v >= window then
                 lo = mid + 1
             else
-                hi, oldest, moved = mid, v, true
+                hi, oldest = mid, v
             end
         end
-        return cap - lo, oldest, moved
+        return cap - lo, oldest
     end
 
-    return entry, still_live
+    -- writes `count` copies of `stamp` from slot `first`, wrapping at most once (one SETRANGE, two when it wraps):
+    -- entries taken together, which bear the same time
+    local function write(key, base, cap, first, count, stamp)
+        local fits = math.min(count, cap - first)
+        call('SETRANGE', key, format('%d', base + first * SLOT), fits == 1 and stamp or string.rep(stamp, fits))
+        if count > fits then
+            call('SETRANGE', key, format('%d', base), string.rep(stamp, count - fits))
+        end
+    end
+
+    return entry, still_live, write
 end
 
 -- Several sliding windows of one identifier (one limit name, several windows) share one ring: every admission is
@@ -87,7 +96,7 @@ end
 -- decision reads one header and writes one ring. The expiry is the longest window and an eighth of it, renewed once
 -- that eighth has passed: every admission still leaves at least the longest window, and most admissions need no
 -- PEXPIRE.
--- The codec of such a header, made by the scripts that meet such a key (see ring_reader): header_size(n),
+-- The codec of such a header, made by the scripts that meet such a key (see ring_entries): header_size(n),
 -- state(h, n), pack(v, n), fields(h, n), header(head, cap, newest, renew, lives, oldests, n).
 local function multi_codec()
     local spack, sunpack = struct.pack, struct.unpack
