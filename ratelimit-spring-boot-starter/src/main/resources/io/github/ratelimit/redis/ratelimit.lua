@@ -45,7 +45,7 @@ local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = floor(now_us / 1000)
 
 -- Sliding window: the ring's format and its readers of entries are in ring.lua, loaded before this script.
-local entry, still_live, write -- ring_entries(SLOT), once a call needs an entry or keeps entries to write
+local entry, still_live, write, settle -- ring_entries(SLOT), once a call needs an entry or keeps entries to write
 local now_stamp -- the 6 bytes of now_ms, made once per script call
 -- The ring of one window last admitted into (the calls of a batch for one key, a hot key, come one after another) and
 -- its header since that admission, so that the key's next call in this script call neither reads nor writes the header:
@@ -300,11 +300,8 @@ for c = 1, calls do
                 head, live, newest, oldest, cap = kept_head, kept_live, kept_newest, kept_oldest, kept_cap
             else
                 if kept_dirty then
-                    if run_count > 0 then
-                        write(kept, HEAD, kept_cap, run_first, run_count, spack('>I6', run_now))
-                    end
-                    call('SETRANGE', kept, '0', spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap))
-                    call('PEXPIRE', kept, kept_window)
+                    settle(kept, HEAD, kept_cap, run_first, run_count, run_now,
+                        spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap), kept_window)
                 end
                 kept, kept_dirty, run_count = nil, false, 0
                 local h = call('GETRANGE', kn, '0', HEAD_LAST)
@@ -345,7 +342,7 @@ for c = 1, calls do
             end
             local now = max(now_ms, newest) -- never let a clock step back reopen the window
             if not entry and (live > 0 and now - oldest >= window or live + cost > limit) then
-                entry, still_live, write = ring_entries(SLOT)
+                entry, still_live, write, settle = ring_entries(SLOT)
             end
             if kn == kept and run_count > 0 and (live > 0 and now - oldest >= window or live + cost > limit) then
                 write(kept, HEAD, cap, run_first, run_count, spack('>I6', run_now)) -- before entries are read
@@ -438,7 +435,7 @@ for c = 1, calls do
                             write(kept, HEAD, cap, run_first, run_count, spack('>I6', run_now))
                         end
                         if not entry then
-                            entry, still_live, write = ring_entries(SLOT)
+                            entry, still_live, write, settle = ring_entries(SLOT)
                         end
                         run_first, run_count, run_now = head, cost, now
                     end
@@ -519,11 +516,8 @@ for c = 1, calls do
     k = last
 end
 if kept_dirty then
-    if run_count > 0 then
-        write(kept, HEAD, kept_cap, run_first, run_count, spack('>I6', run_now))
-    end
-    call('SETRANGE', kept, '0', spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap))
-    call('PEXPIRE', kept, kept_window)
+    settle(kept, HEAD, kept_cap, run_first, run_count, run_now,
+        spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap), kept_window)
 end
 if several then
     several.flush()

@@ -30,7 +30,8 @@ local HEADER = '>I4I4I6I6I4'
 -- here capture no local of the script (they take what they need from Redis's libraries or as arguments; what they
 -- make captures only the maker's own locals). ring_entries(SLOT) makes the readers and the writer of entries of a ring
 -- of SLOT-byte entries, the first time a script call needs one: entry(key, base, head, cap, i),
--- still_live(key, base, head, cap, live, oldest, window, now) and write(key, base, cap, first, count, stamp).
+-- still_live(key, base, head, cap, live, oldest, window, now), write(key, base, cap, first, count, stamp) and
+-- settle(key, base, cap, first, count, now, header, window).
 local function ring_entries(SLOT)
     local call, format, sunpack = redis.call, string.format, struct.unpack
 
@@ -86,7 +87,17 @@ local function ring_entries(SLOT)
         end
     end
 
-    return entry, still_live, write
+    -- writes what a script call kept to write to a ring of one window: `count` entries at `now` from slot `first`
+    -- (none when 0), its header (packed) and its expiry (`window`, as text)
+    local function settle(key, base, cap, first, count, now, header, window)
+        if count > 0 then
+            write(key, base, cap, first, count, struct.pack('>I6', now))
+        end
+        call('SETRANGE', key, '0', header)
+        call('PEXPIRE', key, window)
+    end
+
+    return entry, still_live, write, settle
 end
 
 -- Several sliding windows of one identifier (one limit name, several windows) share one ring: every admission is

@@ -159,6 +159,34 @@ abstract class RateLimiterContract {
         return admitted;
     }
 
+    /**
+     * `threads` threads, half on each instance, each making `callsPerThread` calls of the same requests once all are
+     * started; returns how many calls were admitted.
+     */
+    int admittedConcurrently(List<LimitRequest> call, int threads, int callsPerThread) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Integer>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            RedisRateLimiter limiter = t % 2 == 0 ? instanceA : instanceB;
+            futures.add(pool.submit(() -> {
+                go.await();
+                int admitted = 0;
+                for (int i = 0; i < callsPerThread; i++) {
+                    admitted += limiter.tryAcquire(call).allowed() ? 1 : 0;
+                }
+                return admitted;
+            }));
+        }
+        go.countDown();
+        int admitted = 0;
+        for (Future<Integer> future : futures) {
+            admitted += future.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        return admitted;
+    }
+
     /** The sliding window's promise, checked on the Redis clock: no interval of windowMs holds more than limit. */
     @Test
     void slidingWindowNeverAdmitsMoreThanTheLimitInAnyInterval() throws Exception {
@@ -411,27 +439,7 @@ abstract class RateLimiterContract {
             call.add(new LimitRequest(window, ip, 1));
             call.add(new LimitRequest(window, user, 1));
         }
-        AtomicInteger admitted = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(64);
-        CountDownLatch go = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>();
-        for (int t = 0; t < 64; t++) {
-            RedisRateLimiter limiter = t % 2 == 0 ? instanceA : instanceB;
-            futures.add(pool.submit(() -> {
-                go.await();
-                for (int i = 0; i < 4; i++) {
-                    if (limiter.tryAcquire(call).allowed()) {
-                        admitted.incrementAndGet();
-                    }
-                }
-                return null;
-            }));
-        }
-        go.countDown();
-        for (Future<?> future : futures) {
-            future.get(60, TimeUnit.SECONDS);
-        }
-        pool.shutdown();
+        int admitted = admittedConcurrently(call, 64, 4);
         // on a cluster the two identifiers are two slots: calls refused in one gave back what the other took, and
         // concurrent calls may have been refused meanwhile, never admitted beyond the limit; what is left is still
         // there
@@ -443,7 +451,7 @@ abstract class RateLimiterContract {
             afterwards++;
         }
 
-        assertThat(admitted.get() + afterwards).isEqualTo(4);
+        assertThat(admitted + afterwards).isEqualTo(4);
         RedisKeys keys = new RedisKeys("ratelimit:");
         List<String> written = new ArrayList<>();
         for (String id : List.of(ip, user)) {
@@ -481,29 +489,9 @@ abstract class RateLimiterContract {
         String id = fresh();
         List<LimitRequest> call =
                 List.of(new LimitRequest(windows.get(0), id, 1), new LimitRequest(windows.get(1), id, 1));
-        AtomicInteger admitted = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(64);
-        CountDownLatch go = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>();
-        for (int t = 0; t < 64; t++) {
-            RedisRateLimiter limiter = t % 2 == 0 ? instanceA : instanceB;
-            futures.add(pool.submit(() -> {
-                go.await();
-                for (int i = 0; i < 10; i++) {
-                    if (limiter.tryAcquire(call).allowed()) {
-                        admitted.incrementAndGet();
-                    }
-                }
-                return null;
-            }));
-        }
-        go.countDown();
-        for (Future<?> future : futures) {
-            future.get(60, TimeUnit.SECONDS);
-        }
-        pool.shutdown();
+        int admitted = admittedConcurrently(call, 64, 10);
 
-        assertThat(admitted.get()).isEqualTo(450);
+        assertThat(admitted).isEqualTo(450);
         String key = new RedisKeys("ratelimit:").severalWindowsKey("grown", RedisKeys.tag(id), windows);
         assertThat(clientA.getBucket(key, StringCodec.INSTANCE).size()).isEqualTo(40 + 450 * 6);
         long ttl = clientA.getBucket(key).remainTimeToLive();
