@@ -24,11 +24,14 @@ import io.lettuce.core.codec.StringCodec;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -123,6 +126,7 @@ public final class Benchmarks {
                 .setting("appendonly no")
                 .build();
         server.start();
+        System.out.println("scripts measured: " + scriptDigests());
         try {
             Benchmarks benchmarks = new Benchmarks(options, "redis://127.0.0.1:" + port);
             try {
@@ -135,7 +139,24 @@ public final class Benchmarks {
         }
     }
 
-    /** One operation under test, for key number {@code i} (0 for the hot key). */
+    /**
+     * The SHA-1 of each rate-limit script this jar runs (the first 12 hex digits), printed first so that a run's output
+     * says which scripts it measured: a benchmark jar packaged with an older starter would otherwise not show it.
+     */
+    static String scriptDigests() throws Exception {
+        List<String> digests = new ArrayList<>();
+        for (String name : List.of("ring.lua", "ratelimit.lua", "ratelimit_giveback.lua")) {
+            try (InputStream in = RedisRateLimiter.class.getResourceAsStream(name)) {
+                if (in == null) {
+                    throw new IllegalStateException("No script " + name + " next to " + RedisRateLimiter.class);
+                }
+                byte[] sha = MessageDigest.getInstance("SHA-1").digest(in.readAllBytes());
+                digests.add(name + " " + HexFormat.of().formatHex(sha, 0, 6));
+            }
+        }
+        return String.join(", ", digests);
+    }
+
     /**
      * One workload: a blocking operation per key, run by one thread per caller; or, when {@code asyncForKey} is set,
      * a non-blocking one, run as that many chains of calls in flight (each chain sends its next call when the last
