@@ -29,9 +29,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
@@ -70,6 +72,7 @@ class ReactiveStackTests {
 
         private final AtomicInteger helloBodies = new AtomicInteger();
         private final Sinks.Empty<Void> workFinishes = Sinks.empty();
+        private final Map<String, AtomicInteger> workStarts = new ConcurrentHashMap<>();
 
         int helloBodies() {
             return helloBodies.get();
@@ -77,6 +80,12 @@ class ReactiveStackTests {
 
         void finishWork() {
             workFinishes.tryEmitEmpty();
+        }
+
+        /** How many calls of {@link #work} for the worker ran, each once it held the worker's lock. */
+        int workStarts(String id) {
+            AtomicInteger starts = workStarts.get(id);
+            return starts == null ? 0 : starts.get();
         }
 
         @GetMapping("/hello")
@@ -118,6 +127,7 @@ class ReactiveStackTests {
         @PostMapping("/workers/{id}")
         @Locked(name = "worker", key = "#id", leaseMs = 30_000)
         Mono<String> work(@PathVariable String id, LockHandle lock) {
+            workStarts.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet(); // called once the lock is held
             return workFinishes.asMono().thenReturn("done " + id + " fence " + lock.fencingToken());
         }
 
@@ -308,6 +318,7 @@ class ReactiveStackTests {
                     WebTestClient.bindToApplicationContext(context).build();
             // held while the first call's publisher runs; a second caller is refused with 409 and Retry-After
             Disposable first = api.work("7", null).subscribe();
+            awaitWorkStarted(api, "7", 1); // holds the lock (a probe sent before could have taken it first)
             awaitLock(api, "7", true);
             client.post()
                     .uri("/workers/7")
@@ -322,6 +333,7 @@ class ReactiveStackTests {
             // completion releases it as well: the caller sees the answer after the release
             Mono<String> third = api.work("8", null);
             CompletableFuture<String> done = third.toFuture();
+            awaitWorkStarted(api, "8", 1);
             awaitLock(api, "8", true);
             api.finishWork();
             assertThat(done.get(5, TimeUnit.SECONDS)).startsWith("done 8 fence ");
@@ -468,6 +480,16 @@ class ReactiveStackTests {
      * Waits until a probe finds the worker's lock busy (refused at once), or free (the probe takes it, runs, and is
      * cancelled, which releases it again).
      */
+    private static void awaitWorkStarted(Api api, String id, int starts) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (api.workStarts(id) < starts) {
+            assertThat(System.nanoTime())
+                    .as("worker %s started %d times in time", id, starts)
+                    .isLessThan(deadline);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+    }
+
     private static void awaitLock(Api api, String id, boolean busy) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true) {
