@@ -318,7 +318,7 @@ class ReactiveStackTests {
                     WebTestClient.bindToApplicationContext(context).build();
             // held while the first call's publisher runs; a second caller is refused with 409 and Retry-After
             Disposable first = api.work("7", null).subscribe();
-            awaitWorkStarted(api, "7", 1); // holds the lock (a probe sent before could have taken it first)
+            awaitWorkStarted(api, "7", 1); // the first call holds the lock: a probe now cannot take it
             awaitLock(api, "7", true);
             client.post()
                     .uri("/workers/7")
@@ -477,8 +477,8 @@ class ReactiveStackTests {
     }
 
     /**
-     * Waits until a probe finds the worker's lock busy (refused at once), or free (the probe takes it, runs, and is
-     * cancelled, which releases it again).
+     * Waits until {@link Api#work} for the worker has run {@code starts} times: each ran once its call held the lock, so
+     * a call subscribed before holds the lock now. (Probing the lock instead could take it before that call did.)
      */
     private static void awaitWorkStarted(Api api, String id, int starts) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -490,6 +490,10 @@ class ReactiveStackTests {
         }
     }
 
+    /**
+     * Waits until a probe finds the worker's lock busy (refused at once), or free (the probe takes it, runs, and is
+     * cancelled, which releases it again).
+     */
     private static void awaitLock(Api api, String id, boolean busy) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true) {
