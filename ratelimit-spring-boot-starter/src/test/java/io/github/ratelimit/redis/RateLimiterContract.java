@@ -140,23 +140,7 @@ abstract class RateLimiterContract {
 
     /** `calls` threads, alternating between the two instances, each asking once at the same moment. */
     int admittedConcurrently(RateLimit limit, String id, int calls) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(calls);
-        CountDownLatch go = new CountDownLatch(1);
-        List<Future<Boolean>> futures = new ArrayList<>();
-        for (int t = 0; t < calls; t++) {
-            RedisRateLimiter limiter = t % 2 == 0 ? instanceA : instanceB;
-            futures.add(pool.submit(() -> {
-                go.await();
-                return acquire(limiter, limit, id).allowed();
-            }));
-        }
-        go.countDown();
-        int admitted = 0;
-        for (Future<Boolean> future : futures) {
-            admitted += future.get(60, TimeUnit.SECONDS) ? 1 : 0;
-        }
-        pool.shutdown();
-        return admitted;
+        return admittedConcurrently(List.of(new LimitRequest(limit, id, 1)), calls, 1);
     }
 
     /**

@@ -63,16 +63,8 @@ class RingBatchTest {
      */
     @Test
     void aRefusalReadsEntriesTheBatchTookBeforeIt() {
-        String key = key();
-        List<String> specs = new ArrayList<>(Collections.nCopies(4, "4,1,4,1000,10,3600000"));
-        specs.add("4,2,4,1000,10,3600000");
-
-        List<String> replies = batch(key, specs);
-
-        long now = Long.parseLong(replies.get(0).split(",")[1]);
         // refused: allowed - 2, remaining, reset, retry for the second-long window; the hour had room (6 left)
-        assertThat(replies.get(4)).isEqualTo("0," + now + ",-2,0,1000,1000,6");
-        assertThat(entries(key, 20 + 2 * 10, 4)).containsOnly(now).hasSize(4);
+        assertRefusedAfterFourCalls("4,1,4,1000,10,3600000", "4,2,4,1000,10,3600000", 20 + 2 * 10, "-2,0,1000,1000,6");
     }
 
     /**
@@ -129,15 +121,7 @@ class RingBatchTest {
      */
     @Test
     void aRefusalReadsAnEntryOfItsRingTakenEarlierInTheBatch() {
-        String key = key();
-        List<String> specs = new ArrayList<>(Collections.nCopies(4, "1,4,1000,1,0,0"));
-        specs.add("1,4,1000,2,0,0");
-
-        List<String> replies = batch(key, specs);
-
-        long now = Long.parseLong(replies.get(0).split(",")[1]);
-        assertThat(replies.get(4)).isEqualTo("0," + now + ",-2,0,1000,1000");
-        assertThat(entries(key, 24, 4)).containsOnly(now).hasSize(4);
+        assertRefusedAfterFourCalls("1,4,1000,1,0,0", "1,4,1000,2,0,0", 24, "-2,0,1000,1000");
     }
 
     /**
@@ -187,6 +171,22 @@ class RingBatchTest {
         List<String> next = batch(List.of(a, b), List.of("1,3,3600000,0,0,0", "1,3,3600000,0,0,0"));
         assertThat(remaining(next.get(0))).isZero();
         assertThat(remaining(next.get(1))).isEqualTo(1);
+    }
+
+    /**
+     * One batch of four calls of spec `taken`, then one of spec `refused` on the same key: the last is refused with
+     * `answers` (after its decision time), and the four entries, written from byte `base`, all bear the batch's time.
+     */
+    private void assertRefusedAfterFourCalls(String taken, String refused, int base, String answers) {
+        String key = key();
+        List<String> specs = new ArrayList<>(Collections.nCopies(4, taken));
+        specs.add(refused);
+
+        List<String> replies = batch(key, specs);
+
+        long now = Long.parseLong(replies.get(0).split(",")[1]);
+        assertThat(replies.get(4)).isEqualTo("0," + now + "," + answers);
+        assertThat(entries(key, base, 4)).containsOnly(now).hasSize(4);
     }
 
     /** The remaining count of a one-key call's reply (alone, or the second of four values). */
