@@ -70,7 +70,8 @@ abstract class SampleHttpContract {
         assertThat(limited.body())
                 .contains("\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\"")
                 .contains("\"status\":429")
-                .contains("\"violated-policies\":[\"hello\"]");
+                .contains("\"violated-policies\":[\"hello\"]")
+                .contains("\"instance\":\"/api/hello\"");
     }
 
     @Test
@@ -107,6 +108,12 @@ abstract class SampleHttpContract {
         assertThat(Long.parseLong(eleventh.header("Retry-After")))
                 .isEqualTo(Math.max(refused.reset("search-1s-ip"), refused.reset("search-1s-userId")));
         assertThat(sameUserOtherIp.status()).as("the user's own limit").isEqualTo(429);
+        assertThat(RateLimitFields.parse(
+                                sameUserOtherIp.header("RateLimit-Policy"), sameUserOtherIp.header("RateLimit"))
+                        .names())
+                .as("named as in Redis's refusal, also when the refusal is served in the JVM")
+                .containsExactly("search-1s-userId");
+        assertThat(sameUserOtherIp.body()).contains("\"violated-policies\":[\"search-1s-userId\"]");
         assertThat(otherIpNoUser.status()).as("another client without a user").isEqualTo(200);
         assertThat(RateLimitFields.parse(otherIpNoUser.header("RateLimit-Policy"), otherIpNoUser.header("RateLimit"))
                         .names())
@@ -222,6 +229,7 @@ abstract class SampleHttpContract {
         assertThat(second.status()).isEqualTo(409);
         assertThat(second.header("Content-Type")).startsWith("application/problem+json");
         assertThat(second.body()).contains("already used").doesNotContain(token);
+        assertThat(second.body()).contains("\"instance\":\"/api/spawn-vm\"");
     }
 
     @Test
@@ -235,6 +243,9 @@ abstract class SampleHttpContract {
         assertThat(missing.status()).isEqualTo(400);
         assertThat(malformed.status()).isEqualTo(400);
         assertThat(malformed.body()).doesNotContain("not-a-token");
+        assertThat(List.of(unknown, missing, malformed))
+                .as("every problem names the request's path, on both stacks")
+                .allSatisfy(answer -> assertThat(answer.body()).contains("\"instance\":\"/api/spawn-vm\""));
     }
 
     @Test
@@ -290,7 +301,7 @@ abstract class SampleHttpContract {
         assertThat(busy.status()).as("a request while the first worker runs").isEqualTo(409);
         assertThat(busy.header("Retry-After")).matches("[1-5]");
         assertThat(busy.header("Content-Type")).startsWith("application/problem+json");
-        assertThat(busy.body()).contains("\"status\":409");
+        assertThat(busy.body()).contains("\"status\":409").contains("\"instance\":\"/api/workers/" + user + "\"");
         assertThat(otherUser.status()).isEqualTo(200);
         assertThat(done.status()).isEqualTo(200);
         assertThat(done.body())

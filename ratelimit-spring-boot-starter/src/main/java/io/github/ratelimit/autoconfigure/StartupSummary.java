@@ -34,6 +34,20 @@ final class StartupSummary implements ApplicationListener<ContextRefreshedEvent>
             return;
         }
         logged = true;
+        log.info(line());
+    }
+
+    /** The summary: what is limited and how, or, when rate limits are switched off, that they are and what still runs. */
+    String line() {
+        RedisGuard redis = guard.getIfAvailable();
+        String target = (redis == null ? "none" : redis.target())
+                + (redis == null || redis.isConnected() ? "" : " (not connected yet: " + redis.lastError() + ")");
+        if (!properties.isEnabled()) {
+            return "Rate limiting: OFF (ratelimit.enabled=false): @RateLimited, @ConcurrencyLimited and filter rules"
+                    + " limit nothing; @SingleUse tokens and @Locked locks still apply; Redis " + target + "; budget "
+                    + properties.getRedis().getTimeout().toMillis() + " ms; key prefix '" + properties.getKeyPrefix()
+                    + "'";
+        }
         List<DeclaredLimit> all =
                 sources.stream().flatMap(s -> s.declaredLimits().stream()).toList();
         List<DeclaredLimit> rules = all.stream()
@@ -42,20 +56,12 @@ final class StartupSummary implements ApplicationListener<ContextRefreshedEvent>
         List<DeclaredLimit> annotated =
                 all.stream().filter(d -> !rules.contains(d)).toList();
         long methods = annotated.stream().map(DeclaredLimit::source).distinct().count();
-        RedisGuard redis = guard.getIfAvailable();
-        log.info(
-                "Rate limiting: {}{} limits on {} methods, {} filter limits; Redis {}{}; budget {} ms; rate limits fail"
-                        + " {}; shadow {}; key prefix '{}'",
-                properties.isEnabled() ? "" : "OFF (ratelimit.enabled=false; tokens and locks still on), ",
-                annotated.size(),
-                methods,
-                rules.size(),
-                redis == null ? "none" : redis.target(),
-                redis == null || redis.isConnected() ? "" : " (not connected yet: " + redis.lastError() + ")",
-                properties.getRedis().getTimeout().toMillis(),
-                properties.isFailClosed() ? "closed" : "open (per-limit overrides apply)",
-                properties.isShadow() ? "on for all" : "off",
-                properties.getKeyPrefix());
+        return "Rate limiting: " + annotated.size() + " limits on " + methods + " methods, " + rules.size()
+                + " filter limits; Redis " + target + "; budget "
+                + properties.getRedis().getTimeout().toMillis()
+                + " ms; rate limits fail " + (properties.isFailClosed() ? "closed" : "open (per-limit overrides apply)")
+                + "; shadow " + (properties.isShadow() ? "on for all" : "off") + "; key prefix '"
+                + properties.getKeyPrefix() + "'";
     }
 
     /** The kind and addresses of a client's Redis, for the log (never a password). */

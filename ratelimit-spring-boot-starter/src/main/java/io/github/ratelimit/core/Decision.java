@@ -16,16 +16,39 @@ import java.util.List;
  *     Redis refusal it repeats, plus the time passed since on the JVM's monotonic clock)
  * @param servedLocally whether the refusal was served in the JVM, repeating an earlier Redis refusal of the same
  *     limit and identifier that still stands, without a Redis call
+ * @param requests every request of the call, in order, including those a refusal served locally does not list: what
+ *     names a limit in the answer, so that a call's items have the same names however it was decided
  */
-public record Decision(boolean allowed, List<LimitOutcome> outcomes, Instant decidedAt, boolean servedLocally) {
+public record Decision(
+        boolean allowed,
+        List<LimitOutcome> outcomes,
+        Instant decidedAt,
+        boolean servedLocally,
+        List<LimitRequest> requests) {
 
     public Decision {
         outcomes = List.copyOf(outcomes);
+        requests = List.copyOf(requests);
     }
 
-    /** A decision made by Redis. */
+    /** A decision made by Redis: one outcome per request. */
     public Decision(boolean allowed, List<LimitOutcome> outcomes, Instant decidedAt) {
-        this(allowed, outcomes, decidedAt, false);
+        this(
+                allowed,
+                outcomes,
+                decidedAt,
+                false,
+                outcomes.stream().map(LimitOutcome::request).toList());
+    }
+
+    /** A refusal served in the JVM: the outcomes of the requests that refused, among all the call's requests. */
+    public static Decision servedLocally(List<LimitOutcome> refused, Instant decidedAt, List<LimitRequest> requests) {
+        for (LimitOutcome outcome : refused) {
+            if (!requests.contains(outcome.request())) {
+                throw new IllegalArgumentException("outcome of a request the call did not make: " + outcome);
+            }
+        }
+        return new Decision(false, refused, decidedAt, true, requests);
     }
 
     /** The enforced limits that had no room; empty when allowed. */

@@ -102,7 +102,9 @@ final class LocalRefusals {
             refused.add(new LimitOutcome(request, false, 0, left, left));
             redisMillis = Math.max(redisMillis, decidedAt);
         }
-        return refused == null ? null : new Decision(false, refused, Instant.ofEpochMilli(redisMillis), true);
+        return refused == null
+                ? null
+                : Decision.servedLocally(refused, Instant.ofEpochMilli(redisMillis), List.copyOf(byKey.values()));
     }
 
     /** What to pass to {@link #remember} for a request about to be sent. */

@@ -1,6 +1,8 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.core.LockNotAcquiredException;
+import jakarta.servlet.http.HttpServletRequest;
+import java.net.URI;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.ProblemDetail;
@@ -18,7 +20,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 public class LockExceptionHandler {
 
     @ExceptionHandler(LockNotAcquiredException.class)
-    public ResponseEntity<ProblemDetail> lockBusy(LockNotAcquiredException exception) {
-        return Refusals.lockBusy(exception);
+    public ResponseEntity<ProblemDetail> lockBusy(LockNotAcquiredException exception, HttpServletRequest request) {
+        return Refusals.lockBusy(exception, URI.create(request.getRequestURI()));
     }
 }

@@ -3,6 +3,7 @@ package io.github.ratelimit.web;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,13 +66,17 @@ final class RateLimitHeaders {
             return decisions.get(0);
         }
         List<LimitOutcome> outcomes = new ArrayList<>();
+        List<LimitRequest> requests = new ArrayList<>();
         boolean allowed = true;
+        boolean local = false;
         for (Decision decision : decisions) {
             outcomes.addAll(decision.outcomes());
+            requests.addAll(decision.requests());
             allowed &= decision.allowed();
+            local |= decision.servedLocally();
         }
         return new Decision(
-                allowed, outcomes, decisions.get(decisions.size() - 1).decidedAt());
+                allowed, outcomes, decisions.get(decisions.size() - 1).decidedAt(), local, requests);
     }
 
     /** {@code RateLimit-Policy} and {@code RateLimit}; {@code Retry-After} too when the call was refused. */
@@ -134,10 +139,23 @@ final class RateLimitHeaders {
         return chosen;
     }
 
-    /** One name per outcome, unique within the decision, stable across calls and instances. */
+    /**
+     * One name per outcome, unique within the decision, stable across calls and instances. Names are made from all the
+     * call's requests, not from the outcomes a decision lists: a refusal served in the JVM lists only the limits that
+     * refused, yet names them as Redis's answer to the same call does.
+     */
     static List<String> itemNames(Decision decision) {
+        Map<LimitRequest, String> byRequest = itemNames(new LinkedHashSet<>(decision.requests()));
+        List<String> names = new ArrayList<>(decision.outcomes().size());
+        for (LimitOutcome outcome : decision.outcomes()) {
+            names.add(byRequest.get(outcome.request()));
+        }
+        return names;
+    }
+
+    private static Map<LimitRequest, String> itemNames(Set<LimitRequest> requests) {
         Set<RateLimit> limits = new LinkedHashSet<>();
-        decision.outcomes().forEach(o -> limits.add(o.request().limit()));
+        requests.forEach(r -> limits.add(r.limit()));
         Map<String, Integer> perName = new HashMap<>();
         limits.forEach(l -> perName.merge(l.name(), 1, Integer::sum));
         Map<String, Integer> perNameAndWindow = new HashMap<>();
@@ -153,21 +171,17 @@ final class RateLimitHeaders {
             }
             limitNames.put(limit, name);
         }
-        List<String> names = new ArrayList<>();
-        for (LimitOutcome outcome : decision.outcomes()) {
-            String label = label(outcome.request().identifier());
-            String name = limitNames.get(outcome.request().limit());
-            names.add(label == null ? name : name + "-" + label);
+        Map<LimitRequest, String> names = new LinkedHashMap<>();
+        for (LimitRequest request : requests) {
+            String label = label(request.identifier());
+            String name = limitNames.get(request.limit());
+            names.put(request, label == null ? name : name + "-" + label);
         }
         Map<String, Integer> uses = new HashMap<>();
-        names.forEach(n -> uses.merge(n, 1, Integer::sum));
-        for (int i = 0; i < names.size(); i++) {
-            if (uses.get(names.get(i)) > 1) {
-                byte[] digest = ClientIdentifier.digest(
-                        decision.outcomes().get(i).request().identifier());
-                names.set(i, names.get(i) + "-" + HexFormat.of().formatHex(digest, 0, 3));
-            }
-        }
+        names.values().forEach(n -> uses.merge(n, 1, Integer::sum));
+        names.replaceAll((request, name) -> uses.get(name) > 1
+                ? name + "-" + HexFormat.of().formatHex(ClientIdentifier.digest(request.identifier()), 0, 3)
+                : name);
         return names;
     }
 

@@ -1,6 +1,8 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.core.RedisUnavailableException;
+import jakarta.servlet.http.HttpServletRequest;
+import java.net.URI;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.ProblemDetail;
@@ -20,7 +22,8 @@ public class RedisUnavailableHandler {
     static final String TITLE = "Service temporarily unavailable";
 
     @ExceptionHandler(RedisUnavailableException.class)
-    public ResponseEntity<ProblemDetail> redisUnavailable(RedisUnavailableException exception) {
-        return Refusals.redisUnavailable(exception);
+    public ResponseEntity<ProblemDetail> redisUnavailable(
+            RedisUnavailableException exception, HttpServletRequest request) {
+        return Refusals.redisUnavailable(exception, URI.create(request.getRequestURI()));
     }
 }

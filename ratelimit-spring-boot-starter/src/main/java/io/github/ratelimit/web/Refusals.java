@@ -57,13 +57,13 @@ final class Refusals {
             return keyNotDetermined(evaluation, instance, unresolvedKeys);
         }
         if (refusal instanceof SingleUseTokenException token) {
-            return tokenRefused(token);
+            return tokenRefused(token, instance);
         }
         if (refusal instanceof LockNotAcquiredException busy) {
-            return lockBusy(busy);
+            return lockBusy(busy, instance);
         }
         if (refusal instanceof RedisUnavailableException unavailable) {
-            return redisUnavailable(unavailable);
+            return redisUnavailable(unavailable, instance);
         }
         return null;
     }
@@ -126,7 +126,7 @@ final class Refusals {
     }
 
     /** Missing or malformed → 400, unknown or expired → 404, already used → 409; never echoes the token. */
-    static ResponseEntity<ProblemDetail> tokenRefused(SingleUseTokenException exception) {
+    static ResponseEntity<ProblemDetail> tokenRefused(SingleUseTokenException exception, URI instance) {
         HttpStatus status =
                 switch (exception.status()) {
                     case MISSING, MALFORMED -> HttpStatus.BAD_REQUEST;
@@ -144,18 +144,20 @@ final class Refusals {
                     case CONSUMED -> "Internal error";
                 });
         problem.setProperty("purpose", exception.purpose());
+        problem.setInstance(instance);
         return ResponseEntity.status(status)
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(problem);
     }
 
     /** 409 with {@code Retry-After} from the lock's remaining lease (whole seconds, rounded up, at least 1). */
-    static ResponseEntity<ProblemDetail> lockBusy(LockNotAcquiredException exception) {
+    static ResponseEntity<ProblemDetail> lockBusy(LockNotAcquiredException exception, URI instance) {
         long seconds = Math.max(1, RateLimitHeaders.seconds(exception.retryAfter()));
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(
                 HttpStatus.CONFLICT,
                 "Another request holds the lock for this resource; retry after " + seconds + " s.");
         problem.setTitle("Resource busy");
+        problem.setInstance(instance);
         return ResponseEntity.status(HttpStatus.CONFLICT)
                 .header(RateLimitHeaders.RETRY_AFTER, Long.toString(seconds))
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
@@ -163,12 +165,13 @@ final class Refusals {
     }
 
     /** 503 with {@code Retry-After}: Redis could not decide (a fail-closed limit, a token, a lock). */
-    static ResponseEntity<ProblemDetail> redisUnavailable(RedisUnavailableException exception) {
+    static ResponseEntity<ProblemDetail> redisUnavailable(RedisUnavailableException exception, URI instance) {
         long seconds = Math.max(1, RateLimitHeaders.seconds(exception.retryAfter()));
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(
                 HttpStatus.SERVICE_UNAVAILABLE,
                 "The request could not be checked right now; retry after " + seconds + " s.");
         problem.setTitle(RedisUnavailableHandler.TITLE);
+        problem.setInstance(instance);
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
                 .header(RateLimitHeaders.RETRY_AFTER, Long.toString(seconds))
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)

@@ -1,6 +1,8 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.core.SingleUseTokenException;
+import jakarta.servlet.http.HttpServletRequest;
+import java.net.URI;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.ProblemDetail;
@@ -18,7 +20,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 public class SingleUseTokenExceptionHandler {
 
     @ExceptionHandler(SingleUseTokenException.class)
-    public ResponseEntity<ProblemDetail> tokenRefused(SingleUseTokenException exception) {
-        return Refusals.tokenRefused(exception);
+    public ResponseEntity<ProblemDetail> tokenRefused(SingleUseTokenException exception, HttpServletRequest request) {
+        return Refusals.tokenRefused(exception, URI.create(request.getRequestURI()));
     }
 }

@@ -109,6 +109,22 @@ class DisabledModeTests {
         });
     }
 
+    /** It said "0 limits on 0 methods" and "rate limits fail open", as if limits were on and none declared. */
+    @Test
+    void theStartupLineSaysRateLimitsAreOffAndWhatStillApplies() {
+        runner.withPropertyValues("ratelimit.enabled=false").run(context -> {
+            String line = context.getBean(StartupSummary.class).line();
+            assertThat(line)
+                    .startsWith("Rate limiting: OFF (ratelimit.enabled=false)")
+                    .contains("@SingleUse tokens and @Locked locks still apply")
+                    .doesNotContain("0 limits on 0 methods")
+                    .doesNotContain("fail open");
+        });
+        runner.run(context -> assertThat(context.getBean(StartupSummary.class).line())
+                .startsWith("Rate limiting: 1 limits on 1 methods, 0 filter limits;")
+                .contains("rate limits fail open"));
+    }
+
     @Test
     void rateLimitsOffKeepTokensSingleUse() {
         runner.withPropertyValues("ratelimit.enabled=false").run(context -> {

@@ -50,6 +50,20 @@ class RateLimitHeadersTest {
                 Instant.EPOCH);
     }
 
+    /** A refusal served in the JVM lists only the refusing limit, yet names it as Redis's refusal of the call does. */
+    @Test
+    void aRefusalServedLocallyNamesItsItemsAsRedisDoes() {
+        Decision byRedis = search(true);
+        LimitOutcome refused = byRedis.outcomes().get(1);
+        Decision local = Decision.servedLocally(List.of(refused), Instant.EPOCH, byRedis.requests());
+
+        RateLimitFields fields = fields(RateLimitHeaders.of(local, false));
+
+        assertThat(fields.names()).containsExactly("search-1s-userId");
+        assertThat(fields(RateLimitHeaders.of(byRedis, false)).names()).containsExactly("search-1s-userId");
+        assertThat(RateLimitHeaders.violatedPolicies(local)).containsExactly("search-1s-userId");
+    }
+
     @Test
     void aSingleDefaultKeyedLimitIsNamedAfterTheLimit() {
         RateLimit hello = RateLimit.of("hello", Algorithm.SLIDING_WINDOW, 5, 1000);

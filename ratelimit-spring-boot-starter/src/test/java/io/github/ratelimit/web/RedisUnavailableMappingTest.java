@@ -78,8 +78,11 @@ class RedisUnavailableMappingTest {
     @Test
     void handlerAnswers503ForAnnotationsTokensAndLocks() {
         var answer = new RedisUnavailableHandler()
-                .redisUnavailable(new RedisUnavailableException("down", Duration.ofMillis(300), null));
+                .redisUnavailable(
+                        new RedisUnavailableException("down", Duration.ofMillis(300), null),
+                        new org.springframework.mock.web.MockHttpServletRequest("POST", "/api/tokens"));
         assertThat(answer.getStatusCode().value()).isEqualTo(503);
+        assertThat(answer.getBody().getInstance()).hasToString("/api/tokens");
         assertThat(answer.getHeaders().getFirst("Retry-After")).isEqualTo("1");
     }
 }
