@@ -3,7 +3,7 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.annotation.ConcurrencyLimited;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ConcurrencyLimiter;
-import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.Messages;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
@@ -78,18 +78,18 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
                 throw expressions.invalid("no @ConcurrencyLimited annotation");
             }
             String name = annotation.name().isEmpty() ? RateLimitedMethods.defaultName(method) : annotation.name();
-            if (!RateLimit.NAME.matcher(name).matches()) {
-                throw expressions.invalid("name must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
+            if (!Messages.isName(name)) {
+                throw expressions.invalid(Messages.badName("name", name));
             }
             if (annotation.max() < 1) {
-                throw expressions.invalid("max must be at least 1, but was " + annotation.max());
+                throw expressions.invalid(Messages.atLeast("max", 1, annotation.max()));
             }
             if (annotation.leaseMs() < 100) {
-                throw expressions.invalid("leaseMs must be at least 100, but was " + annotation.leaseMs());
+                throw expressions.invalid(Messages.atLeast("leaseMs", 100, annotation.leaseMs()));
             }
             if (annotation.maxLifetimeMs() < annotation.leaseMs()) {
-                throw expressions.invalid("maxLifetimeMs must be at least leaseMs " + annotation.leaseMs()
-                        + ", but was " + annotation.maxLifetimeMs());
+                throw expressions.invalid(
+                        Messages.lifetimeBelowLease(annotation.leaseMs(), annotation.maxLifetimeMs()));
             }
             return new Declaration(
                     expressions,

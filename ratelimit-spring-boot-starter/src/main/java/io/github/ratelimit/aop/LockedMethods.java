@@ -3,7 +3,7 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockOptions;
-import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.Messages;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
@@ -35,18 +35,17 @@ final class LockedMethods {
             throw expressions.invalid("no @Locked annotation");
         }
         String name = annotation.name().isEmpty() ? RateLimitedMethods.defaultName(method) : annotation.name();
-        if (!RateLimit.NAME.matcher(name).matches()) {
-            throw expressions.invalid("name must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
+        if (!Messages.isName(name)) {
+            throw expressions.invalid(Messages.badName("name", name));
         }
         if (annotation.leaseMs() < 1) {
-            throw expressions.invalid("leaseMs must be at least 1, but was " + annotation.leaseMs());
+            throw expressions.invalid(Messages.atLeast("leaseMs", 1, annotation.leaseMs()));
         }
         if (annotation.waitMs() < 0) {
-            throw expressions.invalid("waitMs must not be negative, but was " + annotation.waitMs());
+            throw expressions.invalid(Messages.negative("waitMs", annotation.waitMs()));
         }
         if (annotation.maxLifetimeMs() < annotation.leaseMs()) {
-            throw expressions.invalid("maxLifetimeMs must be at least leaseMs " + annotation.leaseMs() + ", but was "
-                    + annotation.maxLifetimeMs());
+            throw expressions.invalid(Messages.lifetimeBelowLease(annotation.leaseMs(), annotation.maxLifetimeMs()));
         }
         LockOptions options = new LockOptions(
                 Duration.ofMillis(annotation.leaseMs()),

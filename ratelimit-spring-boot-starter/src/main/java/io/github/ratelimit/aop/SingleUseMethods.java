@@ -1,7 +1,7 @@
 package io.github.ratelimit.aop;
 
 import io.github.ratelimit.annotation.SingleUse;
-import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.TokenConsumption;
 import java.lang.reflect.Method;
 import java.util.Map;
@@ -37,9 +37,8 @@ final class SingleUseMethods {
         if (annotation == null) {
             throw expressions.invalid("no @SingleUse annotation");
         }
-        if (!RateLimit.NAME.matcher(annotation.purpose()).matches()) {
-            throw expressions.invalid(
-                    "purpose must be 1 to 100 letters, digits or '._:/-', but was '" + annotation.purpose() + "'");
+        if (!Messages.isName(annotation.purpose())) {
+            throw expressions.invalid(Messages.badName("purpose", annotation.purpose()));
         }
         Expression token = expressions.parse(annotation.token(), "token");
         int parameter = expressions.parameterOfType(TokenConsumption.class);

@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.RetryAdvice;
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.Quota;
 import io.github.ratelimit.internal.Cidr;
 import io.github.ratelimit.internal.Plans;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -25,8 +25,6 @@ import org.springframework.validation.Validator;
  */
 @ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
 public class RateLimitProperties implements Validator {
-
-    private static final Pattern KEY_PREFIX = Pattern.compile("[A-Za-z0-9._:/-]{0,64}");
 
     /**
      * Whether rate limits are on. When off, @RateLimited and filter rules limit nothing and rate limits make no
@@ -531,26 +529,27 @@ public class RateLimitProperties implements Validator {
     @Override
     public void validate(Object target, Errors errors) {
         RateLimitProperties p = (RateLimitProperties) target;
-        if (p.keyPrefix == null || !KEY_PREFIX.matcher(p.keyPrefix).matches()) {
-            errors.rejectValue("keyPrefix", "pattern", "must be at most 64 of A-Z a-z 0-9 . _ : / -");
+        if (p.keyPrefix == null || !Messages.KEY_PREFIX.matcher(p.keyPrefix).matches()) {
+            errors.rejectValue("keyPrefix", "pattern", Messages.badKeyPrefix(null, p.keyPrefix));
         }
         if (p.redis.timeout == null || p.redis.timeout.toMillis() < 1) {
-            errors.rejectValue("redis.timeout", "min", "must be at least 1ms");
+            errors.rejectValue("redis.timeout", "min", Messages.atLeast(null, "1 ms", p.redis.timeout));
         }
         if (p.redis.failureThreshold < 1) {
-            errors.rejectValue("redis.failureThreshold", "min", "must be at least 1");
+            errors.rejectValue("redis.failureThreshold", "min", Messages.atLeast(null, 1, p.redis.failureThreshold));
         }
         if (p.redis.openFor == null || p.redis.openFor.isNegative()) {
-            errors.rejectValue("redis.openFor", "min", "must not be negative");
+            errors.rejectValue("redis.openFor", "min", Messages.negative(null, p.redis.openFor));
         }
         if (p.redis.connectTimeout != null && p.redis.connectTimeout.toMillis() < 1) {
-            errors.rejectValue("redis.connectTimeout", "min", "must be at least 1ms");
+            errors.rejectValue("redis.connectTimeout", "min", Messages.atLeast(null, "1 ms", p.redis.connectTimeout));
         }
         if (p.retryAdvice.defaultAdvice == null || p.retryAdvice.defaultAdvice == RetryAdvice.DEFAULT) {
             errors.rejectValue("retryAdvice.default", "value", "must be earliest or staggered");
         }
         if (p.retryAdvice.horizonWindows < 1) {
-            errors.rejectValue("retryAdvice.horizonWindows", "min", "must be at least 1");
+            errors.rejectValue(
+                    "retryAdvice.horizonWindows", "min", Messages.atLeast(null, 1, p.retryAdvice.horizonWindows));
         }
         if (p.durability.replicaWait != null
                 && (p.durability.replicaWait.toMillis() < 1
@@ -561,10 +560,12 @@ public class RateLimitProperties implements Validator {
                     "must be at least 1ms and shorter than ratelimit.redis.timeout (the wait is spent inside it)");
         }
         if (p.localRefusals.maxEntries < 1) {
-            errors.rejectValue("localRefusals.maxEntries", "min", "must be at least 1");
+            errors.rejectValue(
+                    "localRefusals.maxEntries", "min", Messages.atLeast(null, 1, p.localRefusals.maxEntries));
         }
         if (p.client.ipv6PrefixLength < 1 || p.client.ipv6PrefixLength > 128) {
-            errors.rejectValue("client.ipv6PrefixLength", "range", "must be between 1 and 128");
+            errors.rejectValue(
+                    "client.ipv6PrefixLength", "range", Messages.between(null, 1, 128, p.client.ipv6PrefixLength));
         }
         try {
             p.plans.compiled();

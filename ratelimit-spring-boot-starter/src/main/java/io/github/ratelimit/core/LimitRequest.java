@@ -52,7 +52,7 @@ public record LimitRequest(
     public LimitRequest {
         Objects.requireNonNull(limit, "limit");
         if (identifier == null || identifier.isEmpty()) {
-            throw new IllegalArgumentException("identifier must not be null or empty (limit '" + limit.name() + "')");
+            throw new IllegalArgumentException(Messages.empty("identifier") + " (limit '" + limit.name() + "')");
         }
         if (cost < 0 || cost > limit.limit()) {
             throw new IllegalArgumentException("cost must be between 0 and the limit " + limit.limit() + ", but was "

@@ -20,7 +20,7 @@ public record LockOptions(Duration lease, Duration maxWait, Duration maxLifetime
             throw new IllegalArgumentException("lease must be at least 1 ms, but was " + lease);
         }
         if (maxWait.isNegative()) {
-            throw new IllegalArgumentException("maxWait must not be negative, but was " + maxWait);
+            throw new IllegalArgumentException(Messages.negative("maxWait", maxWait));
         }
         if (maxLifetime.compareTo(lease) < 0) {
             throw new IllegalArgumentException(

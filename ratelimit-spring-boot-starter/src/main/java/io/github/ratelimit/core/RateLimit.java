@@ -3,7 +3,6 @@ package io.github.ratelimit.core;
 import io.github.ratelimit.annotation.Algorithm;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * One limit: at most {@code limit} units per {@code window}, counted by {@code algorithm}, under a name
@@ -22,31 +21,22 @@ public record RateLimit(String name, Algorithm algorithm, long limit, Duration w
         this(name, algorithm, limit, window, null);
     }
 
-    /**
-     * What a limit name, a token purpose or a lock name may be: 1 to 100 letters, digits or {@code ._:/-},
-     * characters that need no escaping in Redis keys or HTTP headers.
-     */
-    public static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:/-]{1,100}");
-
     public RateLimit {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(window, "window");
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException(
-                    "limit name must be 1 to 100 letters, digits or '._:/-', but was '" + Names.printable(name) + "'");
+        if (!Messages.isName(name)) {
+            throw new IllegalArgumentException(Messages.badName("limit name", name));
         }
         if (limit < 1) {
-            throw new IllegalArgumentException(
-                    "limit must be at least 1, but was " + limit + " (limit '" + name + "')");
+            throw new IllegalArgumentException(Messages.atLeast("limit", 1, limit) + " (limit '" + name + "')");
         }
         if (window.isNegative() || window.toMillis() < 1 || !window.equals(Duration.ofMillis(window.toMillis()))) {
             throw new IllegalArgumentException("window must be a whole number of milliseconds, at least 1 ms, but was "
                     + window + " (limit '" + name + "')");
         }
-        if (plan != null && !NAME.matcher(plan).matches()) {
-            throw new IllegalArgumentException("plan name must be 1 to 100 letters, digits or '._:/-', but was '"
-                    + Names.printable(plan) + "' (plan group '" + name + "')");
+        if (plan != null && !Messages.isName(plan)) {
+            throw new IllegalArgumentException(Messages.badName("plan name", plan) + " (plan group '" + name + "')");
         }
         if (plan != null && algorithm == Algorithm.TOKEN_BUCKET) {
             throw new IllegalArgumentException("plan '" + plan + "' of group '" + name + "' uses TOKEN_BUCKET, whose"
@@ -63,7 +53,7 @@ public record RateLimit(String name, Algorithm algorithm, long limit, Duration w
     public static RateLimit of(String name, Algorithm algorithm, long limit, long windowMs) {
         if (windowMs < 1) {
             throw new IllegalArgumentException(
-                    "windowMs must be at least 1, but was " + windowMs + " (limit '" + Names.printable(name) + "')");
+                    Messages.atLeast("windowMs", 1, windowMs) + " (limit '" + Messages.printable(name) + "')");
         }
         return new RateLimit(name, algorithm, limit, Duration.ofMillis(windowMs));
     }

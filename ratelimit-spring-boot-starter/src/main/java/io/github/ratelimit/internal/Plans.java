@@ -1,5 +1,6 @@
 package io.github.ratelimit.internal;
 
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.Quota;
 import io.github.ratelimit.core.RateLimit;
@@ -123,7 +124,7 @@ public final class Plans {
             return fallBack(
                     plans,
                     Fallback.UNKNOWN_PLAN,
-                    "plan '" + printable(plan) + "' is not one of "
+                    "plan '" + Messages.printable(plan) + "' is not one of "
                             + plans.plans().keySet());
         }
         PlanSource planSource = source.get();
@@ -167,11 +168,6 @@ public final class Plans {
                     group.defaultPlan());
         }
         return new Resolved(group.defaultPlan(), group.plans().get(group.defaultPlan()));
-    }
-
-    private static String printable(String text) {
-        String cut = text.length() > 100 ? text.substring(0, 100) + "…" : text;
-        return cut.replaceAll("[^\\x20-\\x7e]", "?");
     }
 
     /** Groups from bound properties: each plan's limits made into plan limits of the group. */

@@ -2,7 +2,7 @@ package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.ConcurrencyLimiter;
-import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RedisUnavailableException;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
@@ -85,16 +85,14 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, AutoCl
         final String owner;
 
         Attempt(String name, String identifier, int max, Duration lease, Duration maxLifetime) {
-            if (name == null || !RateLimit.NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException(
-                        "concurrency limit name must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
+            if (!Messages.isName(name)) {
+                throw new IllegalArgumentException(Messages.badName("concurrency limit name", name));
             }
             if (identifier == null || identifier.isEmpty()) {
-                throw new IllegalArgumentException("identifier must not be null or empty (limit '" + name + "')");
+                throw new IllegalArgumentException(Messages.empty("identifier") + " (limit '" + name + "')");
             }
             if (max < 1) {
-                throw new IllegalArgumentException(
-                        "max must be at least 1, but was " + max + " (limit '" + name + "')");
+                throw new IllegalArgumentException(Messages.atLeast("max", 1, max) + " (limit '" + name + "')");
             }
             if (lease == null || lease.toMillis() < 1 || maxLifetime == null || maxLifetime.compareTo(lease) < 0) {
                 throw new IllegalArgumentException("lease must be at least 1 ms and the maximum lifetime at least the"

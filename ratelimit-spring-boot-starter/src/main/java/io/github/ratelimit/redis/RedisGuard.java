@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.internal.Futures;
 import io.github.ratelimit.internal.LogThrottle;
@@ -71,14 +72,14 @@ public final class RedisGuard {
      */
     public RedisGuard(String target, Duration budget, int failureThreshold, Duration openFor) {
         if (budget == null || budget.toMillis() < 1) {
-            throw new IllegalArgumentException("ratelimit.redis.timeout must be at least 1 ms, but was " + budget);
+            throw new IllegalArgumentException(Messages.atLeast("ratelimit.redis.timeout", "1 ms", budget));
         }
         if (failureThreshold < 1) {
             throw new IllegalArgumentException(
-                    "ratelimit.redis.failure-threshold must be at least 1, but was " + failureThreshold);
+                    Messages.atLeast("ratelimit.redis.failure-threshold", 1, failureThreshold));
         }
         if (openFor == null || openFor.isNegative()) {
-            throw new IllegalArgumentException("ratelimit.redis.open-for must not be negative, but was " + openFor);
+            throw new IllegalArgumentException(Messages.negative("ratelimit.redis.open-for", openFor));
         }
         BudgetTimer.ready(); // started here, on the thread that builds the guard, never on an event loop
         this.target = target;

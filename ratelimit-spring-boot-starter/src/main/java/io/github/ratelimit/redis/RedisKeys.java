@@ -3,12 +3,12 @@ package io.github.ratelimit.redis;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
-import java.util.regex.Pattern;
 import org.redisson.connection.CRC16;
 
 /**
@@ -21,8 +21,6 @@ import org.redisson.connection.CRC16;
  * one identifier share one hash tag and so one slot.
  */
 final class RedisKeys {
-
-    private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._:/-]{0,64}");
 
     /** The version of what token and lock keys hold (the token hash, the lock strings). */
     static final String LAYOUT = "v2:";
@@ -61,9 +59,8 @@ final class RedisKeys {
     }
 
     RedisKeys(String prefix) {
-        if (prefix == null || !PREFIX.matcher(prefix).matches()) {
-            throw new IllegalArgumentException(
-                    "key prefix must be at most 64 letters, digits or '._:/-', but was '" + prefix + "'");
+        if (prefix == null || !Messages.KEY_PREFIX.matcher(prefix).matches()) {
+            throw new IllegalArgumentException(Messages.badKeyPrefix("ratelimit.key-prefix", prefix));
         }
         this.prefix = prefix;
         this.limitsStart = prefix + LIMITS_LAYOUT + '{';

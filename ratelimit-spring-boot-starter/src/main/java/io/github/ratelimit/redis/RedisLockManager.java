@@ -4,6 +4,7 @@ import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.internal.Futures;
 import java.nio.ByteBuffer;
@@ -91,7 +92,7 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
     @Override
     public LockHandle tryAcquire(String key, LockOptions options) {
         if (key == null || key.isEmpty()) {
-            throw new IllegalArgumentException("lock key must not be null or empty");
+            throw new IllegalArgumentException(Messages.empty("lock key"));
         }
         RedisLock held = heldByThread.get().get(key);
         if (held != null && held.isHeld()) {
@@ -168,7 +169,7 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
     @Override
     public CompletableFuture<LockHandle> tryAcquireAsync(String key, LockOptions options) {
         if (key == null || key.isEmpty()) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("lock key must not be null or empty"));
+            return CompletableFuture.failedFuture(new IllegalArgumentException(Messages.empty("lock key")));
         }
         CompletableFuture<LockHandle> result = new CompletableFuture<>();
         new AsyncAttempts(key, options, result).attempt();

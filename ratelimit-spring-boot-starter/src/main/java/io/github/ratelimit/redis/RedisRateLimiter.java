@@ -6,6 +6,7 @@ import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import java.security.SecureRandom;
@@ -136,11 +137,11 @@ public final class RedisRateLimiter implements RateLimiter {
             RedissonClient redisson, String keyPrefix, RedisGuard guard, int horizonWindows, long localRefusals) {
         if (localRefusals < 0) {
             throw new IllegalArgumentException(
-                    "ratelimit.local-refusals.max-entries must not be negative, but was " + localRefusals);
+                    Messages.negative("ratelimit.local-refusals.max-entries", localRefusals));
         }
         if (horizonWindows < 1) {
             throw new IllegalArgumentException(
-                    "ratelimit.retry-advice.horizon-windows must be at least 1, but was " + horizonWindows);
+                    Messages.atLeast("ratelimit.retry-advice.horizon-windows", 1, horizonWindows));
         }
         this.horizonWindows = horizonWindows;
         this.redisson = redisson;

@@ -1,7 +1,7 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.IssuedToken;
-import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.TokenConsumption;
 import io.github.ratelimit.core.TokenConsumption.Status;
@@ -119,10 +119,10 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
         Issue(String purpose, Map<String, String> metadata, Duration ttl, int uses) {
             checkPurpose(purpose);
             if (ttl == null || ttl.toMillis() < 1) {
-                throw new IllegalArgumentException("ttl must be at least 1 ms, but was " + ttl);
+                throw new IllegalArgumentException(Messages.atLeast("ttl", "1 ms", ttl));
             }
             if (uses < 1 || uses > MAX_USES) {
-                throw new IllegalArgumentException("uses must be between 1 and " + MAX_USES + ", but was " + uses);
+                throw new IllegalArgumentException(Messages.between("uses", 1, MAX_USES, uses));
             }
             List<Object> arguments = new ArrayList<>();
             arguments.add(Long.toString(ttl.toMillis()));
@@ -261,9 +261,8 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
     }
 
     private static void checkPurpose(String purpose) {
-        if (purpose == null || !RateLimit.NAME.matcher(purpose).matches()) {
-            throw new IllegalArgumentException(
-                    "purpose must be 1 to 100 letters, digits or '._:/-', but was '" + purpose + "'");
+        if (!Messages.isName(purpose)) {
+            throw new IllegalArgumentException(Messages.badName("purpose", purpose));
         }
     }
 

@@ -3,6 +3,7 @@ package io.github.ratelimit.web;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.SpelVariables;
@@ -60,9 +61,8 @@ final class FilterRule {
         this.name = planGroup != null
                 ? planGroup
                 : spec.name() == null || spec.name().isBlank() ? "rule-" + index : spec.name();
-        if (!RateLimit.NAME.matcher(name).matches()) {
-            throw new InvalidFilterRuleException(
-                    prefix + ".name", "must be 1 to 100 letters, digits or '._:/-', but was '" + name + "'");
+        if (!Messages.isName(name)) {
+            throw new InvalidFilterRuleException(prefix + ".name", Messages.badName(null, name));
         }
         if (spec.paths() == null || spec.paths().isEmpty()) {
             throw new InvalidFilterRuleException(prefix + ".paths", "must list at least one path pattern");
@@ -101,7 +101,7 @@ final class FilterRule {
             FilterRuleSpec.LimitSpec limit = spec.limits().get(i);
             String at = prefix + ".limits[" + i + "]";
             if (limit.limit() < 1) {
-                throw new InvalidFilterRuleException(at + ".limit", "must be at least 1, but was " + limit.limit());
+                throw new InvalidFilterRuleException(at + ".limit", Messages.atLeast(null, 1, limit.limit()));
             }
             if (limit.window() == null || limit.window().toMillis() < 1) {
                 throw new InvalidFilterRuleException(

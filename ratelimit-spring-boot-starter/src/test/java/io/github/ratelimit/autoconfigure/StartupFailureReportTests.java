@@ -41,7 +41,7 @@ class StartupFailureReportTests {
             value = {
                 "ratelimit.key-prefix=bad prefix*       | ratelimit.keyPrefix              | must be at most 64 of",
                 "ratelimit.redis.failure-threshold=-1   | ratelimit.redis.failureThreshold | must be at least 1",
-                "ratelimit.redis.timeout=0              | ratelimit.redis.timeout          | must be at least 1ms",
+                "ratelimit.redis.timeout=0              | ratelimit.redis.timeout          | must be at least 1 ms",
                 "ratelimit.client.trusted-proxies=not-an-ip | ratelimit.client.trustedProxies[0] | must be an IP address",
                 "ratelimit.client.ipv6-prefix-length=500 | ratelimit.client.ipv6PrefixLength | must be between 1 and 128",
             })

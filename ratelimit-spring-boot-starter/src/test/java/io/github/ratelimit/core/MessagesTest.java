@@ -1,0 +1,40 @@
+package io.github.ratelimit.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.ratelimit.annotation.Algorithm;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Each rule is worded once: the programmatic API says what annotations and properties say. */
+class MessagesTest {
+
+    @Test
+    void aBadNameIsQuotedWithItsControlCharactersEscaped() {
+        assertThat(Messages.badName("purpose", "a\nb{c}"))
+                .isEqualTo("purpose must be 1 to 100 letters, digits or '._:/-', but was 'a\\x0ab{c}'");
+        assertThat(Messages.badName(null, "x y")).startsWith("must be 1 to 100");
+    }
+
+    @Test
+    void aVeryLongValueIsCutInTheMessage() {
+        String quoted = Messages.printable("x".repeat(10_000));
+        assertThat(quoted).hasSizeLessThan(200).endsWith("... (10000 chars)");
+    }
+
+    @Test
+    void limitsPlansAndLockOptionsUseTheSameWording() {
+        assertThatThrownBy(() -> RateLimit.of("a b", Algorithm.FIXED_WINDOW, 1, 1000))
+                .hasMessage(Messages.badName("limit name", "a b"));
+        assertThatThrownBy(() -> RateLimit.of("ok", Algorithm.FIXED_WINDOW, 0, 1000))
+                .hasMessage(Messages.atLeast("limit", 1, 0) + " (limit 'ok')");
+        assertThatThrownBy(() ->
+                        RateLimit.of("ok", Algorithm.FIXED_WINDOW, 1, 1000).forPlan("pro plan", 5))
+                .hasMessageStartingWith(Messages.badName("plan name", "pro plan"));
+        assertThatThrownBy(() -> new LimitRequest(RateLimit.of("ok", Algorithm.FIXED_WINDOW, 1, 1000), "", 1))
+                .hasMessage(Messages.empty("identifier") + " (limit 'ok')");
+        assertThatThrownBy(() -> new LockOptions(Duration.ofSeconds(1), Duration.ofMillis(-1), Duration.ofSeconds(1)))
+                .hasMessageContaining(Messages.negative("maxWait", Duration.ofMillis(-1)));
+    }
+}
