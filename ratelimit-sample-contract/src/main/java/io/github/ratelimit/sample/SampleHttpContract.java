@@ -20,7 +20,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
- * The HTTP contract of the sample apps, black box: {@code GET /api/hello}, {@code GET /api/search}, the path rule of
+ * The HTTP contract of the sample apps, black box: {@code GET /api/hello}, {@code GET /api/search}, {@code GET /api/tenant-usage} (a KeyResolver bean), the path rule of
  * {@code /api/public/**}, {@code POST /api/tokens} with {@code GET /api/spawn-vm}, and {@code POST /api/workers/{id}}:
  * the same limits, status codes, headers and bodies on the servlet sample and the reactive one, each of which runs it
  * against itself started for real on a random port with its embedded Redis.
@@ -120,6 +120,34 @@ abstract class SampleHttpContract {
                 .as("the most constraining item only, named after its limit and identifier")
                 .containsExactly("search-1s-ip");
         assertThat(sameIpOtherUser.status()).as("the IP's limit").isEqualTo(429);
+    }
+
+    // ---- an application's own kind of key ----
+
+    RawHttp.Response tenantUsage(String tenant) {
+        return RawHttp.get(
+                "127.0.0.31", port, "/api/tenant-usage", tenant == null ? Map.of() : Map.of("X-Tenant-Id", tenant));
+    }
+
+    @Test
+    void theTenantKeyResolverCountsEachTenantApart() {
+        String acme = "acme-" + UUID.randomUUID();
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            statuses.add(tenantUsage(acme).status());
+        }
+        RawHttp.Response otherTenant = tenantUsage("globex-" + UUID.randomUUID());
+        RawHttp.Response noTenant = tenantUsage(null);
+
+        assertThat(statuses).containsExactly(200, 200, 200, 429);
+        assertThat(otherTenant.status()).isEqualTo(200);
+        assertThat(RateLimitFields.parse(otherTenant.header("RateLimit-Policy"), otherTenant.header("RateLimit"))
+                        .names())
+                .containsExactly("tenant-usage-tenant");
+        assertThat(noTenant.status())
+                .as("no tenant: never a bucket shared by every caller")
+                .isEqualTo(400);
+        assertThat(noTenant.header("Content-Type")).startsWith("application/problem+json");
     }
 
     // ---- the path rule ----

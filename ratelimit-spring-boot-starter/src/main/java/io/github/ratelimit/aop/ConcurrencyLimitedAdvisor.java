@@ -4,11 +4,13 @@ import io.github.ratelimit.annotation.ConcurrencyLimited;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.Messages;
+import io.github.ratelimit.internal.KeyResolvers;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.beans.factory.ObjectProvider;
@@ -29,9 +31,13 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
     /**
      * @param limiter takes and gives back the slots; looked up on first use
      * @param caller describes the caller of the current call; {@link CallerContext#NONE} when absent
+     * @param keys the kinds of key annotations may name; the built-in ones when absent
      */
-    public ConcurrencyLimitedAdvisor(ObjectProvider<ConcurrencyLimiter> limiter, ObjectProvider<CallerContext> caller) {
-        this(new Declarations(), limiter, caller);
+    public ConcurrencyLimitedAdvisor(
+            ObjectProvider<ConcurrencyLimiter> limiter,
+            ObjectProvider<CallerContext> caller,
+            ObjectProvider<KeyResolvers> keys) {
+        this(new Declarations(() -> keys.getIfAvailable(() -> KeyResolvers.BUILT_IN)), limiter, caller);
     }
 
     private ConcurrencyLimitedAdvisor(
@@ -64,13 +70,18 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
     /** Compiles and caches the declarations, checked at startup. */
     static final class Declarations {
         private final Map<Method, Declaration> compiled = new ConcurrentHashMap<>();
+        private final Supplier<KeyResolvers> keys;
+
+        Declarations(Supplier<KeyResolvers> keys) {
+            this.keys = keys;
+        }
 
         Declaration get(Method method) {
             Declaration found = compiled.get(method);
-            return found != null ? found : compiled.computeIfAbsent(method, Declarations::compile);
+            return found != null ? found : compiled.computeIfAbsent(method, this::compile);
         }
 
-        private static Declaration compile(Method method) {
+        private Declaration compile(Method method) {
             MethodExpressions expressions = new MethodExpressions(method, "ConcurrencyLimited");
             ConcurrencyLimited annotation =
                     AnnotatedElementUtils.findMergedAnnotation(method, ConcurrencyLimited.class);
@@ -94,8 +105,7 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
             return new Declaration(
                     expressions,
                     name,
-                    new KeyExpression(
-                            "Concurrency limit", annotation.key(), expressions.parse(annotation.key(), "key")),
+                    KeyExpression.of("Concurrency limit", annotation.key(), expressions, keys.get()),
                     annotation.max(),
                     Duration.ofMillis(annotation.leaseMs()),
                     Duration.ofMillis(annotation.maxLifetimeMs()));
@@ -165,6 +175,7 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
                     .key()
                     .identifier(
                             expressions.context(invocation.getThis(), invocation.getArguments(), context),
+                            context,
                             expressions.source());
         }
     }

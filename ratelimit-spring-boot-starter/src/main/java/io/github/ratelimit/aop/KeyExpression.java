@@ -1,7 +1,10 @@
 package io.github.ratelimit.aop;
 
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.internal.KeyResolvers;
 import java.lang.reflect.Array;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,15 +14,32 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 
 /**
- * One parsed key expression. Its identifiers are the expression text plus each value, so a user id and an IP
- * address that happen to be equal never share a bucket, and methods sharing a limit name share buckets only
- * for the same expression.
+ * One key of an annotation: a parsed SpEL expression, or a {@linkplain KeyResolvers kind of key} ({@code ip},
+ * {@code header:X-Api-Key}, a {@code KeyResolver} bean's name). Its identifiers are the expression text (or the kind)
+ * plus each value, so a user id and an IP address that happen to be equal never share a bucket, and methods sharing a
+ * limit name share buckets only for the same key.
+ *
+ * @param expression the SpEL expression, or null for a kind of key
+ * @param resolver the kind's resolver, or null for an expression
+ * @param kind what the identifiers are counted under: the expression text, or the kind's name
  */
-record KeyExpression(String what, String text, Expression expression) {
+record KeyExpression(String what, String text, Expression expression, KeyResolver resolver, String kind) {
+
+    /** The key an annotation's key text names: a kind of key if it names one, else a SpEL expression. */
+    static KeyExpression of(String what, String text, MethodExpressions expressions, KeyResolvers keys) {
+        if (text != null && KeyResolvers.isKind(text)) {
+            try {
+                return new KeyExpression(what, text, null, keys.resolver(text), KeyResolvers.kindName(text));
+            } catch (IllegalArgumentException e) {
+                throw expressions.invalid("key '" + text + "' " + e.getMessage());
+            }
+        }
+        return new KeyExpression(what, text, expressions.parse(text, "key"), null, text);
+    }
 
     /** The one identifier of a key that must produce exactly one value (a lock's key). */
-    String identifier(EvaluationContext context, String source) {
-        List<String> all = identifiers(context, source);
+    String identifier(EvaluationContext context, CallerContext caller, String source) {
+        List<String> all = identifiers(context, caller, source);
         if (all.size() != 1) {
             throw new RateLimitEvaluationException(what + " key '" + text + "' of " + source + " produced " + all.size()
                     + " values; exactly one is needed");
@@ -27,7 +47,10 @@ record KeyExpression(String what, String text, Expression expression) {
         return all.get(0);
     }
 
-    List<String> identifiers(EvaluationContext context, String source) {
+    List<String> identifiers(EvaluationContext context, CallerContext caller, String source) {
+        if (resolver != null) {
+            return List.of(identifier(resolver.resolve(caller), source));
+        }
         Object value;
         try {
             value = expression.getValue(context);
@@ -71,6 +94,6 @@ record KeyExpression(String what, String text, Expression expression) {
             throw new RateLimitEvaluationException(what + " key '" + text + "' of " + source
                     + " evaluated to an empty value; a missing key is an error, never a shared bucket");
         }
-        return ClientIdentifier.of(text, string).canonical();
+        return ClientIdentifier.of(kind, string).canonical();
     }
 }

@@ -2,6 +2,7 @@ package io.github.ratelimit.aop;
 
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.internal.KeyResolvers;
 import java.lang.reflect.Method;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
@@ -20,9 +21,13 @@ public final class LockedAdvisor extends AnnotationAdvisor {
     /**
      * @param locks takes the locks; looked up on first use
      * @param caller describes the caller of the current call; {@link CallerContext#NONE} when absent
+     * @param keys the kinds of key annotations may name; the built-in ones when absent
      */
-    public LockedAdvisor(ObjectProvider<LockManager> locks, ObjectProvider<CallerContext> caller) {
-        this(new LockedMethods(), locks, caller);
+    public LockedAdvisor(
+            ObjectProvider<LockManager> locks,
+            ObjectProvider<CallerContext> caller,
+            ObjectProvider<KeyResolvers> keys) {
+        this(new LockedMethods(() -> keys.getIfAvailable(() -> KeyResolvers.BUILT_IN)), locks, caller);
     }
 
     private LockedAdvisor(

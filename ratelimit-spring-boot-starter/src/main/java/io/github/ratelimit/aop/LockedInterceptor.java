@@ -80,6 +80,7 @@ final class LockedInterceptor implements MethodInterceptor {
                         .key()
                         .identifier(
                                 expressions.context(invocation.getThis(), invocation.getArguments(), context),
+                                context,
                                 expressions.source());
     }
 }

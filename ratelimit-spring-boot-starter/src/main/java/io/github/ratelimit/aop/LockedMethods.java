@@ -4,10 +4,12 @@ import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockOptions;
 import io.github.ratelimit.core.Messages;
+import io.github.ratelimit.internal.KeyResolvers;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /** Compiles and caches the {@link Locked} declarations of methods. */
@@ -18,6 +20,12 @@ final class LockedMethods {
             MethodExpressions expressions, String name, KeyExpression key, LockOptions options, int handleParameter) {}
 
     private final Map<Method, LockedMethod> compiled = new ConcurrentHashMap<>();
+    private final Supplier<KeyResolvers> keys;
+
+    /** @param keys the kinds of key that {@code key} attributes may name, looked up when a method is checked */
+    LockedMethods(Supplier<KeyResolvers> keys) {
+        this.keys = keys;
+    }
 
     static boolean isLocked(Method method) {
         return AnnotatedElementUtils.hasAnnotation(method, Locked.class);
@@ -25,10 +33,10 @@ final class LockedMethods {
 
     LockedMethod get(Method method) {
         LockedMethod found = compiled.get(method);
-        return found != null ? found : compiled.computeIfAbsent(method, LockedMethods::compile);
+        return found != null ? found : compiled.computeIfAbsent(method, this::compile);
     }
 
-    private static LockedMethod compile(Method method) {
+    private LockedMethod compile(Method method) {
         MethodExpressions expressions = new MethodExpressions(method, "Locked");
         Locked annotation = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
         if (annotation == null) {
@@ -51,7 +59,7 @@ final class LockedMethods {
                 Duration.ofMillis(annotation.leaseMs()),
                 Duration.ofMillis(annotation.waitMs()),
                 Duration.ofMillis(annotation.maxLifetimeMs()));
-        KeyExpression key = new KeyExpression("Lock", annotation.key(), expressions.parse(annotation.key(), "key"));
+        KeyExpression key = KeyExpression.of("Lock", annotation.key(), expressions, keys.get());
         int parameter = expressions.parameterOfType(LockHandle.class);
         return new LockedMethod(expressions, name, key, options, parameter);
     }

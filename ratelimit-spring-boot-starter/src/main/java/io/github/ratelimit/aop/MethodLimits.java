@@ -54,13 +54,13 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, F
         List<LimitRequest> requests = new ArrayList<>();
         for (CompiledLimit compiled : limits) {
             if (compiled.planGroup() != null) {
-                planRequests(compiled, context, decisions, allShadow, requests);
+                planRequests(compiled, context, caller, decisions, allShadow, requests);
                 continue;
             }
             long cost = cost(compiled, context, compiled.limit().limit());
             Set<String> identifiers = new LinkedHashSet<>();
             for (KeyExpression key : compiled.keys()) {
-                identifiers.addAll(key.identifiers(context, source));
+                identifiers.addAll(key.identifiers(context, caller, source));
             }
             if (identifiers.isEmpty()) {
                 throw new RateLimitEvaluationException("No rate limit key of " + source + " produced an identifier "
@@ -84,11 +84,12 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, F
     private void planRequests(
             CompiledLimit compiled,
             EvaluationContext context,
+            CallerContext caller,
             RateLimitDecisions decisions,
             boolean allShadow,
             List<LimitRequest> requests) {
         String source = expressions.source();
-        List<String> identifiers = compiled.keys().get(0).identifiers(context, source);
+        List<String> identifiers = compiled.keys().get(0).identifiers(context, caller, source);
         if (identifiers.size() != 1) {
             throw new RateLimitEvaluationException(
                     "The plan key " + compiled.keys().get(0).text() + " of " + source + " gave " + identifiers.size()
@@ -96,28 +97,13 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, F
         }
         String identifier = identifiers.get(0);
         String customer = identifier.substring(identifier.indexOf('\u0000') + 1);
-        Plans plans = decisions.plans();
-        Plans.Resolved resolved = null;
-        String named = null;
-        if (compiled.plan() != null) {
-            try {
-                Object value = compiled.plan().getValue(context);
-                if (value instanceof String text && !text.isBlank()) {
-                    named = text;
-                } else if (value != null) {
-                    resolved = plans.expressionFailed(
-                            compiled.planGroup(),
-                            "the plan expression of " + source + " gave a "
-                                    + value.getClass().getSimpleName() + ", not a plan name");
-                }
-            } catch (EvaluationException | IllegalStateException e) {
-                resolved = plans.expressionFailed(
-                        compiled.planGroup(), "the plan expression of " + source + " failed: " + e.getMessage());
-            }
-        }
-        if (resolved == null) {
-            resolved = plans.resolve(compiled.planGroup(), named, customer);
-        }
+        Plans.Resolved resolved = decisions
+                .plans()
+                .resolve(
+                        compiled.planGroup(),
+                        compiled.plan() == null ? null : () -> compiled.plan().getValue(context),
+                        source,
+                        customer);
         for (RateLimit limit : resolved.limits()) {
             requests.add(new LimitRequest(
                     limit,

@@ -4,6 +4,7 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -24,15 +25,19 @@ public final class RateLimitAdvisor extends AnnotationAdvisor implements Declare
      * @param decisions the decision flow; looked up on first use, else one over the {@code limiter}
      * @param limiter decides the calls when there is no decision flow; looked up on first use
      * @param caller describes the caller of the current call; {@link CallerContext#NONE} when absent
+     * @param keys the kinds of key annotations may name; the built-in ones when absent
      */
     public RateLimitAdvisor(
             ObjectProvider<RateLimitDecisions> decisions,
             ObjectProvider<RateLimiter> limiter,
-            ObjectProvider<CallerContext> caller) {
+            ObjectProvider<CallerContext> caller,
+            ObjectProvider<KeyResolvers> keys) {
         this(
-                new RateLimitedMethods(() -> decisions
-                        .getIfAvailable(() -> RateLimitDecisions.of(limiter.getObject()))
-                        .plans()),
+                new RateLimitedMethods(
+                        () -> decisions
+                                .getIfAvailable(() -> RateLimitDecisions.of(limiter.getObject()))
+                                .plans(),
+                        () -> keys.getIfAvailable(() -> KeyResolvers.BUILT_IN)),
                 decisions,
                 limiter,
                 caller);

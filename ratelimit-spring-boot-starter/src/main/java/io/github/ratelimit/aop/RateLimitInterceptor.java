@@ -89,17 +89,10 @@ final class RateLimitInterceptor implements MethodInterceptor {
 
     /** Takes the budget of the limits that count failures only, after a failure (the call is over: no headers). */
     private static void countFailure(RateLimitDecisions decisions, MethodLimits limits, List<LimitRequest> requests) {
-        List<LimitRequest> failures = failureRequests(requests);
+        List<LimitRequest> failures = RateLimitDecisions.failures(requests);
         if (!failures.isEmpty()) {
             decisions.decide(limits.expressions().source(), failures, limits.failClosed());
         }
-    }
-
-    private static List<LimitRequest> failureRequests(List<LimitRequest> requests) {
-        return requests.stream()
-                .filter(LimitRequest::checkOnly)
-                .map(LimitRequest::taking)
-                .toList();
     }
 
     /** The decision step of a reactive method: its resource is what a failure would count. */
@@ -122,7 +115,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
                     .decideAsync(limits.expressions().source(), requests, limits.failClosed())
                     .thenApply(outcome -> {
                         admit(outcome, context, limits);
-                        return failureRequests(requests);
+                        return RateLimitDecisions.failures(requests);
                     });
         }
 
@@ -182,13 +175,13 @@ final class RateLimitInterceptor implements MethodInterceptor {
     /** Throws for a refusal; reports an admitted decision to the caller (the RateLimit headers). */
     private static void admit(RateLimitDecisions.Outcome outcome, CallerContext context, MethodLimits limits) {
         if (outcome instanceof RateLimitDecisions.Refused refused) {
-            throw new RefusedByLimits(refused.decision(), limits);
+            throw new RefusedByLimits(refused.decision(), limits); // this method's own refusal, for its fallback
         }
-        if (outcome instanceof RateLimitDecisions.RefusedClosed closed) {
-            throw closed.cause();
+        if (outcome.refusal() != null) {
+            throw outcome.refusal();
         }
-        if (outcome instanceof RateLimitDecisions.Admitted admitted) {
-            context.allowed(admitted.decision());
+        if (outcome.admitted() != null) {
+            context.allowed(outcome.admitted());
         }
     }
 }

@@ -4,6 +4,7 @@ import io.github.ratelimit.annotation.NotRateLimited;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.RateLimits;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.Plans;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -27,10 +28,15 @@ final class RateLimitedMethods {
 
     private final Map<Method, MethodLimits> compiled = new ConcurrentHashMap<>();
     private final Supplier<Plans> plans;
+    private final Supplier<KeyResolvers> keys;
 
-    /** @param plans the plan groups that {@code plans} attributes name, looked up when a method is checked */
-    RateLimitedMethods(Supplier<Plans> plans) {
+    /**
+     * @param plans the plan groups that {@code plans} attributes name, looked up when a method is checked
+     * @param keys the kinds of key that {@code key} attributes may name, looked up when a method is checked
+     */
+    RateLimitedMethods(Supplier<Plans> plans, Supplier<KeyResolvers> keys) {
         this.plans = plans;
+        this.keys = keys;
     }
 
     private final Map<String, NamedDefinition> names = new ConcurrentHashMap<>();
@@ -139,7 +145,7 @@ final class RateLimitedMethods {
         }
         List<KeyExpression> keys = new ArrayList<>();
         for (String text : annotation.key()) {
-            keys.add(new KeyExpression("Rate limit", text, expressions.parse(text, "key")));
+            keys.add(KeyExpression.of("Rate limit", text, expressions, this.keys.get()));
         }
         String costText = annotation.cost().trim();
         Expression cost = null;
@@ -186,10 +192,7 @@ final class RateLimitedMethods {
         String costText = annotation.cost().trim();
         return new MethodLimits.CompiledLimit(
                 plans.plans().get(plans.defaultPlan()).get(0),
-                List.of(new KeyExpression(
-                        "Rate limit",
-                        annotation.key()[0],
-                        expressions.parse(annotation.key()[0], "key"))),
+                List.of(KeyExpression.of("Rate limit", annotation.key()[0], expressions, keys.get())),
                 costText.equals("1") ? null : expressions.parse(costText, "cost"),
                 costText,
                 annotation.shadow(),

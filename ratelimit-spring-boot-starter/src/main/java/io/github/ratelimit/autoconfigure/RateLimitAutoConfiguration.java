@@ -10,12 +10,14 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.DeclaredLimits;
+import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.internal.Fallbacks;
+import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisConcurrencyLimiter;
@@ -29,6 +31,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.redisson.api.RedissonClient;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -142,15 +145,27 @@ public final class RateLimitAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
     static ConcurrencyLimitedAdvisor concurrencyLimitedAdvisor(
-            ObjectProvider<ConcurrencyLimiter> limiter, ObjectProvider<CallerContext> caller) {
-        return new ConcurrencyLimitedAdvisor(limiter, caller);
+            ObjectProvider<ConcurrencyLimiter> limiter,
+            ObjectProvider<CallerContext> caller,
+            ObjectProvider<KeyResolvers> keys) {
+        return new ConcurrencyLimitedAdvisor(limiter, caller, keys);
     }
 
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
-    static LockedAdvisor lockedAdvisor(ObjectProvider<LockManager> locks, ObjectProvider<CallerContext> caller) {
-        return new LockedAdvisor(locks, caller);
+    static LockedAdvisor lockedAdvisor(
+            ObjectProvider<LockManager> locks,
+            ObjectProvider<CallerContext> caller,
+            ObjectProvider<KeyResolvers> keys) {
+        return new LockedAdvisor(locks, caller, keys);
+    }
+
+    /** The kinds of key annotations and rules may name: the built-in ones and the application's resolver beans. */
+    @Bean
+    @ConditionalOnMissingBean
+    KeyResolvers rateLimitKeyResolvers(ListableBeanFactory beans) {
+        return new KeyResolvers(beans.getBeansOfType(KeyResolver.class));
     }
 
     @Bean
@@ -218,8 +233,9 @@ public final class RateLimitAutoConfiguration {
         static RateLimitAdvisor rateLimitAdvisor(
                 ObjectProvider<RateLimitDecisions> decisions,
                 ObjectProvider<RateLimiter> limiter,
-                ObjectProvider<CallerContext> caller) {
-            return new RateLimitAdvisor(decisions, limiter, caller);
+                ObjectProvider<CallerContext> caller,
+                ObjectProvider<KeyResolvers> keys) {
+            return new RateLimitAdvisor(decisions, limiter, caller, keys);
         }
     }
 

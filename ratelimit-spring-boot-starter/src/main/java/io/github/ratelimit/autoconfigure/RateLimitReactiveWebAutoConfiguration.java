@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.web.ClientAddresses;
 import io.github.ratelimit.web.RateLimitWebExceptionHandler;
@@ -40,7 +41,10 @@ public final class RateLimitReactiveWebAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RateLimitWebFilter rateLimitWebFilter(
-            RateLimitProperties properties, ObjectProvider<RateLimitDecisions> decisions, ClientAddresses clients) {
+            RateLimitProperties properties,
+            ObjectProvider<RateLimitDecisions> decisions,
+            ClientAddresses clients,
+            ObjectProvider<KeyResolvers> keys) {
         RateLimitProperties.Filter filter = properties.getFilter();
         return new RateLimitWebFilter(
                 filter.isEnabled() ? filter.getRules() : List.of(),
@@ -48,7 +52,8 @@ public final class RateLimitReactiveWebAutoConfiguration {
                 decisions.getIfAvailable(),
                 clients,
                 properties.getHeaders().isAllPolicies(),
-                filter.getOrder());
+                filter.getOrder(),
+                keys.getIfAvailable(() -> KeyResolvers.BUILT_IN));
     }
 
     @Bean

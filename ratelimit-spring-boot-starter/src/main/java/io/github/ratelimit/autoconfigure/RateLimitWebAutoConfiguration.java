@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.web.ClientAddresses;
 import io.github.ratelimit.web.LockExceptionHandler;
@@ -59,7 +60,8 @@ public final class RateLimitWebAutoConfiguration {
             RateLimitProperties properties,
             RateLimitDecisions decisions,
             ClientAddresses clients,
-            @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
+            @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver,
+            KeyResolvers keys) {
         RateLimitProperties.Filter filter = properties.getFilter();
         return new RateLimitFilter(
                 filter.getRules(),
@@ -67,7 +69,8 @@ public final class RateLimitWebAutoConfiguration {
                 decisions,
                 clients,
                 exceptionResolver::getIfAvailable,
-                properties.getHeaders().isAllPolicies());
+                properties.getHeaders().isAllPolicies(),
+                keys);
     }
 
     @Bean

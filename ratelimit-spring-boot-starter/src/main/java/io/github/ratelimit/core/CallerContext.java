@@ -28,6 +28,11 @@ public interface CallerContext {
         return null;
     }
 
+    /** The value of one request header (the first, when several), or null when absent or outside a request. */
+    default String header(String name) {
+        return null;
+    }
+
     /** Called with each allowed decision, for example to add RateLimit headers to the response. */
     default void allowed(Decision decision) {}
 

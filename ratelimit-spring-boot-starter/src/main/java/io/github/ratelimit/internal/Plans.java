@@ -152,9 +152,39 @@ public final class Plans {
         return new Resolved(plan, limits);
     }
 
-    /** The default plan, for an expression that failed or named no string. */
-    public Resolved expressionFailed(String group, String why) {
-        return fallBack(group(group), Fallback.EXPRESSION, why);
+    /**
+     * Resolves one call's plan and limits, for annotations and rules alike: the plan the call's plan expression names,
+     * else the source's, else the default; an expression that fails or names no plan gives the default plan.
+     *
+     * @param group a configured group
+     * @param planExpression evaluates the call's plan expression, or null when it has none: a non-blank string names
+     *     the plan, null asks the source, anything else (or an exception) falls back to the default plan
+     * @param owner what declares the expression, for the log (a method, a rule)
+     * @param customer the caller's identifier value
+     */
+    public Resolved resolve(String group, Supplier<Object> planExpression, String owner, String customer) {
+        String named = null;
+        if (planExpression != null) {
+            Object value;
+            try {
+                value = planExpression.get();
+            } catch (RuntimeException e) {
+                return fallBack(
+                        group(group),
+                        Fallback.EXPRESSION,
+                        "the plan expression of " + owner + " failed: " + e.getMessage());
+            }
+            if (value instanceof String text && !text.isBlank()) {
+                named = text;
+            } else if (value != null) {
+                return fallBack(
+                        group(group),
+                        Fallback.EXPRESSION,
+                        "the plan expression of " + owner + " gave a "
+                                + value.getClass().getSimpleName() + ", not a plan name");
+            }
+        }
+        return resolve(group, named, customer);
     }
 
     private Resolved fallBack(Group group, Fallback reason, String why) {

@@ -3,6 +3,7 @@ package io.github.ratelimit.internal;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import java.util.List;
@@ -130,6 +131,23 @@ public final class RateLimitDecisions {
         });
     }
 
+    /**
+     * What a call that failed takes, after the fact: the requests of its limits that count failures only (decided
+     * before the call without taking anything), now taking their cost. Empty when none of its limits counts failures.
+     */
+    public static List<LimitRequest> failures(List<LimitRequest> requests) {
+        List<LimitRequest> failures = null;
+        for (LimitRequest request : requests) {
+            if (request.checkOnly()) {
+                if (failures == null) {
+                    failures = new java.util.ArrayList<>(requests.size());
+                }
+                failures.add(request.taking());
+            }
+        }
+        return failures == null ? List.of() : failures;
+    }
+
     private Outcome decided(Decision decision) {
         shadowRejections.record(decision);
         return decision.allowed() ? new Admitted(decision) : new Refused(decision);
@@ -144,18 +162,48 @@ public final class RateLimitDecisions {
         return new UncheckedOpen(e);
     }
 
-    /** How a call was decided. */
-    public sealed interface Outcome permits Admitted, Refused, UncheckedOpen, RefusedClosed {}
+    /**
+     * How a call was decided. Every caller (the interceptor, the servlet filter, the web filter) turns it into its
+     * answer the same way: throw or answer {@link #refusal()} when there is one, else report {@link #admitted()} (the
+     * RateLimit fields) when there is one, and go on.
+     */
+    public sealed interface Outcome permits Admitted, Refused, UncheckedOpen, RefusedClosed {
+
+        /** What refuses the call (answered 429 or 503), or null when it goes on. */
+        default RuntimeException refusal() {
+            return null;
+        }
+
+        /** The decision that admitted the call, to report in the answer, or null when none was made. */
+        default Decision admitted() {
+            return null;
+        }
+    }
 
     /** Every enforced limit had room; each took its cost. */
-    public record Admitted(Decision decision) implements Outcome {}
+    public record Admitted(Decision decision) implements Outcome {
+        @Override
+        public Decision admitted() {
+            return decision;
+        }
+    }
 
     /** An enforced limit had no room; nothing was taken. */
-    public record Refused(Decision decision) implements Outcome {}
+    public record Refused(Decision decision) implements Outcome {
+        @Override
+        public RuntimeException refusal() {
+            return new RateLimitExceededException(decision);
+        }
+    }
 
     /** Redis could not decide and the call's limits fail open: it goes through unchecked. */
     public record UncheckedOpen(RedisUnavailableException cause) implements Outcome {}
 
     /** Redis could not decide and a limit of the call fails closed: it is refused (503). */
-    public record RefusedClosed(RedisUnavailableException cause) implements Outcome {}
+    public record RefusedClosed(RedisUnavailableException cause) implements Outcome {
+        @Override
+        public RuntimeException refusal() {
+            return cause;
+        }
+    }
 }

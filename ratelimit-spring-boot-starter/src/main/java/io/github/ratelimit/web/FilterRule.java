@@ -1,10 +1,14 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.RetryAdvice;
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.SpelVariables;
 import java.util.ArrayList;
@@ -12,8 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Function;
-import java.util.regex.Pattern;
+import java.util.function.Supplier;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -27,7 +30,8 @@ import org.springframework.web.util.pattern.PatternParseException;
 final class FilterRule {
 
     static final int MAX_KEY_LENGTH = 256;
-    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}");
+    private static final String KEY_KINDS =
+            "must be ip, principal, client, header:<Name> or spel:<expression>, or name a KeyResolver bean";
     private static final Set<String> METHODS =
             Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE");
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
@@ -46,14 +50,16 @@ final class FilterRule {
     final boolean perPath;
     final boolean failClosed;
     final RetryAdvice retryAdvice;
+    final CountOn countOn;
     /** The plan group whose limits apply, or null for the rule's own limits. */
     final String planGroup;
 
     private final Expression planExpression;
     private final String header;
     private final Expression spel;
+    private final KeyResolver resolver;
 
-    private FilterRule(FilterRuleSpec spec, int index, String prefix, Plans plans) {
+    private FilterRule(FilterRuleSpec spec, int index, String prefix, Plans plans, KeyResolvers keys) {
         this.index = index;
         this.planGroup = spec.plans() == null || spec.plans().isBlank()
                 ? null
@@ -115,23 +121,37 @@ final class FilterRule {
         this.key = spec.key() == null || spec.key().isBlank()
                 ? "client"
                 : spec.key().trim();
-        String headerName = null;
         Expression expression = null;
-        if (key.regionMatches(true, 0, "header:", 0, 7)) {
-            headerName = key.substring(7).trim();
-            if (!HEADER_NAME.matcher(headerName).matches()) {
-                throw new InvalidFilterRuleException(
-                        prefix + ".key", "names a header that is not a valid header name: '" + headerName + "'");
-            }
-        } else if (key.regionMatches(true, 0, "spel:", 0, 5)) {
+        KeyResolver resolver;
+        if (key.regionMatches(true, 0, "spel:", 0, 5)) {
             expression = parseSpel(key.substring(5), prefix + ".key");
-        } else if (!Set.of("ip", "principal", "client").contains(key.toLowerCase(Locale.ROOT))) {
-            throw new InvalidFilterRuleException(
-                    prefix + ".key",
-                    "must be ip, principal, client, header:<Name> or spel:<expression>, but was '" + key + "'");
+            Expression spelKey = expression;
+            resolver = caller -> {
+                try {
+                    Object result =
+                            spelKey.getValue(context(caller.request(), caller.principalName(), caller.clientAddress()));
+                    return result == null ? null : result.toString();
+                } catch (EvaluationException e) {
+                    return null;
+                }
+            };
+        } else if (!KeyResolvers.isKind(key)) {
+            throw new InvalidFilterRuleException(prefix + ".key", KEY_KINDS + ", but was '" + key + "'");
+        } else {
+            try {
+                resolver = keys.resolver(key);
+            } catch (IllegalArgumentException e) {
+                throw new InvalidFilterRuleException(
+                        prefix + ".key",
+                        key.regionMatches(true, 0, "header:", 0, 7)
+                                ? e.getMessage()
+                                : KEY_KINDS + ", but was '" + key + "' (" + e.getMessage() + ")");
+            }
         }
-        this.header = headerName;
+        this.header =
+                key.regionMatches(true, 0, "header:", 0, 7) ? key.substring(7).trim() : null;
         this.spel = expression;
+        this.resolver = resolver;
         this.planExpression =
                 planGroup == null || spec.plan() == null || spec.plan().isBlank()
                         ? null
@@ -149,6 +169,7 @@ final class FilterRule {
         this.perPath = spec.perPath();
         this.failClosed = spec.failClosed();
         this.retryAdvice = spec.retryAdvice() == null ? RetryAdvice.DEFAULT : spec.retryAdvice();
+        this.countOn = spec.countOn() == null ? CountOn.CALL : spec.countOn();
     }
 
     /** A SpEL expression over the rule variables, or an error naming the property. */
@@ -176,26 +197,16 @@ final class FilterRule {
         return context;
     }
 
-    /**
-     * The plan the rule's expression names for this request, or null to ask the plan source; throws
-     * {@link IllegalArgumentException} (or the expression's own exception) when it fails or names no string.
-     */
-    String plan(Object request, String principal, String clientAddress) {
-        if (planExpression == null) {
-            return null;
-        }
-        Object value = planExpression.getValue(context(request, principal, clientAddress));
-        if (value == null) {
-            return null;
-        }
-        if (value instanceof String text && !text.isBlank()) {
-            return text;
-        }
-        throw new IllegalArgumentException("gave a " + value.getClass().getSimpleName() + ", not a plan name");
+    /** What evaluates the rule's plan expression for one request, or null when the rule has none. */
+    Supplier<Object> plan(CallerContext caller) {
+        return planExpression == null
+                ? null
+                : () -> planExpression.getValue(
+                        context(caller.request(), caller.principalName(), caller.clientAddress()));
     }
 
-    static FilterRule compile(FilterRuleSpec spec, int index, Plans plans) {
-        return new FilterRule(spec, index, "ratelimit.filter.rules[" + index + "]", plans);
+    static FilterRule compile(FilterRuleSpec spec, int index, Plans plans, KeyResolvers keys) {
+        return new FilterRule(spec, index, "ratelimit.filter.rules[" + index + "]", plans, keys);
     }
 
     static List<PathPattern> parsePatterns(List<String> patterns, String property) {
@@ -236,46 +247,17 @@ final class FilterRule {
      * lower-cased), and {@code ip} too when a missing key is counted by IP.
      */
     List<String> keyKinds() {
-        String kind = spel != null ? key : header != null ? "header:" + header : key.toLowerCase(Locale.ROOT);
+        String kind = spel != null ? key : KeyResolvers.kindName(key);
         return missingKey == FilterRuleSpec.MissingKey.IP && !kind.equals("ip") ? List.of(kind, "ip") : List.of(kind);
     }
 
     /** The identifier for this request, or null when the key is absent (blank, over-long, no principal). */
-    ClientIdentifier identifier(
-            Object request, Function<String, String> headers, String principal, String clientAddress) {
-        String value;
-        String kind;
-        if (header != null) {
-            kind = "header:" + header;
-            value = headers.apply(header);
-        } else if (spel != null) {
-            kind = key;
-            try {
-                Object result = spel.getValue(context(request, principal, clientAddress));
-                value = result == null ? null : result.toString();
-            } catch (EvaluationException e) {
-                value = null;
-            }
-        } else {
-            switch (key.toLowerCase(Locale.ROOT)) {
-                case "ip" -> {
-                    kind = "ip";
-                    value = clientAddress;
-                }
-                case "principal" -> {
-                    kind = "principal";
-                    value = principal;
-                }
-                default -> {
-                    kind = "client";
-                    value = ClientIdentifier.clientValue(principal, clientAddress);
-                }
-            }
-        }
+    ClientIdentifier identifier(CallerContext caller) {
+        String value = resolver.resolve(caller);
         if (value == null || value.isBlank() || value.length() > MAX_KEY_LENGTH) {
             return null;
         }
-        return ClientIdentifier.of(kind, value);
+        return ClientIdentifier.of(spel != null ? key : KeyResolvers.kindName(key), value);
     }
 
     /** What the missing key is, for the 400 problem; never the value. */

@@ -1,6 +1,7 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.RetryAdvice;
 import java.time.Duration;
 import java.util.List;
@@ -29,6 +30,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     caller's plan's, the customer being the key's value
  * @param plan a SpEL expression for the caller's plan (over {@code #request}, {@code #ip}, {@code #principal},
  *     {@code #client}); null to ask the plan source
+ * @param countOn which requests take from the budget: every admitted one ({@code call}), or only those answered with
+ *     a status of 400 or more or failing with an exception ({@code failure}; checked before, taken after)
  */
 public record FilterRuleSpec(
         String name,
@@ -44,7 +47,8 @@ public record FilterRuleSpec(
         boolean failClosed,
         @DefaultValue("default") RetryAdvice retryAdvice,
         String plans,
-        String plan) {
+        String plan,
+        @DefaultValue("call") CountOn countOn) {
 
     /**
      * One limit of a rule.

@@ -1,10 +1,13 @@
 package io.github.ratelimit.web;
 
+import io.github.ratelimit.annotation.CountOn;
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import java.util.ArrayList;
@@ -29,12 +32,13 @@ final class PathRules {
      * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
      * @param excludedPaths path patterns no rule applies to
      * @param plans the plan groups rules may name
+     * @param keys the kinds of key rules may name
      */
-    PathRules(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans) {
+    PathRules(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans, KeyResolvers keys) {
         this.plans = plans;
         List<FilterRule> compiled = new ArrayList<>();
         for (int i = 0; i < rules.size(); i++) {
-            compiled.add(FilterRule.compile(rules.get(i), i, plans));
+            compiled.add(FilterRule.compile(rules.get(i), i, plans, keys));
         }
         compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
         this.rules = List.copyOf(compiled);
@@ -62,21 +66,6 @@ final class PathRules {
         return all;
     }
 
-    /** What the request gives the rules' keys, read only when a rule matches. */
-    interface RequestView {
-
-        /** The request object for {@code spel:} keys ({@code #request}). */
-        Object request();
-
-        /** One header's value, or null. */
-        String header(String name);
-
-        String principalName();
-
-        /** The client's address, as {@link ClientAddresses} finds it. */
-        String clientAddress();
-    }
-
     /**
      * What the rules ask of one request.
      *
@@ -93,12 +82,10 @@ final class PathRules {
      * @param rawPath the path within the application, as counted per path
      * @param path the same, parsed
      */
-    Match match(String method, String rawPath, PathContainer path, RequestView view, RateLimitDecisions decisions) {
+    Match match(String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
         if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
             return new Match(List.of(), null, false, null);
         }
-        String clientAddress = null;
-        String principal = null;
         boolean shadowAll = decisions.allShadow();
         boolean failClosed = false;
         List<String> names = new ArrayList<>();
@@ -107,11 +94,7 @@ final class PathRules {
             if (!rule.matches(method, path)) {
                 continue;
             }
-            if (clientAddress == null) {
-                clientAddress = view.clientAddress();
-                principal = view.principalName();
-            }
-            ClientIdentifier identifier = rule.identifier(view.request(), view::header, principal, clientAddress);
+            ClientIdentifier identifier = rule.identifier(view);
             if (identifier == null) {
                 if (rule.missingKey == FilterRuleSpec.MissingKey.REJECT) {
                     return new Match(
@@ -123,42 +106,41 @@ final class PathRules {
                                     "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
                                     null));
                 }
-                identifier = ClientIdentifier.of("ip", clientAddress);
+                identifier = ClientIdentifier.of("ip", view.clientAddress());
             }
             failClosed |= rule.failClosed;
             names.add(rule.name);
             List<RateLimit> limits = rule.planGroup == null
                     ? rule.limits
-                    : planLimits(rule, view.request(), principal, clientAddress, identifier.value());
+                    : plans.resolve(rule.planGroup, rule.plan(view), "rule '" + rule.name + "'", identifier.value())
+                            .limits();
             if (rule.perPath) {
                 identifier = identifier.perPath(rawPath);
             }
             for (RateLimit limit : limits) {
                 requests.add(new LimitRequest(
-                        limit, identifier, rule.cost, shadowAll || rule.shadow, decisions.staggered(rule.retryAdvice)));
+                        limit,
+                        identifier.canonical(),
+                        rule.cost,
+                        shadowAll || rule.shadow,
+                        decisions.staggered(rule.retryAdvice),
+                        rule.countOn == CountOn.FAILURE));
             }
         }
         return new Match(requests, "rules " + names, failClosed, null);
     }
 
-    /** The caller's plan's limits for a rule of a plan group; the customer is the key's value. */
-    private List<RateLimit> planLimits(
-            FilterRule rule, Object request, String principal, String clientAddress, String customer) {
-        String named;
-        try {
-            named = rule.plan(request, principal, clientAddress);
-        } catch (RuntimeException e) {
-            return plans.expressionFailed(
-                            rule.planGroup, "the plan expression of rule '" + rule.name + "' " + e.getMessage())
-                    .limits();
-        }
-        return plans.resolve(rule.planGroup, named, customer).limits();
-    }
-
-    /** A {@link RequestView} from functions, each asked at most once per request. */
-    static RequestView view(
+    /**
+     * The caller of one request as the rules read it, from functions: the principal and the client address are asked
+     * at most once per request, whatever the number of rules and keys that read them.
+     */
+    static CallerContext view(
             Object request, Function<String, String> header, Supplier<String> principal, Supplier<String> client) {
-        return new RequestView() {
+        return new CallerContext() {
+            private String principalName;
+            private String clientAddress;
+            private boolean principalRead;
+
             @Override
             public Object request() {
                 return request;
@@ -171,12 +153,19 @@ final class PathRules {
 
             @Override
             public String principalName() {
-                return principal.get();
+                if (!principalRead) {
+                    principalName = principal.get();
+                    principalRead = true;
+                }
+                return principalName;
             }
 
             @Override
             public String clientAddress() {
-                return client.get();
+                if (clientAddress == null) {
+                    clientAddress = client.get();
+                }
+                return clientAddress;
             }
         };
     }

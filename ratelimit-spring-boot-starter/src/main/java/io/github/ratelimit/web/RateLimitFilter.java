@@ -2,9 +2,13 @@ package io.github.ratelimit.web;
 
 import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
+import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.RateLimitDecisions;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -36,6 +40,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
      * @param exceptionResolver Spring MVC's resolver, which writes refusals as the exception handlers do; looked up
      *     on first use, and when it supplies null, refusals are answered with the status alone
      * @param allPolicies whether the RateLimit fields carry every item instead of what the client needs
+     * @param keys the kinds of key rules may name
      */
     public RateLimitFilter(
             List<FilterRuleSpec> rules,
@@ -43,8 +48,9 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             RateLimitDecisions decisions,
             ClientAddresses clients,
             Supplier<HandlerExceptionResolver> exceptionResolver,
-            boolean allPolicies) {
-        this.rules = new PathRules(rules, excludedPaths, decisions.plans());
+            boolean allPolicies,
+            KeyResolvers keys) {
+        this.rules = new PathRules(rules, excludedPaths, decisions.plans(), keys);
         this.decisions = decisions;
         this.clients = clients;
         this.exceptionResolver = exceptionResolver;
@@ -80,19 +86,46 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             return;
         }
         RateLimitDecisions.Outcome outcome = decisions.decide(match.what(), match.requests(), match.failClosed());
-        if (outcome instanceof RateLimitDecisions.RefusedClosed closed) {
-            answer(request, response, closed.cause());
+        if (outcome.refusal() != null) {
+            answer(request, response, outcome.refusal());
             return;
         }
-        if (outcome instanceof RateLimitDecisions.Refused refused) {
-            answer(request, response, new RateLimitExceededException(refused.decision()));
-            return;
-        }
-        if (outcome instanceof RateLimitDecisions.Admitted admitted) {
-            RateLimitHeaders.of(ServletRequests.record(request, admitted.decision()), allPolicies)
+        if (outcome.admitted() != null) {
+            RateLimitHeaders.of(ServletRequests.record(request, outcome.admitted()), allPolicies)
                     .forEach(response::setHeader);
         }
-        chain.doFilter(request, response);
+        List<LimitRequest> failures = RateLimitDecisions.failures(match.requests());
+        if (failures.isEmpty()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        try {
+            chain.doFilter(request, response);
+        } catch (IOException | ServletException | RuntimeException e) {
+            decisions.decide(match.what(), failures, match.failClosed());
+            throw e;
+        }
+        if (request.isAsyncStarted()) {
+            request.getAsyncContext().addListener(new AsyncListener() {
+                @Override
+                public void onComplete(AsyncEvent event) {
+                    if (response.getStatus() >= 400) {
+                        decisions.decide(match.what(), failures, match.failClosed());
+                    }
+                }
+
+                @Override
+                public void onTimeout(AsyncEvent event) {}
+
+                @Override
+                public void onError(AsyncEvent event) {}
+
+                @Override
+                public void onStartAsync(AsyncEvent event) {}
+            });
+        } else if (response.getStatus() >= 400) {
+            decisions.decide(match.what(), failures, match.failClosed());
+        }
     }
 
     /**

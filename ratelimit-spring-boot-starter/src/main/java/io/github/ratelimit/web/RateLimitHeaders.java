@@ -1,6 +1,7 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
@@ -98,6 +99,20 @@ final class RateLimitHeaders {
         if (!decision.allowed()) {
             headers.put(RETRY_AFTER, Long.toString(Math.max(1, seconds(decision.retryAfter()))));
         }
+        return headers;
+    }
+
+    /**
+     * The fields of a concurrency limit's refusal: {@code RateLimit-Policy} with the draft's
+     * {@code qu="concurrent-requests"} quota unit (no window: the quota is of calls in progress), {@code RateLimit}
+     * with nothing remaining, and {@code Retry-After}.
+     */
+    static Map<String, String> inProgress(ConcurrencyLimitExceededException refusal) {
+        String item = '"' + refusal.name() + '"';
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put(RATE_LIMIT_POLICY, item + ";q=" + refusal.max() + ";qu=\"concurrent-requests\"");
+        headers.put(RATE_LIMIT, item + ";r=0");
+        headers.put(RETRY_AFTER, Long.toString(Math.max(1, seconds(refusal.retryAfter()))));
         return headers;
     }
 

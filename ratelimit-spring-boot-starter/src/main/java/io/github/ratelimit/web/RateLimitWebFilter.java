@@ -3,7 +3,8 @@ package io.github.ratelimit.web;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
-import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import java.util.List;
@@ -38,6 +39,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLim
      * @param clients how the client address is found
      * @param allPolicies whether the RateLimit fields carry every item instead of what the client needs
      * @param order the filter's order among web filters ({@code ratelimit.filter.order})
+     * @param keys the kinds of key rules may name
      */
     public RateLimitWebFilter(
             List<FilterRuleSpec> rules,
@@ -45,11 +47,13 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLim
             RateLimitDecisions decisions,
             ClientAddresses clients,
             boolean allPolicies,
-            int order) {
+            int order,
+            KeyResolvers keys) {
         this.rules = new PathRules(
                 decisions == null ? List.of() : rules,
                 excludedPaths,
-                decisions == null ? Plans.NONE : decisions.plans());
+                decisions == null ? Plans.NONE : decisions.plans(),
+                keys);
         this.decisions = decisions;
         this.clients = clients;
         this.allPolicies = allPolicies;
@@ -75,15 +79,48 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLim
                     ReactiveCallerContext caller =
                             new ReactiveCallerContext(exchange, principal.orElse(null), clients, allPolicies);
                     return decide(exchange, caller)
-                            .then(Mono.defer(() -> chain.filter(exchange)))
+                            .flatMap(failures -> failures.isEmpty()
+                                    ? chain.filter(exchange)
+                                    : countingFailures(exchange, chain, failures))
                             .contextWrite(context -> context.put(CallerContext.class, caller));
                 });
     }
 
-    /** Completes when the request may go on, fails with the refusal otherwise. */
-    private Mono<Void> decide(ServerWebExchange exchange, ReactiveCallerContext caller) {
+    /**
+     * Runs the rest of the chain, then takes the budget of the rules that count failures only when the answer failed
+     * (a status of 400 or more, or an error); the answer waits for nothing but that decision.
+     */
+    private Mono<Void> countingFailures(ServerWebExchange exchange, WebFilterChain chain, Failures failures) {
+        return chain.filter(exchange)
+                .onErrorResume(error -> failures.count(decisions).then(Mono.error(error)))
+                .then(Mono.defer(() -> {
+                    var status = exchange.getResponse().getStatusCode();
+                    return status != null && status.value() >= 400 ? failures.count(decisions) : Mono.empty();
+                }));
+    }
+
+    /** What a failed answer takes: the requests of the matching rules that count failures only, as one decision. */
+    private record Failures(String what, List<LimitRequest> requests, boolean failClosed) {
+
+        static final Failures NONE = new Failures(null, List.of(), false);
+
+        boolean isEmpty() {
+            return requests.isEmpty();
+        }
+
+        Mono<Void> count(RateLimitDecisions decisions) {
+            return Mono.fromCompletionStage(decisions.decideAsync(what, requests, failClosed))
+                    .then();
+        }
+    }
+
+    /**
+     * Completes with what a failed answer would take when the request may go on (nothing, for most rules); fails with
+     * the refusal otherwise.
+     */
+    private Mono<Failures> decide(ServerWebExchange exchange, ReactiveCallerContext caller) {
         if (rules.isEmpty()) {
-            return Mono.empty();
+            return Mono.just(Failures.NONE);
         }
         ServerHttpRequest request = exchange.getRequest();
         RequestPath path = request.getPath();
@@ -91,26 +128,24 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLim
                 request.getMethod().name(),
                 path.pathWithinApplication().value(),
                 path.pathWithinApplication(),
-                PathRules.view(request, request.getHeaders()::getFirst, caller::principalName, caller::clientAddress),
+                caller,
                 decisions);
         if (match.missingKey() != null) {
             return Mono.error(match.missingKey());
         }
         if (match.requests().isEmpty()) {
-            return Mono.empty();
+            return Mono.just(Failures.NONE);
         }
         return Mono.fromCompletionStage(decisions.decideAsync(match.what(), match.requests(), match.failClosed()))
                 .flatMap(outcome -> {
-                    if (outcome instanceof RateLimitDecisions.RefusedClosed closed) {
-                        return Mono.error(closed.cause());
+                    if (outcome.refusal() != null) {
+                        return Mono.error(outcome.refusal());
                     }
-                    if (outcome instanceof RateLimitDecisions.Refused refused) {
-                        return Mono.error(new RateLimitExceededException(refused.decision()));
+                    if (outcome.admitted() != null) {
+                        caller.allowed(outcome.admitted());
                     }
-                    if (outcome instanceof RateLimitDecisions.Admitted admitted) {
-                        caller.allowed(admitted.decision());
-                    }
-                    return Mono.empty();
+                    return Mono.just(new Failures(
+                            match.what(), RateLimitDecisions.failures(match.requests()), match.failClosed()));
                 });
     }
 }

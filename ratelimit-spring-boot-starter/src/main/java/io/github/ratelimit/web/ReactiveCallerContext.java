@@ -47,6 +47,11 @@ final class ReactiveCallerContext implements CallerContext {
     }
 
     @Override
+    public String header(String name) {
+        return exchange.getRequest().getHeaders().getFirst(name);
+    }
+
+    @Override
     public String clientAddress() {
         String address = clientAddress;
         if (address == null) {

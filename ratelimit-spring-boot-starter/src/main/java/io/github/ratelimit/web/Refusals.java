@@ -89,21 +89,15 @@ final class Refusals {
      */
     static ResponseEntity<ProblemDetail> tooManyInProgress(ConcurrencyLimitExceededException exception, URI instance) {
         long seconds = Math.max(1, RateLimitHeaders.seconds(exception.retryAfter()));
-        String item = '"' + exception.name() + '"';
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(
                 HttpStatus.TOO_MANY_REQUESTS, "Too many requests in progress; retry after " + seconds + " s.");
         problem.setType(RateLimitExceptionHandler.QUOTA_EXCEEDED);
         problem.setTitle(RateLimitExceptionHandler.TITLE);
         problem.setInstance(instance);
         problem.setProperty("violated-policies", java.util.List.of(exception.name()));
-        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
-                .header(
-                        RateLimitHeaders.RATE_LIMIT_POLICY,
-                        item + ";q=" + exception.max() + ";qu=\"concurrent-requests\"")
-                .header(RateLimitHeaders.RATE_LIMIT, item + ";r=0")
-                .header(RateLimitHeaders.RETRY_AFTER, Long.toString(seconds))
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem);
+        ResponseEntity.BodyBuilder answer = ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS);
+        RateLimitHeaders.inProgress(exception).forEach((name, value) -> answer.header(name, value));
+        return answer.contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
     }
 
     /**

@@ -46,6 +46,11 @@ public final class ServletCallerContext implements CallerContext {
     }
 
     @Override
+    public String header(String name) {
+        return bound().header(name);
+    }
+
+    @Override
     public void allowed(Decision decision) {
         bound().allowed(decision);
     }
@@ -86,6 +91,11 @@ public final class ServletCallerContext implements CallerContext {
         @Override
         public String clientAddress() {
             return ServletRequests.clientAddress(clients, request);
+        }
+
+        @Override
+        public String header(String name) {
+            return request.getHeader(name);
         }
 
         @Override

@@ -51,6 +51,7 @@ class RateLimitFilterTest {
                 false,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
+                null,
                 null);
     }
 
@@ -65,7 +66,8 @@ class RateLimitFilterTest {
                 new RateLimitDecisions(() -> limiter, () -> allShadow, () -> false, () -> false, new Fallbacks()),
                 new ClientAddresses(List.of("10.0.0.0/8"), 64),
                 MvcExceptionResolvers::withStarterHandlers,
-                true);
+                true,
+                io.github.ratelimit.internal.KeyResolvers.BUILT_IN);
     }
 
     static RateLimitFields fields(MockHttpServletResponse response) {
@@ -138,6 +140,7 @@ class RateLimitFilterTest {
                 false,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
+                null,
                 null);
         RateLimitFilter perPathFilter = filter(List.of(perPath), false);
         assertThat(call(perPathFilter, "GET", "/items/1", "203.0.113.5").getStatus())
@@ -168,6 +171,7 @@ class RateLimitFilterTest {
                 false,
                 false,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
                 null,
                 null);
         RateLimitFilter filter = filter(List.of(wideRule, narrowRule), false);
@@ -240,6 +244,7 @@ class RateLimitFilterTest {
                 false,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
+                null,
                 null);
         RateLimitFilter byIp = filter(List.of(fallback), false);
         assertThat(call(byIp, "GET", "/x", "203.0.113.31").getStatus()).isEqualTo(200);
@@ -266,6 +271,7 @@ class RateLimitFilterTest {
                 false,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
+                null,
                 null);
         RateLimitFilter filter = filter(List.of(shadow), false);
         List<Long> remaining = new java.util.ArrayList<>();
@@ -291,6 +297,7 @@ class RateLimitFilterTest {
                 false,
                 false,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
                 null,
                 null);
         assertThat(call(filter(List.of(enforced), false), "GET", "/x", "203.0.113.40")

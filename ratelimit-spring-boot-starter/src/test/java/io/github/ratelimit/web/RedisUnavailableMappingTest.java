@@ -36,6 +36,7 @@ class RedisUnavailableMappingTest {
                 failClosed,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
+                null,
                 null);
         return new RateLimitFilter(
                 List.of(rule),
@@ -43,7 +44,8 @@ class RedisUnavailableMappingTest {
                 new RateLimitDecisions(() -> unavailable, () -> false, () -> false, () -> false, fallbacks),
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers,
-                true);
+                true,
+                io.github.ratelimit.internal.KeyResolvers.BUILT_IN);
     }
 
     static MockHttpServletResponse call(RateLimitFilter filter) throws Exception {
