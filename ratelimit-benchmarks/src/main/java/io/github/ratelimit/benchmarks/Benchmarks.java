@@ -214,8 +214,7 @@ public final class Benchmarks {
             workloads.add(scriptFloor(space, keys));
             for (Algorithm algorithm : Algorithm.values()) {
                 RateLimit limit = RateLimit.of("b-" + space, algorithm, LIMIT, WINDOW.toMillis());
-                List<List<LimitRequest>> requests =
-                        prepare(keys, i -> List.of(new LimitRequest(limit, "user-" + i, 1)));
+                List<List<LimitRequest>> requests = prepare(keys, i -> List.of(LimitRequest.of(limit, "user-" + i, 1)));
                 workloads.add(new Workload(
                         "ours " + algorithm.name().toLowerCase(Locale.ROOT),
                         i -> () -> ours.tryAcquire(requests.get(i)),
@@ -228,8 +227,8 @@ public final class Benchmarks {
             List<List<LimitRequest>> multi = prepare(keys, i -> {
                 List<LimitRequest> list = new ArrayList<>();
                 for (RateLimit limit : three) {
-                    list.add(new LimitRequest(limit, "ip-" + i, 1));
-                    list.add(new LimitRequest(limit, "user-" + i, 1));
+                    list.add(LimitRequest.of(limit, "ip-" + i, 1));
+                    list.add(LimitRequest.of(limit, "user-" + i, 1));
                 }
                 return list;
             });
@@ -240,8 +239,8 @@ public final class Benchmarks {
                 List<LimitRequest> list = new ArrayList<>();
                 for (long windowMs : new long[] {1_000, 60_000, 3_600_000}) {
                     RateLimit limit = RateLimit.of("seed-" + space, Algorithm.SLIDING_WINDOW, LIMIT, windowMs);
-                    list.add(new LimitRequest(limit, "ip-" + i, 1));
-                    list.add(new LimitRequest(limit, "user-" + i, 1));
+                    list.add(LimitRequest.of(limit, "ip-" + i, 1));
+                    list.add(LimitRequest.of(limit, "user-" + i, 1));
                 }
                 return list;
             });
@@ -328,7 +327,7 @@ public final class Benchmarks {
         workloads.add(floor("refused", 1));
         for (Algorithm algorithm : Algorithm.values()) {
             RateLimit limit = RateLimit.of("refused-" + algorithm, algorithm, 1, 3_600_000);
-            List<LimitRequest> request = List.of(new LimitRequest(limit, "flooder", 1));
+            List<LimitRequest> request = List.of(LimitRequest.of(limit, "flooder", 1));
             ours.tryAcquire(request);
             String name = algorithm.name().toLowerCase(Locale.ROOT);
             workloads.add(new Workload("ours refused " + name, i -> () -> ours.tryAcquire(request), true));
@@ -437,7 +436,7 @@ public final class Benchmarks {
      */
     private void async(RedisRateLimiter ours, Map<String, List<Result>> results) throws Exception {
         RateLimit limit = RateLimit.of("async", Algorithm.SLIDING_WINDOW, LIMIT, WINDOW.toMillis());
-        List<List<LimitRequest>> requests = prepare(MANY_KEYS, i -> List.of(new LimitRequest(limit, "user-" + i, 1)));
+        List<List<LimitRequest>> requests = prepare(MANY_KEYS, i -> List.of(LimitRequest.of(limit, "user-" + i, 1)));
         List<RAtomicLong> counters = prepare(MANY_KEYS, i -> redisson.getAtomicLong("incr-async:" + i));
         List<Workload> workloads = List.of(
                 floor("async", MANY_KEYS),
@@ -457,7 +456,7 @@ public final class Benchmarks {
      */
     private void observed(RedisRateLimiter ours, Map<String, List<Result>> results) throws Exception {
         RateLimit limit = RateLimit.of("observed", Algorithm.SLIDING_WINDOW, LIMIT, WINDOW.toMillis());
-        List<List<LimitRequest>> requests = prepare(MANY_KEYS, i -> List.of(new LimitRequest(limit, "user-" + i, 1)));
+        List<List<LimitRequest>> requests = prepare(MANY_KEYS, i -> List.of(LimitRequest.of(limit, "user-" + i, 1)));
         RateLimiter noHandler = observedBy(ours, ObservationRegistry.create());
         ObservationRegistry withHandler = ObservationRegistry.create();
         withHandler.observationConfig().observationHandler(new ObservationHandler<>() {
@@ -788,8 +787,8 @@ public final class Benchmarks {
             String id = "mem-" + algorithm;
             report(
                     "ours " + algorithm.name().toLowerCase(Locale.ROOT),
-                    () -> ours.tryAcquire(List.of(new LimitRequest(big, id, 1))),
-                    () -> ours.tryAcquire(List.of(new LimitRequest(limit, id, 1))),
+                    () -> ours.tryAcquire(List.of(LimitRequest.of(big, id, 1))),
+                    () -> ours.tryAcquire(List.of(LimitRequest.of(limit, id, 1))),
                     "bench:*:mem:*");
         }
         RRateLimiter rrlBig = redisson.getRateLimiter("cmd-rrl");

@@ -1,5 +1,6 @@
 package io.github.ratelimit.actuate;
 
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
@@ -73,7 +74,7 @@ final class MeteredRateLimiter implements RateLimiter {
     }
 
     @Override
-    public void reset(RateLimit limit, String identifier) {
+    public void reset(RateLimit limit, ClientIdentifier identifier) {
         delegate.reset(limit, identifier);
     }
 

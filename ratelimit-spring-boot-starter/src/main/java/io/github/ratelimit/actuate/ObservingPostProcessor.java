@@ -1,5 +1,6 @@
 package io.github.ratelimit.actuate;
 
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockHandle;
@@ -182,7 +183,7 @@ public final class ObservingPostProcessor implements BeanPostProcessor {
         }
 
         @Override
-        public void reset(RateLimit limit, String identifier) {
+        public void reset(RateLimit limit, ClientIdentifier identifier) {
             delegate.reset(limit, identifier);
         }
 

@@ -100,7 +100,7 @@ public class RateLimitsEndpoint {
             limits = resolved.limits();
         }
         List<LimitRequest> probes = limits.stream()
-                .map(limit -> new LimitRequest(limit, addressed.client(), 0, false))
+                .map(limit -> LimitRequest.of(limit, addressed.client(), 0))
                 .toList();
         Decision decision = limiter.tryAcquire(probes); // cost 0: reads, takes nothing
         List<Map<String, Object>> states = new ArrayList<>();
@@ -136,7 +136,7 @@ public class RateLimitsEndpoint {
         }
         List<RateLimit> limits =
                 addressed.limits().stream().map(DeclaredLimit::limit).distinct().toList();
-        limits.forEach(limit -> limiter.reset(limit, addressed.client().canonical()));
+        limits.forEach(limit -> limiter.reset(limit, addressed.client()));
         return new WebEndpointResponse<>(Map.of("name", name, "reset", limits.size()), 200);
     }
 

@@ -176,7 +176,8 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
                     .identifier(
                             expressions.context(invocation.getThis(), invocation.getArguments(), context),
                             context,
-                            expressions.source());
+                            expressions.source())
+                    .canonical();
         }
     }
 }

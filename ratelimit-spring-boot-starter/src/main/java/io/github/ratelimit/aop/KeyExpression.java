@@ -38,8 +38,8 @@ record KeyExpression(String what, String text, Expression expression, KeyResolve
     }
 
     /** The one identifier of a key that must produce exactly one value (a lock's key). */
-    String identifier(EvaluationContext context, CallerContext caller, String source) {
-        List<String> all = identifiers(context, caller, source);
+    ClientIdentifier identifier(EvaluationContext context, CallerContext caller, String source) {
+        List<ClientIdentifier> all = identifiers(context, caller, source);
         if (all.size() != 1) {
             throw new RateLimitEvaluationException(what + " key '" + text + "' of " + source + " produced " + all.size()
                     + " values; exactly one is needed");
@@ -47,7 +47,7 @@ record KeyExpression(String what, String text, Expression expression, KeyResolve
         return all.get(0);
     }
 
-    List<String> identifiers(EvaluationContext context, CallerContext caller, String source) {
+    List<ClientIdentifier> identifiers(EvaluationContext context, CallerContext caller, String source) {
         if (resolver != null) {
             return List.of(identifier(resolver.resolve(caller), source));
         }
@@ -58,7 +58,7 @@ record KeyExpression(String what, String text, Expression expression, KeyResolve
             throw new RateLimitEvaluationException(
                     what + " key '" + text + "' of " + source + " failed: " + e.getMessage(), e);
         }
-        List<String> identifiers = new ArrayList<>(1);
+        List<ClientIdentifier> identifiers = new ArrayList<>(1);
         if (value instanceof Collection<?> collection) {
             for (Object element : collection) {
                 identifiers.add(identifier(element, source));
@@ -73,7 +73,7 @@ record KeyExpression(String what, String text, Expression expression, KeyResolve
         return identifiers;
     }
 
-    private String identifier(Object value, String source) {
+    private ClientIdentifier identifier(Object value, String source) {
         if (value == null) {
             throw new RateLimitEvaluationException(what + " key '" + text + "' of " + source
                     + " evaluated to null; a missing key is an error, never a bucket shared by all callers"
@@ -94,6 +94,6 @@ record KeyExpression(String what, String text, Expression expression, KeyResolve
             throw new RateLimitEvaluationException(what + " key '" + text + "' of " + source
                     + " evaluated to an empty value; a missing key is an error, never a shared bucket");
         }
-        return ClientIdentifier.of(kind, string).canonical();
+        return ClientIdentifier.of(kind, string);
     }
 }

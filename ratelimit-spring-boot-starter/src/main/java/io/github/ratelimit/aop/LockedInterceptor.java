@@ -81,6 +81,7 @@ final class LockedInterceptor implements MethodInterceptor {
                         .identifier(
                                 expressions.context(invocation.getThis(), invocation.getArguments(), context),
                                 context,
-                                expressions.source());
+                                expressions.source())
+                        .canonical();
     }
 }

@@ -3,6 +3,7 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
@@ -58,7 +59,7 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, F
                 continue;
             }
             long cost = cost(compiled, context, compiled.limit().limit());
-            Set<String> identifiers = new LinkedHashSet<>();
+            Set<ClientIdentifier> identifiers = new LinkedHashSet<>();
             for (KeyExpression key : compiled.keys()) {
                 identifiers.addAll(key.identifiers(context, caller, source));
             }
@@ -67,7 +68,7 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, F
                         + compiled.keys().stream().map(KeyExpression::text).toList()
                         + "; at least one is needed, or the call would be unlimited");
             }
-            for (String identifier : identifiers) {
+            for (ClientIdentifier identifier : identifiers) {
                 requests.add(new LimitRequest(
                         compiled.limit(),
                         identifier,
@@ -89,14 +90,14 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, F
             boolean allShadow,
             List<LimitRequest> requests) {
         String source = expressions.source();
-        List<String> identifiers = compiled.keys().get(0).identifiers(context, caller, source);
+        List<ClientIdentifier> identifiers = compiled.keys().get(0).identifiers(context, caller, source);
         if (identifiers.size() != 1) {
             throw new RateLimitEvaluationException(
                     "The plan key " + compiled.keys().get(0).text() + " of " + source + " gave " + identifiers.size()
                             + " identifiers; a plan-limited call needs exactly one customer");
         }
-        String identifier = identifiers.get(0);
-        String customer = identifier.substring(identifier.indexOf('\u0000') + 1);
+        ClientIdentifier identifier = identifiers.get(0);
+        String customer = identifier.value();
         Plans.Resolved resolved = decisions
                 .plans()
                 .resolve(

@@ -13,9 +13,10 @@ import java.util.Locale;
  *
  * <p>Kinds are normalised: surrounding blanks are dropped and a header name is lower-cased (header names are
  * case-insensitive), so {@code header:X-Api-Key} and {@code header:x-api-key} are one kind. Two kinds never share a
- * counter, even for equal values: a user id {@code 42} and an IP address {@code 42} are told apart.
+ * counter, even for equal values: a user id {@code 42} and an IP address {@code 42} are told apart. An identifier an
+ * application names itself in a programmatic call has no kind ({@link #of(String)}).
  *
- * @param kind what produced the value, normalised
+ * @param kind what produced the value, normalised; null for an identifier without a kind
  * @param value the value, not blank
  */
 public record ClientIdentifier(String kind, String value) {
@@ -23,19 +24,30 @@ public record ClientIdentifier(String kind, String value) {
     private static final char SEPARATOR = '\u0000';
 
     public ClientIdentifier {
-        if (kind == null || kind.isBlank() || kind.indexOf(SEPARATOR) >= 0) {
+        if (kind != null && (kind.isBlank() || kind.indexOf(SEPARATOR) >= 0)) {
             throw new IllegalArgumentException(
-                    "identifier kind must not be blank or contain NUL, but was '" + kind + "'");
+                    "identifier kind must not be blank or contain NUL, but was '" + Messages.printable(kind) + "'");
         }
         if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException("identifier value of " + kind + " must not be blank");
+            throw new IllegalArgumentException(
+                    "identifier value" + (kind == null ? "" : " of " + kind) + " must not be blank");
         }
-        kind = normalizeKind(kind);
+        if (kind == null && value.indexOf(SEPARATOR) >= 0) {
+            // its canonical form could then be that of an identifier with a kind
+            throw new IllegalArgumentException(
+                    "an identifier without a kind must not contain NUL, but was '" + Messages.printable(value) + "'");
+        }
+        kind = kind == null ? null : normalizeKind(kind);
     }
 
     /** The identifier of a value under a kind, normalising the kind. */
     public static ClientIdentifier of(String kind, String value) {
         return new ClientIdentifier(kind, value);
+    }
+
+    /** An identifier the application names itself, without a kind (a user id given to the limiter directly). */
+    public static ClientIdentifier of(String value) {
+        return new ClientIdentifier(null, value);
     }
 
     /**
@@ -63,20 +75,18 @@ public record ClientIdentifier(String kind, String value) {
         return new ClientIdentifier(kind, value + SEPARATOR + path);
     }
 
-    /** The one string form: kind, NUL, value. What {@link LimitRequest#identifier()} holds. */
+    /**
+     * The one string form, what the digest is taken of: kind, NUL, value; the value alone for an identifier without a
+     * kind. Never parsed back: the parts are {@link #kind()} and {@link #value()}.
+     */
     public String canonical() {
-        return kind + SEPARATOR + value;
+        return kind == null ? value : kind + SEPARATOR + value;
     }
 
     /** SHA-256 of the canonical form: what keys and partition keys are derived from, never the value itself. */
     public byte[] digest() {
-        return digest(canonical());
-    }
-
-    /** SHA-256 of a canonical identifier. */
-    public static byte[] digest(String canonical) {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256").digest(canonical().getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by the Java platform", e);
         }
@@ -84,6 +94,6 @@ public record ClientIdentifier(String kind, String value) {
 
     @Override
     public String toString() {
-        return kind + "=" + value;
+        return kind == null ? value : kind + "=" + value;
     }
 }

@@ -32,9 +32,9 @@ public interface RateLimiter {
      * Forgets everything counted for one identifier under one limit, as if it had never called (an operator
      * unblocking a customer). Optional.
      *
-     * @param identifier as the keys produce it: the key expression or kind, a NUL character, the value
+     * @param identifier as the keys produce it: the key expression or kind, and the value
      */
-    default void reset(RateLimit limit, String identifier) {
+    default void reset(RateLimit limit, ClientIdentifier identifier) {
         throw new UnsupportedOperationException("this rate limiter cannot reset limits");
     }
 

@@ -6,6 +6,8 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
@@ -76,10 +78,21 @@ final class RedisKeys {
     }
 
     /** The hash tag of an identifier, without braces. */
-    static String tag(String identifier) {
-        return Base64.getUrlEncoder()
-                .withoutPadding()
-                .encodeToString(Arrays.copyOf(ClientIdentifier.digest(identifier), 16));
+    static String tag(ClientIdentifier identifier) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(identifier.digest(), 16));
+    }
+
+    /** The hash tag of a lock's or a concurrency limit's key (a string the caller names), without braces. */
+    static String tag(String key) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(sha256(key), 16));
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by the Java platform", e);
+        }
     }
 
     /**
@@ -88,7 +101,7 @@ final class RedisKeys {
      */
     String tokenKey(String purpose, String token) {
         return prefix + LAYOUT + '{'
-                + Base64.getUrlEncoder().withoutPadding().encodeToString(ClientIdentifier.digest(token)) + "}:tok:"
+                + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(token)) + "}:tok:"
                 + purpose;
     }
 

@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
@@ -212,7 +213,7 @@ public final class RedisRateLimiter implements RateLimiter {
             String[] tagAt = new String[requests.size()];
             int n = 0;
             // an identifier usually comes with several limits: its tag (a SHA-256) is made once
-            Map<String, String> tags = requests.size() > SMALL_CALL ? new HashMap<>() : null;
+            Map<ClientIdentifier, String> tags = requests.size() > SMALL_CALL ? new HashMap<>() : null;
             String[] tagOf = new String[requests.size()];
             for (int r = 0; r < requests.size(); r++) {
                 LimitRequest request = requests.get(r);
@@ -255,7 +256,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
         /** The tag of request {@code r}'s identifier: an earlier request's if it has the same identifier. */
         private static String tagOfEarlier(List<LimitRequest> requests, String[] tagOf, int r) {
-            String identifier = requests.get(r).identifier();
+            ClientIdentifier identifier = requests.get(r).identifier();
             for (int i = 0; i < r; i++) {
                 if (requests.get(i).identifier().equals(identifier)) {
                     return tagOf[i];
@@ -568,7 +569,7 @@ public final class RedisRateLimiter implements RateLimiter {
      * instances hear it through Redis pub/sub on the same client.
      */
     @Override
-    public void reset(RateLimit limit, String identifier) {
+    public void reset(RateLimit limit, ClientIdentifier identifier) {
         String tag = RedisKeys.tag(identifier);
         String key = keys.rateLimitKey(limit, tag);
         executor.delete(key);

@@ -120,7 +120,7 @@ final class PathRules {
             for (RateLimit limit : limits) {
                 requests.add(new LimitRequest(
                         limit,
-                        identifier.canonical(),
+                        identifier,
                         rule.cost,
                         shadowAll || rule.shadow,
                         decisions.staggered(rule.retryAdvice),

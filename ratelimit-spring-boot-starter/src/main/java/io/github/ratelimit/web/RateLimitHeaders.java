@@ -1,6 +1,5 @@
 package io.github.ratelimit.web;
 
-import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
@@ -188,29 +187,27 @@ final class RateLimitHeaders {
         }
         Map<LimitRequest, String> names = new LinkedHashMap<>();
         for (LimitRequest request : requests) {
-            String label = label(request.identifier());
+            String label = label(request.identifier().kind());
             String name = limitNames.get(request.limit());
             names.put(request, label == null ? name : name + "-" + label);
         }
         Map<String, Integer> uses = new HashMap<>();
         names.values().forEach(n -> uses.merge(n, 1, Integer::sum));
         names.replaceAll((request, name) -> uses.get(name) > 1
-                ? name + "-" + HexFormat.of().formatHex(ClientIdentifier.digest(request.identifier()), 0, 3)
+                ? name + "-" + HexFormat.of().formatHex(request.identifier().digest(), 0, 3)
                 : name);
         return names;
     }
 
     /**
      * What an identifier's kind says, as a name part: {@code #userId ?: {}} gives {@code userId},
-     * {@code header:x-api-key} gives {@code x-api-key}; null for the default client and for identifiers without a
+     * {@code header:x-api-key} gives {@code x-api-key}; null for the default client and for an identifier without a
      * kind.
      */
-    private static String label(String identifier) {
-        int nul = identifier.indexOf('\u0000');
-        if (nul <= 0) {
+    private static String label(String kind) {
+        if (kind == null) {
             return null;
         }
-        String kind = identifier.substring(0, nul);
         if (DEFAULT_KINDS.contains(kind)) {
             return null;
         }

@@ -46,10 +46,10 @@ class ConnectionDetailsTests {
             RateLimit limit = RateLimit.of("details", Algorithm.FIXED_WINDOW, 1, 60_000);
             String id = java.util.UUID.randomUUID().toString();
             RateLimiter limiter = context.getBean(RateLimiter.class);
-            assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, id, 1)))
+            assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 1)))
                             .allowed())
                     .isTrue();
-            assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, id, 1)))
+            assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 1)))
                             .allowed())
                     .isFalse();
         });

@@ -99,7 +99,7 @@ class DisabledModeTests {
                     RateLimit.of("direct", io.github.ratelimit.annotation.Algorithm.SLIDING_WINDOW, 1, 60_000);
             for (int i = 0; i < 3; i++) {
                 assertThat(context.getBean(RateLimiter.class)
-                                .tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
+                                .tryAcquire(List.of(LimitRequest.of(limit, "u", 1)))
                                 .allowed())
                         .isTrue();
             }

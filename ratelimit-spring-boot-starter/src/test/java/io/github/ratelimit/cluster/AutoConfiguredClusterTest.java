@@ -44,10 +44,10 @@ class AutoConfiguredClusterTest {
                     RateLimiter limiter = context.getBean(RateLimiter.class);
                     for (int user = 0; user < 20; user++) { // identifiers spread over the masters' slots
                         String id = "u-" + UUID.randomUUID();
-                        assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, id, 2)))
+                        assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 2)))
                                         .allowed())
                                 .isTrue();
-                        assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, id, 1)))
+                        assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 1)))
                                         .allowed())
                                 .isFalse();
                     }

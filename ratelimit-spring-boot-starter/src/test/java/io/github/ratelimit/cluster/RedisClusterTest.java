@@ -66,7 +66,7 @@ class RedisClusterTest {
         for (int u = 0; u < 2_000; u++) {
             String user = "spread-user-" + u;
             List<LimitRequest> requests =
-                    limits.stream().map(l -> new LimitRequest(l, user, 1)).toList();
+                    limits.stream().map(l -> LimitRequest.of(l, user, 1)).toList();
             assertThat(limiterA.tryAcquire(requests).allowed()).isTrue();
         }
         for (int port : cluster.masterPorts()) {
@@ -95,22 +95,21 @@ class RedisClusterTest {
         String ip = "ip-" + UUID.randomUUID();
         List<Boolean> allowed = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            allowed.add(limiterA.tryAcquire(List.of(new LimitRequest(perUser, user, 1), new LimitRequest(perIp, ip, 1)))
+            allowed.add(limiterA.tryAcquire(List.of(LimitRequest.of(perUser, user, 1), LimitRequest.of(perIp, ip, 1)))
                     .allowed());
         }
         assertThat(allowed).containsExactly(true, true, true, false, false);
-        Decision ipNow = limiterA.tryAcquire(List.of(new LimitRequest(perIp, ip, 0)));
+        Decision ipNow = limiterA.tryAcquire(List.of(LimitRequest.of(perIp, ip, 0)));
         assertThat(ipNow.remaining()).isEqualTo(10 - 3);
 
-        long one = median(() -> limiterA.tryAcquire(List.of(new LimitRequest(perIp, "l-" + UUID.randomUUID(), 1))));
+        long one = median(() -> limiterA.tryAcquire(List.of(LimitRequest.of(perIp, "l-" + UUID.randomUUID(), 1))));
         long two = median(() -> limiterA.tryAcquire(List.of(
-                new LimitRequest(perIp, "l-" + UUID.randomUUID(), 1),
-                new LimitRequest(perIp, "m-" + UUID.randomUUID(), 1))));
+                LimitRequest.of(perIp, "l-" + UUID.randomUUID(), 1),
+                LimitRequest.of(perIp, "m-" + UUID.randomUUID(), 1))));
         RedisRateLimiter noLocalRefusals = new RedisRateLimiter(clientA, "ratelimit:", guard, 10, 0);
         long refused = median(() -> assertThat(noLocalRefusals
                         .tryAcquire(List.of(
-                                new LimitRequest(perUser, user, 1),
-                                new LimitRequest(perIp, "r-" + UUID.randomUUID(), 1)))
+                                LimitRequest.of(perUser, user, 1), LimitRequest.of(perIp, "r-" + UUID.randomUUID(), 1)))
                         .allowed())
                 .isFalse());
         System.out.printf(
@@ -137,7 +136,7 @@ class RedisClusterTest {
             }
             long began = System.nanoTime();
             try {
-                limiter.tryAcquire(List.of(new LimitRequest(limit, "user-" + (calls % 100), 1)));
+                limiter.tryAcquire(List.of(LimitRequest.of(limit, "user-" + (calls % 100), 1)));
             } catch (RedisUnavailableException e) {
                 failures++;
             }
@@ -152,7 +151,7 @@ class RedisClusterTest {
                 "CLUSTER FAILOVER under load: %d calls, %d without Redis, worst %d ms%n", calls, failures, worst.get());
         assertThat(RawRedis.command(replica, "INFO", "replication")).contains("role:master");
         assertThat(worst.get()).isLessThanOrEqualTo(500);
-        assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "after", 1)))
+        assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, "after", 1)))
                         .allowed())
                 .isTrue();
     }

@@ -32,7 +32,7 @@ class MessagesTest {
         assertThatThrownBy(() ->
                         RateLimit.of("ok", Algorithm.FIXED_WINDOW, 1, 1000).forPlan("pro plan", 5))
                 .hasMessageStartingWith(Messages.badName("plan name", "pro plan"));
-        assertThatThrownBy(() -> new LimitRequest(RateLimit.of("ok", Algorithm.FIXED_WINDOW, 1, 1000), "", 1))
+        assertThatThrownBy(() -> LimitRequest.of(RateLimit.of("ok", Algorithm.FIXED_WINDOW, 1, 1000), "", 1))
                 .hasMessage(Messages.empty("identifier") + " (limit 'ok')");
         assertThatThrownBy(() -> new LockOptions(Duration.ofSeconds(1), Duration.ofMillis(-1), Duration.ofSeconds(1)))
                 .hasMessageContaining(Messages.negative("maxWait", Duration.ofMillis(-1)));

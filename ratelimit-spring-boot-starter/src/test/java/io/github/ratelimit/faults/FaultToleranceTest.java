@@ -66,7 +66,7 @@ class FaultToleranceTest {
     Call call(RateLimit limit, String id) {
         long started = System.nanoTime();
         try {
-            Decision decision = limiter.tryAcquire(List.of(new LimitRequest(limit, id, 1)));
+            Decision decision = limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 1)));
             return new Call(started, (System.nanoTime() - started) / 1_000_000, decision, null);
         } catch (RedisUnavailableException e) {
             return new Call(started, (System.nanoTime() - started) / 1_000_000, null, e);
@@ -150,7 +150,7 @@ class FaultToleranceTest {
                 "Redis to answer again",
                 10_000,
                 () -> call(limit, "probe-" + UUID.randomUUID()).decision() != null);
-        Decision now = limiter.tryAcquire(List.of(new LimitRequest(limit, id, 0)));
+        Decision now = limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 0)));
         assertThat(now.remaining()).isEqualTo(1_000 - sent);
     }
 
@@ -183,7 +183,7 @@ class FaultToleranceTest {
             int thread = t;
             futures.add(pool.submit(() -> {
                 while (System.nanoTime() < until) {
-                    patient.tryAcquire(List.of(new LimitRequest(limit, "u" + thread, 1)));
+                    patient.tryAcquire(List.of(LimitRequest.of(limit, "u" + thread, 1)));
                     decisions.incrementAndGet();
                 }
                 return null;

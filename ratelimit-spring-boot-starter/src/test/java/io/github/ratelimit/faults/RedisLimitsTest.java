@@ -46,7 +46,7 @@ class RedisLimitsTest {
                 RedisSingleUseTokens tokens = new RedisSingleUseTokens(client, "oom:", guard);
                 RedisLockManager locks = new RedisLockManager(client, "oom:", guard);
                 RateLimit limit = RateLimit.of("oom", Algorithm.SLIDING_WINDOW, 100, 60_000);
-                limiter.tryAcquire(List.of(new LimitRequest(limit, "warm-up", 1)));
+                limiter.tryAcquire(List.of(LimitRequest.of(limit, "warm-up", 1)));
                 // memory full: the limit is below what Redis already uses, so every write is refused (noeviction)
                 RawRedis.command(
                         redis.port(), "CONFIG", "SET", "maxmemory", Long.toString(usedMemory(redis.port()) / 2));
@@ -56,8 +56,8 @@ class RedisLimitsTest {
                 List<Long> millis = new ArrayList<>();
                 for (int i = 0; i < 20; i++) {
                     long started = System.nanoTime();
-                    assertThatThrownBy(() -> limiter.tryAcquire(
-                                    List.of(new LimitRequest(limit, "user-" + System.nanoTime(), 1))))
+                    assertThatThrownBy(() ->
+                                    limiter.tryAcquire(List.of(LimitRequest.of(limit, "user-" + System.nanoTime(), 1))))
                             .isInstanceOf(RedisUnavailableException.class)
                             .hasMessageContaining("maxmemory");
                     millis.add((System.nanoTime() - started) / 1_000_000);
@@ -105,7 +105,7 @@ class RedisLimitsTest {
                     futures.add(pool.submit(() -> {
                         for (int i = 0; i < perThread; i++) {
                             String id = (i % 100 == 0 ? eightKb : "}{\r\n") + thread + ":" + i;
-                            limiter.tryAcquire(List.of(new LimitRequest(limit, id, 1)));
+                            limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 1)));
                         }
                         return null;
                     }));

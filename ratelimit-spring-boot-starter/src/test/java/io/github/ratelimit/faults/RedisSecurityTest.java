@@ -74,14 +74,14 @@ class RedisSecurityTest {
             RateLimiter limiter = context.getBean(RateLimiter.class);
             for (Algorithm algorithm : Algorithm.values()) {
                 RateLimit each = RateLimit.of("acl", algorithm, 2, 60_000);
-                assertThat(limiter.tryAcquire(List.of(new LimitRequest(each, "u", 1)))
+                assertThat(limiter.tryAcquire(List.of(LimitRequest.of(each, "u", 1)))
                                 .allowed())
                         .isTrue();
             }
-            assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
+            assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, "u", 1)))
                             .allowed())
                     .isTrue();
-            assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
+            assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, "u", 1)))
                             .allowed())
                     .isFalse();
 

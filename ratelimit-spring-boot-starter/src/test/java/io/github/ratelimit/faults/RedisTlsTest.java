@@ -68,10 +68,10 @@ class RedisTlsTest {
                 RedisRateLimiter limiter =
                         new RedisRateLimiter(client, "tls:", io.github.ratelimit.redis.RedisGuard.defaults());
                 RateLimit limit = RateLimit.of("tls", Algorithm.SLIDING_WINDOW, 1, 60_000);
-                assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
+                assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, "u", 1)))
                                 .allowed())
                         .isTrue();
-                assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
+                assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, "u", 1)))
                                 .allowed())
                         .isFalse();
                 RedisSingleUseTokens tokens =
@@ -105,7 +105,7 @@ class RedisTlsTest {
                 RedisRateLimiter limiter = new RedisRateLimiter(
                         context.getBean(RedissonClient.class), "tls:", io.github.ratelimit.redis.RedisGuard.defaults());
                 RateLimit limit = RateLimit.of("tls-bundle", Algorithm.TOKEN_BUCKET, 1, 60_000);
-                assertThat(limiter.tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
+                assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, "u", 1)))
                                 .allowed())
                         .isTrue();
             });

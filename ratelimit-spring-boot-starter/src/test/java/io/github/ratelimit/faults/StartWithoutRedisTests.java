@@ -223,7 +223,7 @@ class StartWithoutRedisTests {
                             awaitConnected(context);
                             RateLimit limit = RateLimit.of("busy", Algorithm.TOKEN_BUCKET, 100, 60_000);
                             assertThat(context.getBean(RateLimiter.class)
-                                            .tryAcquire(List.of(new LimitRequest(limit, "u", 1)))
+                                            .tryAcquire(List.of(LimitRequest.of(limit, "u", 1)))
                                             .allowed())
                                     .isTrue();
                         });
@@ -252,7 +252,7 @@ class StartWithoutRedisTests {
         for (int i = 0; i < 20; i++) {
             long started = System.nanoTime();
             assertThatThrownBy(() ->
-                            context.getBean(RateLimiter.class).tryAcquire(List.of(new LimitRequest(limit, "u", 1))))
+                            context.getBean(RateLimiter.class).tryAcquire(List.of(LimitRequest.of(limit, "u", 1))))
                     .isInstanceOf(RedisUnavailableException.class);
             assertThatThrownBy(
                             () -> context.getBean(SingleUseTokens.class).issue("down", Map.of(), Duration.ofMinutes(1)))
@@ -279,8 +279,7 @@ class StartWithoutRedisTests {
         int admitted = 0;
         for (int i = 0; i < limit + 3; i++) {
             RateLimiter instance = i % 2 == 0 ? a : b;
-            if (instance.tryAcquire(List.of(new LimitRequest(rate, "client", 1)))
-                    .allowed()) {
+            if (instance.tryAcquire(List.of(LimitRequest.of(rate, "client", 1))).allowed()) {
                 admitted++;
                 assertThat(i).as("admitted only among the first " + limit).isLessThan(limit);
             }

@@ -71,9 +71,9 @@ class FootprintTest {
             for (int limit : List.of(10, 1_000)) {
                 RateLimit rateLimit = RateLimit.of("cmds", algorithm, limit, 3_600_000);
                 String id = UUID.randomUUID().toString();
-                limiter.tryAcquire(List.of(new LimitRequest(rateLimit, id, 1)));
+                limiter.tryAcquire(List.of(LimitRequest.of(rateLimit, id, 1)));
                 Map<String, Long> before = stats();
-                limiter.tryAcquire(List.of(new LimitRequest(rateLimit, id, 1)));
+                limiter.tryAcquire(List.of(LimitRequest.of(rateLimit, id, 1)));
                 Map<String, Long> after = stats();
                 Map<String, Long> delta = new TreeMap<>();
                 after.forEach((command, calls) -> {
@@ -106,7 +106,7 @@ class FootprintTest {
         int chunk = Math.max(1, limit / 10);
         while (admitted < limit) {
             long cost = Math.min(chunk, limit - admitted);
-            assertThat(limiter.tryAcquire(List.of(new LimitRequest(rateLimit, id, cost)))
+            assertThat(limiter.tryAcquire(List.of(LimitRequest.of(rateLimit, id, cost)))
                             .allowed())
                     .isTrue();
             admitted += (int) cost;

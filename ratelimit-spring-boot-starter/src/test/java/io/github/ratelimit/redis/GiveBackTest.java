@@ -147,11 +147,11 @@ class GiveBackTest {
     }
 
     Decision takeBoth(RateLimit hour, RateLimit day, String id, int cost) {
-        return limiter.tryAcquire(List.of(new LimitRequest(hour, id, cost), new LimitRequest(day, id, cost)));
+        return limiter.tryAcquire(List.of(LimitRequest.of(hour, id, cost), LimitRequest.of(day, id, cost)));
     }
 
     Decision take(RateLimit limit, String id, int cost) {
-        return limiter.tryAcquire(List.of(new LimitRequest(limit, id, cost)));
+        return limiter.tryAcquire(List.of(LimitRequest.of(limit, id, cost)));
     }
 
     long remaining(RateLimit limit, String id) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
@@ -65,7 +66,7 @@ abstract class RateLimiterContract {
     }
 
     static Decision acquire(RedisRateLimiter limiter, RateLimit limit, String id) {
-        return limiter.tryAcquire(List.of(new LimitRequest(limit, id, 1)));
+        return limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 1)));
     }
 
     /** 64 threads on two clients: with a window far longer than the run, exactly `limit` calls get through. */
@@ -140,7 +141,7 @@ abstract class RateLimiterContract {
 
     /** `calls` threads, alternating between the two instances, each asking once at the same moment. */
     int admittedConcurrently(RateLimit limit, String id, int calls) throws Exception {
-        return admittedConcurrently(List.of(new LimitRequest(limit, id, 1)), calls, 1);
+        return admittedConcurrently(List.of(LimitRequest.of(limit, id, 1)), calls, 1);
     }
 
     /**
@@ -260,7 +261,7 @@ abstract class RateLimiterContract {
         RateLimit small = RateLimit.of("small-" + algorithm, Algorithm.FIXED_WINDOW, 3, 3_600_000);
         RateLimit large = RateLimit.of("large-" + algorithm, algorithm, 10, 3_600_000);
         String id = fresh();
-        List<LimitRequest> both = List.of(new LimitRequest(small, id, 1), new LimitRequest(large, id, 1));
+        List<LimitRequest> both = List.of(LimitRequest.of(small, id, 1), LimitRequest.of(large, id, 1));
         for (int i = 0; i < 3; i++) {
             assertThat(instanceA.tryAcquire(both).allowed()).isTrue();
         }
@@ -341,7 +342,7 @@ abstract class RateLimiterContract {
     }
 
     private static Decision call(RedisRateLimiter limiter, RateLimit a, String idA, RateLimit b, String idB) {
-        return limiter.tryAcquire(List.of(new LimitRequest(a, idA, 1), new LimitRequest(b, idB, 1)));
+        return limiter.tryAcquire(List.of(LimitRequest.of(a, idA, 1), LimitRequest.of(b, idB, 1)));
     }
 
     /**
@@ -420,8 +421,8 @@ abstract class RateLimiterContract {
         String user = freshInAnotherSlotThan(ip);
         List<LimitRequest> call = new ArrayList<>();
         for (RateLimit window : windows) {
-            call.add(new LimitRequest(window, ip, 1));
-            call.add(new LimitRequest(window, user, 1));
+            call.add(LimitRequest.of(window, ip, 1));
+            call.add(LimitRequest.of(window, user, 1));
         }
         int admitted = admittedConcurrently(call, 64, 4);
         // on a cluster the two identifiers are two slots: calls refused in one gave back what the other took, and
@@ -454,7 +455,7 @@ abstract class RateLimiterContract {
         }
         List<LimitRequest> probe = new ArrayList<>();
         for (LimitRequest request : call) {
-            probe.add(new LimitRequest(request.limit(), request.identifier(), 0));
+            probe.add(LimitRequest.of(request.limit(), request.identifier(), 0));
         }
         Decision state = instanceB.tryAcquire(probe);
         assertThat(state.outcomes()).extracting(LimitOutcome::remaining).containsExactly(6L, 6L, 0L, 0L, 16L, 16L);
@@ -472,7 +473,7 @@ abstract class RateLimiterContract {
                 RateLimit.of("grown", Algorithm.SLIDING_WINDOW, 600, 7_200_000));
         String id = fresh();
         List<LimitRequest> call =
-                List.of(new LimitRequest(windows.get(0), id, 1), new LimitRequest(windows.get(1), id, 1));
+                List.of(LimitRequest.of(windows.get(0), id, 1), LimitRequest.of(windows.get(1), id, 1));
         int admitted = admittedConcurrently(call, 64, 10);
 
         assertThat(admitted).isEqualTo(450);
@@ -481,7 +482,7 @@ abstract class RateLimiterContract {
         long ttl = clientA.getBucket(key).remainTimeToLive();
         assertThat(ttl).isBetween(7_200_000L - 60_000, 7_200_000L * 9 / 8);
         Decision state = new RedisRateLimiter(clientB, "ratelimit:", patient(), 10, 0)
-                .tryAcquire(List.of(new LimitRequest(windows.get(0), id, 0), new LimitRequest(windows.get(1), id, 0)));
+                .tryAcquire(List.of(LimitRequest.of(windows.get(0), id, 0), LimitRequest.of(windows.get(1), id, 0)));
         assertThat(state.outcomes()).extracting(LimitOutcome::remaining).containsExactly(0L, 150L);
     }
 
@@ -496,8 +497,8 @@ abstract class RateLimiterContract {
         RateLimit hour = RateLimit.of("freed", Algorithm.SLIDING_WINDOW, 1_000, 3_600_000);
         String id = fresh();
         RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0);
-        List<LimitRequest> hundred = List.of(new LimitRequest(shortWindow, id, 100), new LimitRequest(hour, id, 100));
-        List<LimitRequest> look = List.of(new LimitRequest(shortWindow, id, 0), new LimitRequest(hour, id, 0));
+        List<LimitRequest> hundred = List.of(LimitRequest.of(shortWindow, id, 100), LimitRequest.of(hour, id, 100));
+        List<LimitRequest> look = List.of(LimitRequest.of(shortWindow, id, 0), LimitRequest.of(hour, id, 0));
         String key =
                 new RedisKeys("ratelimit:").severalWindowsKey("freed", RedisKeys.tag(id), List.of(shortWindow, hour));
 
@@ -540,8 +541,8 @@ abstract class RateLimiterContract {
         RateLimit other = RateLimit.of("order-user", Algorithm.FIXED_WINDOW, 7, 60_000);
         String ip = fresh();
         String user = freshInAnotherSlotThan(ip);
-        List<LimitRequest> call = List.of(
-                new LimitRequest(hour, ip, 1), new LimitRequest(other, user, 1), new LimitRequest(minute, ip, 1));
+        List<LimitRequest> call =
+                List.of(LimitRequest.of(hour, ip, 1), LimitRequest.of(other, user, 1), LimitRequest.of(minute, ip, 1));
 
         for (int i = 1; i <= 3; i++) {
             Decision decision = instanceA.tryAcquire(call);
@@ -565,12 +566,12 @@ abstract class RateLimiterContract {
         RateLimit second = RateLimit.of("several-reset", Algorithm.SLIDING_WINDOW, 2, 1_000_000);
         RateLimit minute = RateLimit.of("several-reset", Algorithm.SLIDING_WINDOW, 3, 2_000_000);
         String id = fresh();
-        List<LimitRequest> call = List.of(new LimitRequest(second, id, 1), new LimitRequest(minute, id, 1));
+        List<LimitRequest> call = List.of(LimitRequest.of(second, id, 1), LimitRequest.of(minute, id, 1));
         RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0);
         assertThat(noLocal.tryAcquire(call).allowed()).isTrue();
         assertThat(noLocal.tryAcquire(call).allowed()).isTrue();
         assertThat(noLocal.tryAcquire(call).allowed()).isFalse();
-        noLocal.reset(minute, id);
+        noLocal.reset(minute, ClientIdentifier.of(id));
         assertThat(noLocal.tryAcquire(call).allowed()).isTrue();
         assertThat(noLocal.tryAcquire(call).allowed()).isTrue();
         assertThat(noLocal.tryAcquire(call).allowed()).isFalse();
@@ -611,15 +612,15 @@ abstract class RateLimiterContract {
     static List<LimitRequest> twoWindows(
             RateLimit userHour, RateLimit userDay, String user, RateLimit ipHour, RateLimit ipDay, String ip) {
         return List.of(
-                new LimitRequest(userHour, user, 1),
-                new LimitRequest(userDay, user, 1),
-                new LimitRequest(ipHour, ip, 1),
-                new LimitRequest(ipDay, ip, 1));
+                LimitRequest.of(userHour, user, 1),
+                LimitRequest.of(userDay, user, 1),
+                LimitRequest.of(ipHour, ip, 1),
+                LimitRequest.of(ipDay, ip, 1));
     }
 
     /** What a limit has left for an identifier, asked without taking anything. */
     long remaining(RateLimit limit, String id) {
-        return instanceA.tryAcquire(List.of(new LimitRequest(limit, id, 0))).remaining();
+        return instanceA.tryAcquire(List.of(LimitRequest.of(limit, id, 0))).remaining();
     }
 
     @Test
@@ -702,7 +703,8 @@ abstract class RateLimiterContract {
         long previous = 0;
         for (int i = 0; i < 6; i++) {
             RedisRateLimiter instance = i % 2 == 0 ? instanceA : instanceB;
-            Decision refused = instance.tryAcquire(List.of(new LimitRequest(limit, id, 1, false, true)));
+            Decision refused = instance.tryAcquire(
+                    List.of(LimitRequest.of(limit, id, 1).asShadow(false).asStaggered(true)));
             assertThat(refused.allowed()).isFalse();
             assertThat(refused.outcomes().get(0).adviceCapped()).isFalse();
             if (i == 0) {
@@ -723,10 +725,13 @@ abstract class RateLimiterContract {
                 clientA, "ratelimit:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)), 1);
         RateLimit limit = RateLimit.of("horizon", Algorithm.SLIDING_WINDOW, 2, 60_000);
         String id = fresh();
-        oneWindow.tryAcquire(List.of(new LimitRequest(limit, id, 2)));
-        Decision first = oneWindow.tryAcquire(List.of(new LimitRequest(limit, id, 1, false, true)));
-        Decision second = oneWindow.tryAcquire(List.of(new LimitRequest(limit, id, 1, false, true)));
-        Decision third = oneWindow.tryAcquire(List.of(new LimitRequest(limit, id, 1, false, true)));
+        oneWindow.tryAcquire(List.of(LimitRequest.of(limit, id, 2)));
+        Decision first = oneWindow.tryAcquire(
+                List.of(LimitRequest.of(limit, id, 1).asShadow(false).asStaggered(true)));
+        Decision second = oneWindow.tryAcquire(
+                List.of(LimitRequest.of(limit, id, 1).asShadow(false).asStaggered(true)));
+        Decision third = oneWindow.tryAcquire(
+                List.of(LimitRequest.of(limit, id, 1).asShadow(false).asStaggered(true)));
         assertThat(first.outcomes().get(0).adviceCapped()).isFalse();
         // the earliest retry is a full window away: the horizon of one window allows nothing later
         assertThat(second.outcomes().get(0).adviceCapped()).isTrue();
@@ -741,14 +746,15 @@ abstract class RateLimiterContract {
         RateLimit limit = RateLimit.of("stagger-cursor", Algorithm.FIXED_WINDOW, 3, 5_000);
         RateLimit other = RateLimit.of("stagger-cursor-other", Algorithm.FIXED_WINDOW, 100, 5_000);
         String id = fresh();
-        instanceA.tryAcquire(List.of(new LimitRequest(limit, id, 3)));
+        instanceA.tryAcquire(List.of(LimitRequest.of(limit, id, 3)));
         for (int i = 0; i < 20; i++) {
-            Decision refused = instanceA.tryAcquire(
-                    List.of(new LimitRequest(limit, id, 1, false, true), new LimitRequest(other, id, 1, false, true)));
+            Decision refused = instanceA.tryAcquire(List.of(
+                    LimitRequest.of(limit, id, 1).asShadow(false).asStaggered(true),
+                    LimitRequest.of(other, id, 1).asShadow(false).asStaggered(true)));
             assertThat(refused.allowed()).isFalse();
         }
         // all or nothing: the limit with room took nothing from twenty refused calls
-        Decision probe = instanceA.tryAcquire(List.of(new LimitRequest(other, id, 0)));
+        Decision probe = instanceA.tryAcquire(List.of(LimitRequest.of(other, id, 0)));
         assertThat(probe.outcomes().get(0).remaining()).isEqualTo(100);
         String key = new RedisKeys("ratelimit:").rateLimitKey(limit, RedisKeys.tag(id));
         long pttl = RedisCommands.<Long>onKey(clientA, "PTTL", RedisKeys.adviceCursor(key));
@@ -782,7 +788,7 @@ abstract class RateLimiterContract {
         acquire(instanceB, limit, id);
         untilServedLocally(instanceA, limit, id);
         untilServedLocally(instanceB, limit, id);
-        instanceA.reset(limit, id);
+        instanceA.reset(limit, ClientIdentifier.of(id));
         assertThat(acquire(instanceA, limit, id).allowed())
                 .as("the resetting instance, at once")
                 .isTrue();

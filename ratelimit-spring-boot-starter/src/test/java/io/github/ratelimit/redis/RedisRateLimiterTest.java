@@ -34,7 +34,7 @@ class RedisRateLimiterTest extends RateLimiterContract {
         List<LimitRequest> requests = new ArrayList<>();
         for (String id : List.of("ip:10.0.0.1-" + fresh(), "user:" + fresh())) {
             for (RateLimit limit : limits) {
-                requests.add(new LimitRequest(limit, id, 1));
+                requests.add(LimitRequest.of(limit, id, 1));
             }
         }
         instanceA.tryAcquire(requests); // the script is cached from here on
@@ -111,7 +111,7 @@ class RedisRateLimiterTest extends RateLimiterContract {
                 .isZero();
         // another identifier, and the same identifier at another cost, still go to Redis
         assertThat(acquire(instanceA, limit, fresh()).allowed()).isTrue();
-        assertThat(instanceA.tryAcquire(List.of(new LimitRequest(limit, id, 0))).servedLocally())
+        assertThat(instanceA.tryAcquire(List.of(LimitRequest.of(limit, id, 0))).servedLocally())
                 .isFalse();
     }
 
@@ -122,10 +122,12 @@ class RedisRateLimiterTest extends RateLimiterContract {
         String id = fresh();
         acquire(instanceA, limit, id);
         untilServedLocally(instanceA, limit, id);
-        Decision shadow = instanceA.tryAcquire(List.of(new LimitRequest(limit, id, 1, true)));
+        Decision shadow =
+                instanceA.tryAcquire(List.of(LimitRequest.of(limit, id, 1).asShadow(true)));
         assertThat(shadow.servedLocally()).isFalse();
         assertThat(shadow.allowed()).isTrue();
-        Decision staggered = instanceA.tryAcquire(List.of(new LimitRequest(limit, id, 1, false, true)));
+        Decision staggered = instanceA.tryAcquire(
+                List.of(LimitRequest.of(limit, id, 1).asShadow(false).asStaggered(true)));
         assertThat(staggered.servedLocally()).isFalse();
         assertThat(staggered.allowed()).isFalse();
     }

@@ -55,9 +55,9 @@ class ScriptBatcherTest {
     void repliesJoinedByCommasAreReadInFull() {
         RateLimit minute = RateLimit.of("read", Algorithm.SLIDING_WINDOW, 10, 60_000);
         Map<String, LimitRequest> byKey = new LinkedHashMap<>();
-        byKey.put("a", new LimitRequest(minute, "x", 1));
-        byKey.put("b", new LimitRequest(RateLimit.of("read", Algorithm.FIXED_WINDOW, 10, 1_000), "x", 1));
-        byKey.put("c", new LimitRequest(minute, "y", 1));
+        byKey.put("a", LimitRequest.of(minute, "x", 1));
+        byKey.put("b", LimitRequest.of(RateLimit.of("read", Algorithm.FIXED_WINDOW, 10, 1_000), "x", 1));
+        byKey.put("c", LimitRequest.of(minute, "y", 1));
         List<LimitRequest> group = List.copyOf(byKey.values());
 
         assertThat(RedisRateLimiter.answers("1,1700000000123,7,-1,3,998,0,1e+15,2", group))
@@ -199,6 +199,6 @@ class ScriptBatcherTest {
     /** The reply in full, as the rate limiter reads it (the window is all it needs of the request). */
     private static long[] read(Object reply) {
         RateLimit minute = RateLimit.of("batch", Algorithm.FIXED_WINDOW, 1, 60_000);
-        return RedisRateLimiter.answers(reply, List.of(new LimitRequest(minute, "k", 0)));
+        return RedisRateLimiter.answers(reply, List.of(LimitRequest.of(minute, "k", 0)));
     }
 }

@@ -18,17 +18,17 @@ import org.junit.jupiter.api.Test;
 class RateLimitHeadersTest {
 
     static LimitOutcome outcome(
-            RateLimit limit, String identifier, boolean allowed, long remaining, long resetMs, long retryMs) {
+            RateLimit limit, ClientIdentifier identifier, boolean allowed, long remaining, long resetMs, long retryMs) {
         return new LimitOutcome(
-                new LimitRequest(limit, identifier, 1),
+                LimitRequest.of(limit, identifier, 1),
                 allowed,
                 remaining,
                 Duration.ofMillis(resetMs),
                 Duration.ofMillis(retryMs));
     }
 
-    static String id(String kind, String value) {
-        return ClientIdentifier.of(kind, value).canonical();
+    static ClientIdentifier id(String kind, String value) {
+        return ClientIdentifier.of(kind, value);
     }
 
     static RateLimitFields fields(Map<String, String> headers) {
