@@ -17,6 +17,12 @@ import org.springframework.core.env.Environment;
 /**
  * The standard {@code spring.data.redis.*} properties, read without depending on Spring Data Redis, and
  * turned into a Redisson configuration.
+ *
+ * <p>Why not only Boot's {@code DataRedisConnectionDetails}: it lives in {@code spring-boot-data-redis}, which brings
+ * Spring Data Redis and auto-configures a Lettuce connection factory, a second Redis client the application did not
+ * ask for. When that module is on the classpath its connection-details bean is used and wins over these properties
+ * (a Testcontainers {@code @ServiceConnection}, Docker Compose, a user's bean; see {@code ConnectionDetailsSettings});
+ * without it, these properties are read here, with the same names and meanings.
  */
 record RedisConnectionSettings(
         String url,

@@ -33,6 +33,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Errors that mean the configuration is wrong (NOAUTH, WRONGPASS, NOPERM) are not turned into
  * {@link RedisUnavailableException}: they are thrown as they are, so they fail loudly instead of failing open.
+ *
+ * <p>Why not Resilience4j's CircuitBreaker and TimeLimiter: they would add a dependency to every application for what
+ * is here a few hundred lines, and neither tells a call that was never sent (safe to fail open at once) from one that
+ * was sent and not answered (its outcome unknown, never resent), nor keeps callers off a client that has not made its
+ * first connection; Redisson's own timeouts retry, which could count a decision twice, and never open.
  */
 public final class RedisGuard {
 

@@ -35,6 +35,12 @@ import org.slf4j.LoggerFactory;
  * Locks in Redis: {@code SET NX PX} with a unique 128-bit owner and a fencing token in one script;
  * compare-and-delete release; a watchdog that renews held locks up to their maximum lifetime. Waiters are
  * woken by a release announcement (pub/sub), with a bounded, jittered back-off as a fallback.
+ *
+ * <p>Why not Redisson's {@code RLock} or {@code RFencedLock}: they are owned by a thread (the owner is the client id and
+ * thread id), so a lock taken by a reactive pipeline or a {@code CompletionStage} cannot be released from the thread it
+ * ends on; their watchdog renews a lock for as long as its holder lives, with no maximum lifetime; and only
+ * {@code RFencedLock} has a fencing token. Here the owner is a random 128-bit handle, renewals stop at the lock's
+ * maximum lifetime, and every lock has a fencing token.
  */
 public final class RedisLockManager implements LockManager, AutoCloseable {
 

@@ -23,6 +23,11 @@ import org.redisson.client.codec.StringCodec;
  *
  * <p>Every call is bounded by the {@link RedisGuard}'s budget and made with Redisson's retries turned off: a
  * script that was sent but not answered in time may have run, so sending it again could count twice.
+ *
+ * <p>Why not Redisson's own script cache ({@code Config.useScriptCache}): it is a setting of the whole client, and the
+ * starter runs on the application's {@code RedissonClient} when it has one, whose settings are not the starter's to
+ * change; and the retry on NOSCRIPT must be the one exception to "never send twice", which only this class can tell
+ * apart (NOSCRIPT means nothing ran).
  */
 final class ScriptExecutor {
 
