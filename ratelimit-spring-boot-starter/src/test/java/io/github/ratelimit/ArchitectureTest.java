@@ -166,6 +166,7 @@ class ArchitectureTest {
             "internal.Futures",
             "internal.IpAddresses",
             "internal.KeyResolvers",
+            "internal.LimitDefinition",
             "internal.LogThrottle",
             "internal.Plans",
             "internal.RateLimitDecisions",

@@ -11,7 +11,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.test.web.servlet.MockMvc;
 
-/** The README's example test ("Testing your limits"), as a user would write it for their own controller. */
+/** The README's quick-start test, as a user would write it for their own controller. */
 @WebMvcTest(controllers = HelloController.class, properties = "sample.embedded-redis=false")
 @AutoConfigureRateLimits
 @EmbeddedRedis

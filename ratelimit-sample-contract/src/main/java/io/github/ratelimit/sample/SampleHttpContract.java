@@ -293,7 +293,7 @@ abstract class SampleHttpContract {
 
     // ---- one worker per user ----
 
-    /** How many worker locks exist in Redis (key layout from the README: <prefix>{<tag>}:lock). */
+    /** How many worker locks exist in Redis (key layout from docs/design.md: <prefix>v2:{<tag>}:lock). */
     long heldLocks() {
         return redisson.getScript(StringCodec.INSTANCE)
                 .<Long>eval(

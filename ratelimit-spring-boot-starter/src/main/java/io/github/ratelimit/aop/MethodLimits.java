@@ -1,12 +1,12 @@
 package io.github.ratelimit.aop;
 
 import io.github.ratelimit.annotation.CountOn;
-import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.internal.LimitDefinition;
 import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.RateLimitDecisions;
 import java.util.ArrayList;
@@ -21,41 +21,36 @@ import org.springframework.expression.Expression;
 record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, Fallback fallback) {
 
     /**
-     * One {@code @RateLimited}: the limit, its key expressions and its cost expression (null when 1); for a plan group
-     * ({@code planGroup} not null), the limit is the default plan's first and the caller's plan decides on each call,
-     * named by {@code plan} (null to ask the plan source).
+     * One {@code @RateLimited}: its definition, its limit (a plan group's default plan's first), and how a call gives
+     * its keys and cost (null when 1); for a plan group, the caller's plan decides on each call, named by {@code plan}
+     * (null to ask the plan source).
      */
     record CompiledLimit(
+            LimitDefinition definition,
             RateLimit limit,
             List<KeyExpression> keys,
             Expression cost,
             String costText,
-            boolean shadow,
-            boolean failClosed,
-            RetryAdvice retryAdvice,
-            String planGroup,
-            Expression plan,
-            CountOn countOn) {}
+            Expression plan) {}
 
     /** Whether some limit of the method counts failed calls only. */
     boolean countsFailures() {
-        return limits.stream().anyMatch(l -> l.countOn() == CountOn.FAILURE);
+        return limits.stream().anyMatch(l -> l.definition().countOn() == CountOn.FAILURE);
     }
 
     /** Whether any limit of the method fails closed when Redis cannot decide. */
     boolean failClosed() {
-        return limits.stream().anyMatch(CompiledLimit::failClosed);
+        return limits.stream().anyMatch(l -> l.definition().failClosed());
     }
 
     /** Resolves the keys and costs of one invocation into requests for the limiter. */
     List<LimitRequest> requests(Object target, Object[] args, CallerContext caller, RateLimitDecisions decisions) {
-        boolean allShadow = decisions.allShadow();
         EvaluationContext context = expressions.context(target, args, caller);
         String source = expressions.source();
         List<LimitRequest> requests = new ArrayList<>();
         for (CompiledLimit compiled : limits) {
-            if (compiled.planGroup() != null) {
-                planRequests(compiled, context, caller, decisions, allShadow, requests);
+            if (compiled.definition().planGroup() != null) {
+                planRequests(compiled, context, caller, decisions, requests);
                 continue;
             }
             long cost = cost(compiled, context, compiled.limit().limit());
@@ -69,13 +64,7 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, F
                         + "; at least one is needed, or the call would be unlimited");
             }
             for (ClientIdentifier identifier : identifiers) {
-                requests.add(new LimitRequest(
-                        compiled.limit(),
-                        identifier,
-                        cost,
-                        allShadow || compiled.shadow(),
-                        decisions.staggered(compiled.retryAdvice()),
-                        compiled.countOn() == CountOn.FAILURE));
+                requests.add(compiled.definition().request(compiled.limit(), identifier, cost, decisions));
             }
         }
         return requests;
@@ -87,7 +76,6 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, F
             EvaluationContext context,
             CallerContext caller,
             RateLimitDecisions decisions,
-            boolean allShadow,
             List<LimitRequest> requests) {
         String source = expressions.source();
         List<ClientIdentifier> identifiers = compiled.keys().get(0).identifiers(context, caller, source);
@@ -101,18 +89,13 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, F
         Plans.Resolved resolved = decisions
                 .plans()
                 .resolve(
-                        compiled.planGroup(),
+                        compiled.definition().planGroup(),
                         compiled.plan() == null ? null : () -> compiled.plan().getValue(context),
                         source,
                         customer);
         for (RateLimit limit : resolved.limits()) {
-            requests.add(new LimitRequest(
-                    limit,
-                    identifier,
-                    cost(compiled, context, limit.limit()),
-                    allShadow || compiled.shadow(),
-                    decisions.staggered(compiled.retryAdvice()),
-                    compiled.countOn() == CountOn.FAILURE));
+            requests.add(compiled.definition()
+                    .request(limit, identifier, cost(compiled, context, limit.limit()), decisions));
         }
     }
 

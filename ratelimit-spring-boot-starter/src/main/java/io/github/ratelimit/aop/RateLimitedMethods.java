@@ -3,12 +3,15 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.annotation.NotRateLimited;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.RateLimits;
+import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.internal.KeyResolvers;
+import io.github.ratelimit.internal.LimitDefinition;
 import io.github.ratelimit.internal.Plans;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -76,26 +79,14 @@ final class RateLimitedMethods {
     }
 
     /** Every limit compiled so far (all annotated bean methods, once the startup check has run). */
-    List<io.github.ratelimit.core.DeclaredLimit> declared() {
-        List<io.github.ratelimit.core.DeclaredLimit> all = new ArrayList<>();
+    List<DeclaredLimit> declared() {
+        List<DeclaredLimit> all = new ArrayList<>();
         for (MethodLimits method : compiled.values()) {
             for (MethodLimits.CompiledLimit limit : method.limits()) {
-                List<RateLimit> each = limit.planGroup() == null
-                        ? List.of(limit.limit())
-                        : plans.get().group(limit.planGroup()).plans().values().stream()
-                                .flatMap(List::stream)
-                                .toList();
-                for (RateLimit one : each) {
-                    all.add(new io.github.ratelimit.core.DeclaredLimit(
-                            method.expressions().source(),
-                            one,
-                            limit.keys().stream().map(KeyExpression::text).toList(),
-                            limit.shadow(),
-                            limit.failClosed()));
-                }
+                all.addAll(limit.definition().declared());
             }
         }
-        all.sort(java.util.Comparator.comparing(io.github.ratelimit.core.DeclaredLimit::source));
+        all.sort(Comparator.comparing(DeclaredLimit::source));
         return all;
     }
 
@@ -158,16 +149,7 @@ final class RateLimitedMethods {
             }
         }
         return new MethodLimits.CompiledLimit(
-                limit,
-                List.copyOf(keys),
-                cost,
-                costText,
-                annotation.shadow(),
-                annotation.failClosed(),
-                annotation.retryAdvice(),
-                null,
-                null,
-                annotation.countOn());
+                definition(expressions, List.of(limit), null, keys, annotation), limit, keys, cost, costText, null);
     }
 
     /** A plan group's limits: the group must exist; the limits, the name and the algorithm are the plans'. */
@@ -190,17 +172,36 @@ final class RateLimitedMethods {
             throw expressions.invalid(e.getMessage());
         }
         String costText = annotation.cost().trim();
+        List<KeyExpression> customer =
+                List.of(KeyExpression.of("Rate limit", annotation.key()[0], expressions, keys.get()));
+        List<RateLimit> every =
+                plans.plans().values().stream().flatMap(List::stream).toList();
         return new MethodLimits.CompiledLimit(
+                definition(expressions, every, group, customer, annotation),
                 plans.plans().get(plans.defaultPlan()).get(0),
-                List.of(KeyExpression.of("Rate limit", annotation.key()[0], expressions, keys.get())),
+                customer,
                 costText.equals("1") ? null : expressions.parse(costText, "cost"),
                 costText,
+                annotation.plan().isEmpty() ? null : expressions.parse(annotation.plan(), "plan"));
+    }
+
+    /** The annotation's side of its definition: everything but how its keys and cost are read. */
+    private static LimitDefinition definition(
+            MethodExpressions expressions,
+            List<RateLimit> limits,
+            String planGroup,
+            List<KeyExpression> keys,
+            RateLimited annotation) {
+        return new LimitDefinition(
+                expressions.source(),
+                limits,
+                planGroup,
+                keys.stream().map(KeyExpression::text).toList(),
                 annotation.shadow(),
                 annotation.failClosed(),
                 annotation.retryAdvice(),
-                group,
-                annotation.plan().isEmpty() ? null : expressions.parse(annotation.plan(), "plan"),
-                annotation.countOn());
+                annotation.countOn(),
+                false);
     }
 
     private static Object constantValue(Expression expression) {
@@ -225,8 +226,8 @@ final class RateLimitedMethods {
             limitsByName
                     .computeIfAbsent(limit.name(), n -> new TreeSet<>())
                     .add(
-                            compiled.planGroup() != null
-                                    ? "the plans of " + compiled.planGroup()
+                            compiled.definition().planGroup() != null
+                                    ? "the plans of " + compiled.definition().planGroup()
                                     : limit.limit() + " per " + limit.windowMs() + " ms " + limit.algorithm());
             Set<String> keys = keysByName.computeIfAbsent(limit.name(), n -> new TreeSet<>());
             compiled.keys().forEach(k -> keys.add(k.text()));

@@ -1,14 +1,13 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.annotation.Algorithm;
-import io.github.ratelimit.annotation.CountOn;
-import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.internal.KeyResolvers;
+import io.github.ratelimit.internal.LimitDefinition;
 import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.internal.SpelVariables;
 import java.util.ArrayList;
@@ -46,11 +45,9 @@ final class FilterRule {
     final FilterRuleSpec.MissingKey missingKey;
     final long cost;
     final int order;
-    final boolean shadow;
     final boolean perPath;
-    final boolean failClosed;
-    final RetryAdvice retryAdvice;
-    final CountOn countOn;
+    /** The rule's side of its definition: everything but how its key and cost are read from a request. */
+    final LimitDefinition definition;
     /** The plan group whose limits apply, or null for the rule's own limits. */
     final String planGroup;
 
@@ -165,11 +162,17 @@ final class FilterRule {
         }
         this.cost = spec.cost();
         this.order = spec.order();
-        this.shadow = spec.shadow();
         this.perPath = spec.perPath();
-        this.failClosed = spec.failClosed();
-        this.retryAdvice = spec.retryAdvice() == null ? RetryAdvice.DEFAULT : spec.retryAdvice();
-        this.countOn = spec.countOn() == null ? CountOn.CALL : spec.countOn();
+        this.definition = new LimitDefinition(
+                prefix + " " + paths,
+                limits,
+                planGroup,
+                keyKinds(),
+                spec.shadow(),
+                spec.failClosed(),
+                spec.retryAdvice(),
+                spec.countOn(),
+                perPath);
     }
 
     /** A SpEL expression over the rule variables, or an error naming the property. */

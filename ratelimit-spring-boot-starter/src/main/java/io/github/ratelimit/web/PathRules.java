@@ -1,6 +1,5 @@
 package io.github.ratelimit.web;
 
-import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.DeclaredLimit;
@@ -53,15 +52,7 @@ final class PathRules {
     List<DeclaredLimit> declaredLimits() {
         List<DeclaredLimit> all = new ArrayList<>();
         for (FilterRule rule : rules) {
-            for (RateLimit limit : rule.limits) {
-                all.add(new DeclaredLimit(
-                        "ratelimit.filter.rules[" + rule.index + "] " + rule.paths,
-                        limit,
-                        rule.keyKinds(),
-                        rule.shadow,
-                        rule.failClosed,
-                        rule.perPath));
-            }
+            all.addAll(rule.definition.declared());
         }
         return all;
     }
@@ -86,7 +77,6 @@ final class PathRules {
         if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
             return new Match(List.of(), null, false, null);
         }
-        boolean shadowAll = decisions.allShadow();
         boolean failClosed = false;
         List<String> names = new ArrayList<>();
         List<LimitRequest> requests = new ArrayList<>();
@@ -108,7 +98,7 @@ final class PathRules {
                 }
                 identifier = ClientIdentifier.of("ip", view.clientAddress());
             }
-            failClosed |= rule.failClosed;
+            failClosed |= rule.definition.failClosed();
             names.add(rule.name);
             List<RateLimit> limits = rule.planGroup == null
                     ? rule.limits
@@ -118,13 +108,7 @@ final class PathRules {
                 identifier = identifier.perPath(rawPath);
             }
             for (RateLimit limit : limits) {
-                requests.add(new LimitRequest(
-                        limit,
-                        identifier,
-                        rule.cost,
-                        shadowAll || rule.shadow,
-                        decisions.staggered(rule.retryAdvice),
-                        rule.countOn == CountOn.FAILURE));
+                requests.add(rule.definition.request(limit, identifier, rule.cost, decisions));
             }
         }
         return new Match(requests, "rules " + names, failClosed, null);

@@ -43,7 +43,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 /**
  * The application starts and serves whatever state Redis is in, and decides exactly once Redis answers, with no
  * restart. Real redis-server processes: a port nobody listens on yet, a frozen server (SIGSTOP), a shared server
- * under a busy CPU. Start times are printed (one run's figures are in the README).
+ * under a busy CPU. Start times are printed (one run's figures are in docs/benchmarks.md).
  */
 @ExtendWith(OutputCaptureExtension.class)
 class StartWithoutRedisTests {

@@ -19,7 +19,7 @@ import org.redisson.api.RedissonClient;
 /**
  * Redis memory per key ({@code MEMORY USAGE}) of each algorithm once its window is full, next to the naive
  * exact sliding window (a sorted set of every admission), and the Redis commands one decision runs. Prints
- * the figures quoted in the README.
+ * the figures quoted in docs/benchmarks.md.
  */
 class FootprintTest {
 
