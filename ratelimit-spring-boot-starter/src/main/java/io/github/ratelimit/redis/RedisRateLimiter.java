@@ -1,7 +1,5 @@
 package io.github.ratelimit.redis;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
@@ -11,10 +9,8 @@ import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,6 +55,7 @@ public final class RedisRateLimiter implements RateLimiter {
     private final ScriptBatcher batcher;
     private final RedisGuard guard;
     private final RedisKeys keys;
+    private final RateLimitScriptCodec codec;
     private final boolean cluster;
     private final int horizonWindows;
     private final LocalRefusals localRefusals;
@@ -70,36 +67,6 @@ public final class RedisRateLimiter implements RateLimiter {
 
     private final AtomicLong callIds = new AtomicLong();
     private volatile boolean resetsHeard;
-
-    /** How each limit is given to the script, made once per limit rather than on every decision. */
-    private final Cache<RateLimit, Spec> specs = Caffeine.newBuilder()
-            .maximumSize(RedisKeys.MAX_CACHED_LIMITS)
-            .executor(Runnable::run) // see RedisKeys
-            .build();
-
-    /**
-     * A limit's spec for the script (see ratelimit.lua): the numbers before the cost, those after the flags, the whole
-     * spec for a cost of 1 without flags (the common request), and its limit and window as a key of several windows
-     * lists them.
-     */
-    private record Spec(String start, String end, String oneUnit, String window) {}
-
-    private Spec spec(RateLimit limit) {
-        return specs.get(limit, l -> {
-            String start = algorithmCode(l) + "," + l.limit() + ',' + l.windowMs() + ',';
-            String end = "," + l.windowMs() * horizonWindows;
-            return new Spec(start, end, start + "1,0" + end, l.limit() + "," + l.windowMs());
-        });
-    }
-
-    /** One key's spec for the script. */
-    private String spec(LimitRequest request) {
-        Spec spec = spec(request.limit());
-        int flags = (request.shadow() ? 1 : 0) + (request.staggered() ? 2 : 0) + (request.checkOnly() ? 4 : 0);
-        return request.cost() == 1 && flags == 0
-                ? spec.oneUnit()
-                : spec.start() + request.cost() + ',' + flags + spec.end();
-    }
 
     /**
      * @param redisson the client to use; not closed by this class
@@ -150,6 +117,7 @@ public final class RedisRateLimiter implements RateLimiter {
         this.batcher = new ScriptBatcher(executor, SCRIPT);
         this.guard = guard;
         this.keys = new RedisKeys(keyPrefix);
+        this.codec = new RateLimitScriptCodec(horizonWindows);
         this.cluster = redisson.getConfig().isClusterConfig();
         this.localRefusals = localRefusals == 0 ? null : new LocalRefusals(localRefusals);
         this.resets = redisson.getTopic(keys.resetChannel(), StringCodec.INSTANCE);
@@ -351,13 +319,13 @@ public final class RedisRateLimiter implements RateLimiter {
             for (String key : scriptKeys) {
                 List<String> windows = severalWindows.get(key);
                 if (windows == null) {
-                    args.add(spec(byKey.get(key)));
+                    args.add(codec.spec(byKey.get(key)));
                     continue;
                 }
                 StringBuilder spec =
                         new StringBuilder("4,").append(byKey.get(windows.get(0)).cost());
                 for (String window : windows) {
-                    spec.append(',').append(spec(byKey.get(window).limit()).window());
+                    spec.append(',').append(codec.windowSpec(byKey.get(window).limit()));
                 }
                 args.add(spec.toString());
             }
@@ -441,7 +409,7 @@ public final class RedisRateLimiter implements RateLimiter {
                     }
                 } else if (took && request.cost() > 0) {
                     backKeys.add(group.get(i));
-                    args.add(algorithmCode(request.limit()));
+                    args.add(RateLimitScriptCodec.algorithmCode(request.limit()));
                     args.add(request.limit().limit());
                     args.add(request.limit().windowMs());
                     args.add(request.cost());
@@ -470,7 +438,7 @@ public final class RedisRateLimiter implements RateLimiter {
                         ofGroup.add(byKey.get(key));
                     }
                     requests.add(ofGroup);
-                    read.add(answers(raw.get(g++), ofGroup));
+                    read.add(RateLimitScriptCodec.answers(raw.get(g++), ofGroup));
                 }
                 requestsOfGroups = requests;
                 fullReplies = read;
@@ -484,7 +452,7 @@ public final class RedisRateLimiter implements RateLimiter {
             Instant decidedAt = Instant.EPOCH;
             List<Decision> parts = new ArrayList<>(groups.size());
             for (int g = 0; g < replies.size(); g++) {
-                Decision part = toDecision(requestsOfGroups.get(g), replies.get(g));
+                Decision part = RateLimitScriptCodec.toDecision(requestsOfGroups.get(g), replies.get(g));
                 parts.add(part);
                 admitted &= part.allowed();
                 decidedAt = decidedAt.isAfter(part.decidedAt()) ? decidedAt : part.decidedAt();
@@ -637,123 +605,5 @@ public final class RedisRateLimiter implements RateLimiter {
 
     private static boolean staggered(LimitRequest request) {
         return request != null && request.staggered();
-    }
-
-    /**
-     * One slot's reply (see ratelimit.lua) in full: admitted, Redis time, four values per answer (allowed, remaining,
-     * reset ms, retry ms), then the positions (from 1) of answers whose staggered advice reached the horizon. The
-     * script sends an answer that has room and resets a whole window from now as its remaining count alone; the window
-     * is the request's.
-     */
-    static long[] answers(Object reply, List<LimitRequest> requests) {
-        if (!(reply instanceof String joined)) {
-            throw new IllegalStateException("Unexpected reply from the rate limit script: " + reply);
-        }
-        Numbers numbers = new Numbers(joined);
-        long[] full = new long[2 + 4 * requests.size()];
-        full[0] = numbers.next();
-        full[1] = numbers.next();
-        for (int i = 0; i < requests.size(); i++) {
-            int at = 2 + 4 * i;
-            long first = numbers.next();
-            if (first >= 0) {
-                full[at] = 1;
-                full[at + 1] = first;
-                full[at + 2] = requests.get(i).limit().windowMs();
-            } else {
-                full[at] = first + 2;
-                full[at + 1] = numbers.next();
-                full[at + 2] = numbers.next();
-                full[at + 3] = numbers.next();
-            }
-        }
-        while (numbers.hasNext()) {
-            full = Arrays.copyOf(full, full.length + 1);
-            full[full.length - 1] = numbers.next();
-        }
-        return full;
-    }
-
-    /** The integers of a reply joined by commas, read in place. */
-    static final class Numbers {
-
-        private final String joined;
-        private int at;
-
-        Numbers(String joined) {
-            this.joined = joined;
-        }
-
-        boolean hasNext() {
-            return at < joined.length();
-        }
-
-        long next() {
-            int end = joined.indexOf(',', at);
-            end = end < 0 ? joined.length() : end;
-            if (at >= end) {
-                throw new IllegalStateException("Unexpected reply from the rate limit script: " + joined);
-            }
-            long value = 0;
-            boolean negative = joined.charAt(at) == '-';
-            for (int i = negative ? at + 1 : at; i < end; i++) {
-                char c = joined.charAt(i);
-                if (c < '0' || c > '9' || i - at > 17) {
-                    value = exponentForm(joined.substring(at, end));
-                    at = end + 1;
-                    return value;
-                }
-                value = value * 10 + (c - '0');
-            }
-            at = end + 1;
-            return negative ? -value : value;
-        }
-
-        /** Lua writes integers beyond 14 digits in exponent form. */
-        private long exponentForm(String text) {
-            try {
-                return (long) Double.parseDouble(text);
-            } catch (NumberFormatException e) {
-                throw new IllegalStateException("Unexpected reply from the rate limit script: " + joined, e);
-            }
-        }
-    }
-
-    private static Decision toDecision(List<LimitRequest> requests, long[] reply) {
-        boolean admitted = reply[0] == 1;
-        Instant decidedAt = Instant.ofEpochMilli(reply[1]);
-        List<LimitOutcome> outcomes = new ArrayList<>(requests.size());
-        for (int i = 0; i < requests.size(); i++) {
-            int base = 2 + 4 * i;
-            RateLimit limit = requests.get(i).limit();
-            outcomes.add(new LimitOutcome(
-                    requests.get(i),
-                    reply[base] == 1,
-                    Math.max(0, reply[base + 1]),
-                    reply[base + 2] == limit.windowMs()
-                            ? limit.window()
-                            : Duration.ofMillis(Math.max(0, reply[base + 2])),
-                    Duration.ofMillis(Math.max(0, reply[base + 3])),
-                    capped(reply, requests.size(), i)));
-        }
-        return new Decision(admitted, outcomes, decidedAt);
-    }
-
-    /** Whether the reply lists answer {@code i} (from 0) among those whose staggered advice reached the horizon. */
-    private static boolean capped(long[] reply, int answers, int i) {
-        for (int k = 2 + 4 * answers; k < reply.length; k++) {
-            if (reply[k] == i + 1) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static int algorithmCode(RateLimit limit) {
-        return switch (limit.algorithm()) {
-            case SLIDING_WINDOW -> 1;
-            case FIXED_WINDOW -> 2;
-            case TOKEN_BUCKET -> 3;
-        };
     }
 }

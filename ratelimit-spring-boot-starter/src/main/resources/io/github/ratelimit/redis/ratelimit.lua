@@ -226,6 +226,15 @@ local function several_keys(now_ms, answer, multi_codec, ring_entries, SLOT)
     return {spec = spec, check = check, commit = commit, report = report, flush = flush}
 end
 
+-- A key's spec, parsed once per script call into an array (cheaper to make than a table of named fields; in the main
+-- chunk these names are locals, which cost what a literal index costs).
+local ALGORITHM, LIMIT, WINDOW, COST, FLAGS, HORIZON, WINDOW_TEXT = 1, 2, 3, 4, 5, 6, 7
+-- A key's check in `r`, at its offset b: the answer's four values, then what its algorithm's commit needs.
+local ALLOWED, REMAINING, RESET, RETRY = 1, 2, 3, 4
+local SW_HEAD, SW_NOW, SW_LIVE, SW_OLDEST, SW_CAP, SW_MOVED = 5, 6, 7, 8, 9, 10 -- sliding window
+local FW_COUNT, FW_TTL, FW_FRESH = 5, 6, 7 -- fixed window
+local TB_TAT = 5 -- token bucket
+
 -- Every call's arguments are checked before anything is written, so a bad one changes nothing. A spec is parsed once
 -- per script call, however many keys of the batch share it (the calls of a batch usually do), into an array (cheaper
 -- to make than named fields): [1] algorithm, [2] limit, [3] window ms, [4] cost, [5] flags, [6] horizon ms, and
@@ -263,7 +272,7 @@ for c = 1, calls do
         spec[k] = p
         kk = kk + 1
         key[k] = KEYS[kk]
-        if p[5] % 4 >= 2 then -- staggered advice
+        if p[FLAGS] % 4 >= 2 then -- staggered advice
             kk = kk + 1
             cursor = cursor or {}
             cursor[k] = KEYS[kk]
@@ -292,7 +301,7 @@ for c = 1, calls do
     for i = first, last do
         local b = (i - first) * 10
         local p = spec[i]
-        local g, limit, window, cost, kn = p[1], p[2], p[3], p[4], key[i]
+        local g, limit, window, cost, kn = p[ALGORITHM], p[LIMIT], p[WINDOW], p[COST], key[i]
         if g == 1 then
             -- Sliding window (ring.lua): the header decides, unless entries left the window since the last admission
             local head, live, newest, oldest, cap = 0, 0, 0, 0, 0
@@ -356,15 +365,17 @@ for c = 1, calls do
             end
             local reset = live > 0 and newest + window - now or 0
             if cost == 0 then
-                r[b + 1], r[b + 2], r[b + 3], r[b + 4] = 1, limit - live, reset, 0
+                r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY] = 1, limit - live, reset, 0
             elseif live + cost > limit then
                 -- the oldest live entries must leave until the cost fits: the last of them is the
                 -- (live + cost - limit)-th oldest live entry, at logical index cap - limit + cost - 1; counted from
                 -- now_ms, the time the caller sees
                 local needed = entry(kn, HEAD, head, cap, cap - limit + cost - 1)
-                r[b + 1], r[b + 2], r[b + 3], r[b + 4] = 0, limit - live, reset, needed + window - now_ms
+                r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY] =
+                    0, limit - live, reset, needed + window - now_ms
             else
-                r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9], r[b + 10] =
+                r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY],
+                r[b + SW_HEAD], r[b + SW_NOW], r[b + SW_LIVE], r[b + SW_OLDEST], r[b + SW_CAP], r[b + SW_MOVED] =
                     1, limit - live - cost, window, 0, head, now, live, oldest, cap, moved
             end
         elseif g == 2 then
@@ -382,9 +393,10 @@ for c = 1, calls do
             -- Redis deletes a key one millisecond after its PTTL reaches 0, and PTTL may be read in the millisecond
             -- after now_ms (the decision time the caller sees): 2 ms more, so that waiting the answer always suffices
             if count + cost > limit then
-                r[b + 1], r[b + 2], r[b + 3], r[b + 4] = 0, limit - count, ttl + 2, ttl + 2
+                r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY] = 0, limit - count, ttl + 2, ttl + 2
             else
-                r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5], r[b + 6], r[b + 7] =
+                r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY],
+                r[b + FW_COUNT], r[b + FW_TTL], r[b + FW_FRESH] =
                     1, limit - count - cost, ttl + 2, 0, count, ttl, fresh
             end
         elseif g == 3 then
@@ -397,16 +409,17 @@ for c = 1, calls do
             local new_tat = tat + cost * interval
             local allow_at = new_tat - burst
             if now_us < allow_at then
-                r[b + 1], r[b + 2], r[b + 3], r[b + 4] = 0, floor((now_us + burst - tat) / interval),
+                r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY] =
+                    0, floor((now_us + burst - tat) / interval),
                     ceil(tat / 1000) - now_ms, ceil(allow_at / 1000) - now_ms
             else
-                r[b + 1], r[b + 2], r[b + 3], r[b + 4], r[b + 5] =
+                r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY], r[b + TB_TAT] =
                     1, floor((now_us + burst - new_tat) / interval), ceil(new_tat / 1000) - now_ms, 0, new_tat
             end
         else
-            r[b + 1] = several.check(kn, p, i - first + 1)
+            r[b + ALLOWED] = several.check(kn, p, i - first + 1)
         end
-        if r[b + 1] == 0 and p[5] % 2 == 0 then -- refused by a key that is not a shadow
+        if r[b + ALLOWED] == 0 and p[FLAGS] % 2 == 0 then -- refused by a key that is not a shadow
             out[1] = 0
         end
     end
@@ -414,15 +427,16 @@ for c = 1, calls do
     for i = first, last do
         local b = (i - first) * 10
         local p = spec[i]
-        local g, cost, flags, kn = p[1], p[4], p[5], key[i]
-        local took = out[1] == 1 and r[b + 1] == 1 and flags < 4 -- taken unless check only
+        local g, cost, flags, kn = p[ALGORITHM], p[COST], p[FLAGS], key[i]
+        local took = out[1] == 1 and r[b + ALLOWED] == 1 and flags < 4 -- taken unless check only
         if took and cost > 0 then
             if g == 1 then
-                local head, now, live, oldest, cap = r[b + 5], r[b + 6], r[b + 7], r[b + 8], r[b + 9]
-                local window_text = p[7]
+                local head, now, live, oldest, cap =
+                    r[b + SW_HEAD], r[b + SW_NOW], r[b + SW_LIVE], r[b + SW_OLDEST], r[b + SW_CAP]
+                local window_text = p[WINDOW_TEXT]
                 if not window_text then
-                    window_text = format('%d', p[3])
-                    p[7] = window_text
+                    window_text = format('%d', p[WINDOW])
+                    p[WINDOW_TEXT] = window_text
                 end
                 if kn == kept then
                     -- checked from the kept header: the entries join those kept, which they follow in the ring at the
@@ -457,7 +471,7 @@ for c = 1, calls do
                     local header = spack('>I4I4', (head + cost) % cap, live + cost) .. stamp
                     if live == 0 then
                         header = header .. stamp .. spack('>I4', cap) -- the oldest live entry is the first written now
-                    elseif r[b + 10] then
+                    elseif r[b + SW_MOVED] then
                         header = header .. spack('>I6', oldest)
                     end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
                     call('SETRANGE', kn, '0', header)
@@ -467,13 +481,13 @@ for c = 1, calls do
                 kept_head, kept_live, kept_newest = (head + cost) % cap, live + cost, now
                 kept_oldest, kept_cap, kept_window = live == 0 and now or oldest, cap, window_text
             elseif g == 2 then
-                if r[b + 7] then
-                    call('SET', kn, format('%d', r[b + 5] + cost), 'PX', format('%d', r[b + 6]))
+                if r[b + FW_FRESH] then
+                    call('SET', kn, format('%d', r[b + FW_COUNT] + cost), 'PX', format('%d', r[b + FW_TTL]))
                 else
                     call('INCRBY', kn, format('%d', cost))
                 end
             elseif g == 3 then
-                local new_tat = ceil(r[b + 5])
+                local new_tat = ceil(r[b + TB_TAT])
                 call('SET', kn, format('%.0f', new_tat), 'PX', format('%d', max(1, ceil((new_tat - now_us) / 1000))))
             else
                 several.commit(kn, p)
@@ -483,16 +497,16 @@ for c = 1, calls do
             m = several.report(out, m, i - first + 1, p, took)
             position = position + p.answers
         else
-            local remaining = (r[b + 1] == 1 and not took) and (r[b + 2] + cost) or r[b + 2]
-            local retry = r[b + 4]
+            local remaining = (r[b + ALLOWED] == 1 and not took) and (r[b + REMAINING] + cost) or r[b + REMAINING]
+            local retry = r[b + RETRY]
             position = position + 1
-            if out[1] == 0 and r[b + 1] == 0 and cursor and cursor[i] and flags % 2 == 0 then
+            if out[1] == 0 and r[b + ALLOWED] == 0 and cursor and cursor[i] and flags % 2 == 0 then
                 -- staggered advice: the later of the earliest retry and one slot after the last advice handed out, at
                 -- most the horizon ahead (never before the earliest retry)
-                local slot = ceil(p[3] * cost / p[2])
+                local slot = ceil(p[WINDOW] * cost / p[LIMIT])
                 local last = tonumber(call('GET', cursor[i]) or '0')
                 local advice = max(now_ms + retry, last + slot)
-                local latest = now_ms + max(retry, p[6])
+                local latest = now_ms + max(retry, p[HORIZON])
                 if advice > latest then
                     advice = latest
                     cappedKeys = cappedKeys or {}
@@ -501,7 +515,7 @@ for c = 1, calls do
                 call('SET', cursor[i], format('%d', advice), 'PX', format('%d', max(1, advice - now_ms)))
                 retry = advice - now_ms
             end
-            m = answer(out, m, r[b + 1], remaining, r[b + 3], retry, p[3])
+            m = answer(out, m, r[b + ALLOWED], remaining, r[b + RESET], retry, p[WINDOW])
         end
     end
     if cappedKeys then

@@ -60,14 +60,14 @@ class ScriptBatcherTest {
         byKey.put("c", LimitRequest.of(minute, "y", 1));
         List<LimitRequest> group = List.copyOf(byKey.values());
 
-        assertThat(RedisRateLimiter.answers("1,1700000000123,7,-1,3,998,0,1e+15,2", group))
+        assertThat(RateLimitScriptCodec.answers("1,1700000000123,7,-1,3,998,0,1e+15,2", group))
                 .containsExactly(
                         1, 1_700_000_000_123L, 1, 7, 60_000, 0, 1, 3, 998, 0, 1, 1_000_000_000_000_000L, 60_000, 0, 2);
-        assertThat(RedisRateLimiter.answers("0,1700000000123,-2,-3,5,6,4,-2,0,9,9", group))
+        assertThat(RateLimitScriptCodec.answers("0,1700000000123,-2,-3,5,6,4,-2,0,9,9", group))
                 .containsExactly(0, 1_700_000_000_123L, 0, -3, 5, 6, 1, 4, 1_000, 0, 0, 0, 9, 9);
-        assertThatThrownBy(() -> RedisRateLimiter.answers("1,1700000000123,7", group))
+        assertThatThrownBy(() -> RateLimitScriptCodec.answers("1,1700000000123,7", group))
                 .isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> RedisRateLimiter.answers(List.of(1L), group))
+        assertThatThrownBy(() -> RateLimitScriptCodec.answers(List.of(1L), group))
                 .isInstanceOf(IllegalStateException.class);
     }
 
@@ -199,6 +199,6 @@ class ScriptBatcherTest {
     /** The reply in full, as the rate limiter reads it (the window is all it needs of the request). */
     private static long[] read(Object reply) {
         RateLimit minute = RateLimit.of("batch", Algorithm.FIXED_WINDOW, 1, 60_000);
-        return RedisRateLimiter.answers(reply, List.of(LimitRequest.of(minute, "k", 0)));
+        return RateLimitScriptCodec.answers(reply, List.of(LimitRequest.of(minute, "k", 0)));
     }
 }
