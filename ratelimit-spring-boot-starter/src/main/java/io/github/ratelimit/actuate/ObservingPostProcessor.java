@@ -147,10 +147,9 @@ public final class ObservingPostProcessor implements BeanPostProcessor {
                 "ratelimit.limits", String.join(",", names), "ratelimit.algorithms", String.join(",", algorithms));
     }
 
-    /** A lock's name: what an {@code @Locked} key carries before its identifier; never the identifier itself. */
-    static String lockName(String key) {
-        int nul = key == null ? -1 : key.indexOf('\u0000');
-        return nul > 0 ? key.substring(0, nul) : "programmatic";
+    /** A lock's name as its options give it (a {@code @Locked} method's name); never its key. */
+    static String lockName(LockOptions options) {
+        return options == null || options.name() == null ? "programmatic" : options.name();
     }
 
     private static final class ObservedRateLimiter implements RateLimiter {
@@ -263,7 +262,7 @@ public final class ObservingPostProcessor implements BeanPostProcessor {
             return observe(
                     registry,
                     "ratelimit.lock.acquire",
-                    Map.of("ratelimit.lock.name", lockName(key)),
+                    Map.of("ratelimit.lock.name", lockName(options)),
                     () -> delegate.tryAcquire(key, options),
                     lock -> "acquired");
         }
@@ -273,7 +272,7 @@ public final class ObservingPostProcessor implements BeanPostProcessor {
             return observeAsync(
                     registry,
                     "ratelimit.lock.acquire",
-                    Map.of("ratelimit.lock.name", lockName(key)),
+                    Map.of("ratelimit.lock.name", lockName(options)),
                     () -> delegate.tryAcquireAsync(key, options),
                     lock -> "acquired");
         }

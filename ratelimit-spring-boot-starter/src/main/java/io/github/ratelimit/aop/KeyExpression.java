@@ -9,6 +9,7 @@ import java.lang.reflect.Array;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
@@ -25,9 +26,15 @@ import org.springframework.expression.Expression;
  */
 record KeyExpression(String what, String text, Expression expression, KeyResolver resolver, String kind) {
 
+    /**
+     * Bare words that were SpEL before key kinds existed, and stay SpEL: the root object's properties and the
+     * literals.
+     */
+    private static final Set<String> SPEL_WORDS = Set.of("method", "args", "target", "true", "false", "null");
+
     /** The key an annotation's key text names: a kind of key if it names one, else a SpEL expression. */
     static KeyExpression of(String what, String text, MethodExpressions expressions, KeyResolvers keys) {
-        if (text != null && KeyResolvers.isKind(text)) {
+        if (text != null && KeyResolvers.isKind(text) && !SPEL_WORDS.contains(text.trim())) {
             try {
                 return new KeyExpression(what, text, null, keys.resolver(text), KeyResolvers.kindName(text));
             } catch (IllegalArgumentException e) {

@@ -58,7 +58,8 @@ final class LockedMethods {
         LockOptions options = new LockOptions(
                 Duration.ofMillis(annotation.leaseMs()),
                 Duration.ofMillis(annotation.waitMs()),
-                Duration.ofMillis(annotation.maxLifetimeMs()));
+                Duration.ofMillis(annotation.maxLifetimeMs()),
+                name);
         KeyExpression key = KeyExpression.of("Lock", annotation.key(), expressions, keys.get());
         int parameter = expressions.parameterOfType(LockHandle.class);
         return new LockedMethod(expressions, name, key, options, parameter);

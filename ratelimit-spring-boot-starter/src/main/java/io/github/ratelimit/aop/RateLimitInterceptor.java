@@ -177,8 +177,9 @@ final class RateLimitInterceptor implements MethodInterceptor {
         if (outcome instanceof RateLimitDecisions.Refused refused) {
             throw new RefusedByLimits(refused.decision(), limits); // this method's own refusal, for its fallback
         }
-        if (outcome.refusal() != null) {
-            throw outcome.refusal();
+        RuntimeException refusal = outcome.refusal();
+        if (refusal != null) {
+            throw refusal;
         }
         if (outcome.admitted() != null) {
             context.allowed(outcome.admitted());

@@ -169,7 +169,7 @@ public final class RateLimitDecisions {
      */
     public sealed interface Outcome permits Admitted, Refused, UncheckedOpen, RefusedClosed {
 
-        /** What refuses the call (answered 429 or 503), or null when it goes on. */
+        /** What refuses the call (answered 429 or 503), or null when it goes on; a new exception on each call. */
         default RuntimeException refusal() {
             return null;
         }

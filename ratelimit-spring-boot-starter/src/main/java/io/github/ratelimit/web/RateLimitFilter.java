@@ -86,8 +86,9 @@ public final class RateLimitFilter extends OncePerRequestFilter implements Decla
             return;
         }
         RateLimitDecisions.Outcome outcome = decisions.decide(match.what(), match.requests(), match.failClosed());
-        if (outcome.refusal() != null) {
-            answer(request, response, outcome.refusal());
+        RuntimeException refusal = outcome.refusal();
+        if (refusal != null) {
+            answer(request, response, refusal);
             return;
         }
         if (outcome.admitted() != null) {

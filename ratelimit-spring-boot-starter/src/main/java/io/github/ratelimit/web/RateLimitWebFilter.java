@@ -138,8 +138,9 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLim
         }
         return Mono.fromCompletionStage(decisions.decideAsync(match.what(), match.requests(), match.failClosed()))
                 .flatMap(outcome -> {
-                    if (outcome.refusal() != null) {
-                        return Mono.error(outcome.refusal());
+                    RuntimeException refusal = outcome.refusal();
+                    if (refusal != null) {
+                        return Mono.error(refusal);
                     }
                     if (outcome.admitted() != null) {
                         caller.allowed(outcome.admitted());

@@ -34,7 +34,8 @@ class MessagesTest {
                 .hasMessageStartingWith(Messages.badName("plan name", "pro plan"));
         assertThatThrownBy(() -> LimitRequest.of(RateLimit.of("ok", Algorithm.FIXED_WINDOW, 1, 1000), "", 1))
                 .hasMessage(Messages.empty("identifier") + " (limit 'ok')");
-        assertThatThrownBy(() -> new LockOptions(Duration.ofSeconds(1), Duration.ofMillis(-1), Duration.ofSeconds(1)))
+        assertThatThrownBy(() ->
+                        new LockOptions(Duration.ofSeconds(1), Duration.ofMillis(-1), Duration.ofSeconds(1), null))
                 .hasMessageContaining(Messages.negative("maxWait", Duration.ofMillis(-1)));
     }
 }

@@ -32,6 +32,10 @@ public final class NoBlockingCalls implements BeforeAllCallback, AfterAllCallbac
                         // Redisson guards its own bookkeeping of pending futures with a short lock, which may park for
                         // a moment under contention: not a wait for Redis
                         .allowBlockingCallsInside("org.redisson.misc.WrappedLock", "execute")
+                        // Netty's buffer allocator takes a short lock on its own magazines when it grows them under
+                        // contention (seen once, for a JSON body encoded on a parallel thread): its bookkeeping, not
+                        // I/O
+                        .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "allocate")
                         .blockingMethodCallback(method -> {
                             StackTraceElement[] stack = new Throwable().getStackTrace();
                             if (housekeeping(stack)) {

@@ -44,6 +44,16 @@ class KeyResolverHttpTests {
         }
     }
 
+    /** Bare words that SpEL reads (a root property, a literal) stay SpEL, as before key kinds existed. */
+    @RestController
+    static class SpelWords {
+        @GetMapping("/everyone")
+        @RateLimited(name = "everyone", limit = 2, windowMs = 60_000, key = "true")
+        String everyone() {
+            return "ok";
+        }
+    }
+
     @RestController
     static class Misnamed {
         @GetMapping("/misnamed")
@@ -115,6 +125,17 @@ class KeyResolverHttpTests {
                             .as("a rule's missing key is refused by default")
                             .isEqualTo(400);
                 });
+    }
+
+    @Test
+    void bareWordsThatSpelReadsStaySpel() {
+        runner.withBean(SpelWords.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+            assertThat(statuses(mvc, "/everyone", null, 3))
+                    .as("one bucket for every caller, as the constant key says")
+                    .containsExactly(200, 200, 429);
+        });
     }
 
     @Test
