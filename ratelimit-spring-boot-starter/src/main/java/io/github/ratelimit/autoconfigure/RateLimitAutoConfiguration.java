@@ -60,7 +60,6 @@ public final class RateLimitAutoConfiguration {
     static final Duration CONNECT_RETRY = Duration.ofSeconds(1);
 
     @Bean
-    @ConditionalOnMissingBean
     RedisGuard rateLimitRedisGuard(RateLimitProperties properties, ObjectProvider<RedissonClient> redisson) {
         RateLimitProperties.Redis redis = properties.getRedis();
         RedissonClient client = redisson.getIfAvailable();
@@ -79,7 +78,6 @@ public final class RateLimitAutoConfiguration {
      * start.
      */
     @Bean(destroyMethod = "close")
-    @ConditionalOnMissingBean
     @ConditionalOnBean(RedissonClient.class)
     RedisConnector rateLimitRedisConnector(
             RedissonClient redisson, RedisGuard guard, RateLimitProperties properties, Environment environment) {
@@ -163,7 +161,6 @@ public final class RateLimitAutoConfiguration {
 
     /** The kinds of key annotations and rules may name: the built-in ones and the application's resolver beans. */
     @Bean
-    @ConditionalOnMissingBean
     KeyResolvers rateLimitKeyResolvers(ListableBeanFactory beans) {
         return new KeyResolvers(beans.getBeansOfType(KeyResolver.class));
     }
@@ -186,13 +183,11 @@ public final class RateLimitAutoConfiguration {
     static final class Enabled {
 
         @Bean
-        @ConditionalOnMissingBean
         Fallbacks rateLimitFallbacks() {
             return new Fallbacks();
         }
 
         @Bean
-        @ConditionalOnMissingBean
         RateLimitDecisions rateLimitDecisions(
                 ObjectProvider<RateLimiter> limiter,
                 RateLimitProperties properties,
