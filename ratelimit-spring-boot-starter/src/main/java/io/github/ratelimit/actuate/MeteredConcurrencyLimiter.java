@@ -1,5 +1,6 @@
 package io.github.ratelimit.actuate;
 
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
@@ -21,7 +22,7 @@ final class MeteredConcurrencyLimiter implements ConcurrencyLimiter, AutoCloseab
     }
 
     @Override
-    public Permit tryAcquire(String name, String identifier, int max, Duration lease, Duration maxLifetime) {
+    public Permit tryAcquire(String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
         try {
             Permit permit = delegate.tryAcquire(name, identifier, max, lease, maxLifetime);
             count(name, "acquired");
@@ -34,7 +35,7 @@ final class MeteredConcurrencyLimiter implements ConcurrencyLimiter, AutoCloseab
 
     @Override
     public CompletionStage<Permit> tryAcquireAsync(
-            String name, String identifier, int max, Duration lease, Duration maxLifetime) {
+            String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
         return delegate.tryAcquireAsync(name, identifier, max, lease, maxLifetime)
                 .whenComplete(
                         (permit, error) -> count(name, error == null ? "acquired" : outcome(Futures.cause(error))));

@@ -2,6 +2,7 @@ package io.github.ratelimit.aop;
 
 import io.github.ratelimit.annotation.ConcurrencyLimited;
 import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.internal.KeyResolvers;
@@ -169,15 +170,15 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
             }
         }
 
-        private static String identifier(Declaration declaration, MethodInvocation invocation, CallerContext context) {
+        private static ClientIdentifier identifier(
+                Declaration declaration, MethodInvocation invocation, CallerContext context) {
             MethodExpressions expressions = declaration.expressions();
             return declaration
                     .key()
                     .identifier(
                             expressions.context(invocation.getThis(), invocation.getArguments(), context),
                             context,
-                            expressions.source())
-                    .canonical();
+                            expressions.source());
         }
     }
 }

@@ -15,11 +15,11 @@ public interface ConcurrencyLimiter {
      * @throws ConcurrencyLimitExceededException if all are taken
      * @throws RedisUnavailableException if Redis cannot decide within the budget
      */
-    Permit tryAcquire(String name, String identifier, int max, Duration lease, Duration maxLifetime);
+    Permit tryAcquire(String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime);
 
     /** The same without blocking the calling thread. */
     CompletionStage<Permit> tryAcquireAsync(
-            String name, String identifier, int max, Duration lease, Duration maxLifetime);
+            String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime);
 
     /** A taken slot; release it exactly once (further releases do nothing). */
     interface Permit extends AutoCloseable {

@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.Messages;
@@ -58,14 +59,14 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, AutoCl
     }
 
     @Override
-    public Permit tryAcquire(String name, String identifier, int max, Duration lease, Duration maxLifetime) {
+    public Permit tryAcquire(String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
         Attempt attempt = new Attempt(name, identifier, max, lease, maxLifetime);
         return attempt.permit(executor.call(ACQUIRE, attempt.keys, attempt.args()));
     }
 
     @Override
     public CompletableFuture<Permit> tryAcquireAsync(
-            String name, String identifier, int max, Duration lease, Duration maxLifetime) {
+            String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
         Attempt attempt;
         try {
             attempt = new Attempt(name, identifier, max, lease, maxLifetime);
@@ -84,11 +85,11 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, AutoCl
         final List<Object> keys;
         final String owner;
 
-        Attempt(String name, String identifier, int max, Duration lease, Duration maxLifetime) {
+        Attempt(String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
             if (!Messages.isName(name)) {
                 throw new IllegalArgumentException(Messages.badName("concurrency limit name", name));
             }
-            if (identifier == null || identifier.isEmpty()) {
+            if (identifier == null) {
                 throw new IllegalArgumentException(Messages.empty("identifier") + " (limit '" + name + "')");
             }
             if (max < 1) {

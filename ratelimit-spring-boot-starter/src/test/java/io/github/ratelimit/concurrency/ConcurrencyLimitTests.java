@@ -9,6 +9,7 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisConcurrencyLimiter;
@@ -63,7 +64,7 @@ class ConcurrencyLimitTests {
         RedissonClient clientB = SharedRedis.get().newClient();
         try (RedisConcurrencyLimiter a = new RedisConcurrencyLimiter(clientA, "conc:", patient());
                 RedisConcurrencyLimiter b = new RedisConcurrencyLimiter(clientB, "conc:", patient())) {
-            String key = "key-" + UUID.randomUUID();
+            ClientIdentifier key = ClientIdentifier.of("key-" + UUID.randomUUID());
             AtomicInteger inProgress = new AtomicInteger();
             AtomicInteger most = new AtomicInteger();
             AtomicInteger refused = new AtomicInteger();
@@ -116,7 +117,7 @@ class ConcurrencyLimitTests {
     void theSlotsOfAnInstanceThatDiesComeBackWithTheirLease() {
         RedissonClient clientA = SharedRedis.get().newClient();
         RedissonClient clientB = SharedRedis.get().newClient();
-        String key = "key-" + UUID.randomUUID();
+        ClientIdentifier key = ClientIdentifier.of("key-" + UUID.randomUUID());
         Duration lease = Duration.ofMillis(300);
         try (RedisConcurrencyLimiter b = new RedisConcurrencyLimiter(clientB, "conc:", patient())) {
             RedisConcurrencyLimiter a = new RedisConcurrencyLimiter(clientA, "conc:", patient());
@@ -148,7 +149,7 @@ class ConcurrencyLimitTests {
     void aHeldSlotIsRenewedPastItsLease() throws Exception {
         RedissonClient client = SharedRedis.get().newClient();
         try (RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(client, "conc:", patient())) {
-            String key = "key-" + UUID.randomUUID();
+            ClientIdentifier key = ClientIdentifier.of("key-" + UUID.randomUUID());
             Duration lease = Duration.ofMillis(600);
             ConcurrencyLimiter.Permit held = limiter.tryAcquire("long", key, 1, lease, LIFETIME);
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_000);
