@@ -20,8 +20,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
- * The HTTP contract of the sample apps, black box: {@code GET /api/hello}, {@code GET /api/search}, {@code GET /api/tenant-usage} (a KeyResolver bean), the path rule of
- * {@code /api/public/**}, {@code POST /api/tokens} with {@code GET /api/spawn-vm}, and {@code POST /api/workers/{id}}:
+ * The HTTP contract of the sample apps, black box: {@code GET /api/hello}, {@code GET /api/search}, {@code GET /api/tenant-usage} (a KeyResolver bean), the path rules of
+ * {@code /api/public/**} and {@code POST /api/basic-login} (failures only), {@code POST /api/tokens} with {@code GET /api/spawn-vm}, and {@code POST /api/workers/{id}}:
  * the same limits, status codes, headers and bodies on the servlet sample and the reactive one, each of which runs it
  * against itself started for real on a random port with its embedded Redis.
  */
@@ -148,6 +148,35 @@ abstract class SampleHttpContract {
                 .as("no tenant: never a bucket shared by every caller")
                 .isEqualTo(400);
         assertThat(noTenant.header("Content-Type")).startsWith("application/problem+json");
+    }
+
+    // ---- a rule that counts failed answers only ----
+
+    RawHttp.Response basicLogin(String user, String password) {
+        return RawHttp.post("127.0.0.32", port, "/api/basic-login", Map.of("X-User", user, "X-Password", password), "");
+    }
+
+    @Test
+    void theLoginRuleCountsFailedAttemptsOnlyAndThenRefusesEvenTheRightPassword() {
+        String user = "alice-" + UUID.randomUUID();
+        List<Integer> statuses = new ArrayList<>();
+        statuses.add(basicLogin(user, "secret").status());
+        statuses.add(basicLogin(user, "secret").status());
+        for (int i = 0; i < 3; i++) {
+            statuses.add(basicLogin(user, "guess-" + i).status());
+        }
+        RawHttp.Response locked = basicLogin(user, "secret");
+        RawHttp.Response otherUser = basicLogin("bob-" + UUID.randomUUID(), "secret");
+
+        assertThat(statuses)
+                .as("successes are not counted; three failures use the 3 per minute")
+                .containsExactly(200, 200, 401, 401, 401);
+        assertThat(locked.status()).isEqualTo(429);
+        assertThat(Long.parseLong(locked.header("Retry-After"))).isBetween(1L, 60L);
+        assertThat(RateLimitFields.parse(locked.header("RateLimit-Policy"), locked.header("RateLimit"))
+                        .names())
+                .containsExactly("basic-login-x-user");
+        assertThat(otherUser.status()).isEqualTo(200);
     }
 
     // ---- the path rule ----
