@@ -2,7 +2,7 @@ package io.github.ratelimit.actuate;
 
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;

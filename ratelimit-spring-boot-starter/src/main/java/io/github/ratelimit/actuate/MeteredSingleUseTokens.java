@@ -1,8 +1,8 @@
 package io.github.ratelimit.actuate;
 
-import io.github.ratelimit.core.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.core.TokenConsumption;
+import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

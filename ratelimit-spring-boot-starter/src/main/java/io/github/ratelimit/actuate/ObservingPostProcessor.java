@@ -3,15 +3,15 @@ package io.github.ratelimit.actuate;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
-import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockNotAcquiredException;
-import io.github.ratelimit.core.LockOptions;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.core.TokenConsumption;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.internal.Futures;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -202,13 +202,13 @@ public final class ObservingPostProcessor implements BeanPostProcessor {
         }
 
         @Override
-        public io.github.ratelimit.core.IssuedToken issue(
+        public io.github.ratelimit.core.SingleUseTokens.IssuedToken issue(
                 String purpose, Map<String, String> metadata, Duration ttl, int uses) {
             return delegate.issue(purpose, metadata, ttl, uses);
         }
 
         @Override
-        public CompletionStage<io.github.ratelimit.core.IssuedToken> issueAsync(
+        public CompletionStage<io.github.ratelimit.core.SingleUseTokens.IssuedToken> issueAsync(
                 String purpose, Map<String, String> metadata, Duration ttl, int uses) {
             return delegate.issueAsync(purpose, metadata, ttl, uses);
         }

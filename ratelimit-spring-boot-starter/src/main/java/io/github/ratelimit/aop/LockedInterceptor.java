@@ -1,8 +1,8 @@
 package io.github.ratelimit.aop;
 
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.LockManager.LockHandle;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInterceptor;

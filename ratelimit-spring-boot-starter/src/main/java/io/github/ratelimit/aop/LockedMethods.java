@@ -1,8 +1,8 @@
 package io.github.ratelimit.aop;
 
 import io.github.ratelimit.annotation.Locked;
-import io.github.ratelimit.core.LockHandle;
-import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.internal.KeyResolvers;
 import java.lang.reflect.Method;

@@ -1,8 +1,8 @@
 package io.github.ratelimit.aop;
 
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
+import io.github.ratelimit.core.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.RateLimitDecisions;

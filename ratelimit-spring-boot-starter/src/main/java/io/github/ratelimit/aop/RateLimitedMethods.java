@@ -3,7 +3,7 @@ package io.github.ratelimit.aop;
 import io.github.ratelimit.annotation.NotRateLimited;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.RateLimits;
-import io.github.ratelimit.core.DeclaredLimit;
+import io.github.ratelimit.core.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.LimitDefinition;

@@ -4,7 +4,7 @@ import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.SingleUseTokenException;
 import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.core.TokenConsumption;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

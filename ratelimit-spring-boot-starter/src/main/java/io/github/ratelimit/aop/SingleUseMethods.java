@@ -2,7 +2,7 @@ package io.github.ratelimit.aop;
 
 import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.core.Messages;
-import io.github.ratelimit.core.TokenConsumption;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

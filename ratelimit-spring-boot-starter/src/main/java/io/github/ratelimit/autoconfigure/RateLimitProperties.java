@@ -2,7 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.Messages;
-import io.github.ratelimit.core.Quota;
+import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.internal.Cidr;
 import io.github.ratelimit.internal.Plans;
 import io.github.ratelimit.redis.RedisRateLimiter;

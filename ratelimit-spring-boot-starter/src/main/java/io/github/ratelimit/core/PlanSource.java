@@ -1,6 +1,9 @@
 package io.github.ratelimit.core;
 
+import io.github.ratelimit.annotation.Algorithm;
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Where a caller's plan, and any limits of its own, come from at run time: for example a database of API keys and
@@ -30,5 +33,30 @@ public interface PlanSource {
      */
     default List<Quota> limitsOf(String group, String plan, String customer) {
         return null;
+    }
+
+    /**
+     * One limit of a plan: {@code limit} units per {@code window}, counted by {@code algorithm} (sliding or fixed window:
+     * a token bucket cannot carry its count across a change of quota).
+     */
+    public record Quota(long limit, Duration window, Algorithm algorithm) {
+
+        public Quota {
+            Objects.requireNonNull(window, "window");
+            Objects.requireNonNull(algorithm, "algorithm");
+        }
+
+        /** A sliding-window quota. */
+        public static Quota of(long limit, Duration window) {
+            return new Quota(limit, window, Algorithm.SLIDING_WINDOW);
+        }
+
+        /**
+         * This quota as a plan's limit in a group; throws {@link IllegalArgumentException} naming what is wrong (a limit
+         * below 1, a window below 1 ms, a token bucket).
+         */
+        public RateLimit in(String group, String plan) {
+            return new RateLimit(group, algorithm, limit, window, plan);
+        }
     }
 }

@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+
 /** A single-use token was refused. The message never contains the token. */
 public class SingleUseTokenException extends RuntimeException {
 

@@ -1,6 +1,7 @@
 package io.github.ratelimit.core;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -68,6 +69,68 @@ public interface SingleUseTokens {
             return CompletableFuture.completedFuture(release(purpose, token));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * A newly issued single-use token. Only the application ever holds the token itself; Redis keeps a SHA-256
+     * of it. {@link #toString()} does not show the token.
+     *
+     * @param token the secret to hand to the client: 192 random bits, base64url (32 characters)
+     * @param purpose what it is for
+     * @param uses how many times it can be consumed
+     * @param ttl how long it lives
+     * @param expiresAt when it stops working, by the Redis server's clock
+     */
+    public record IssuedToken(String token, String purpose, int uses, Duration ttl, Instant expiresAt) {
+
+        @Override
+        public String toString() {
+            return "IssuedToken[purpose=" + purpose + ", uses=" + uses + ", ttl=" + ttl + ", expiresAt=" + expiresAt
+                    + "]";
+        }
+    }
+
+    /**
+     * The outcome of presenting a single-use token. Declare a parameter of this type on a {@code @SingleUse}
+     * method to receive the metadata of the token it consumed.
+     *
+     * @param status what happened
+     * @param purpose the purpose the token was presented for
+     * @param metadata the metadata given at issue time; empty unless consumed
+     * @param remainingUses how many uses the token has left after this one; 0 unless consumed
+     */
+    public record TokenConsumption(Status status, String purpose, Map<String, String> metadata, int remainingUses) {
+
+        /** What happened to a presented token. */
+        public enum Status {
+            /** The token was valid and one of its uses was taken. */
+            CONSUMED,
+            /** No token was presented. */
+            MISSING,
+            /** The value cannot be a token of ours (wrong length or characters); Redis was not asked. */
+            MALFORMED,
+            /** No such token for this purpose: never issued, or expired. */
+            UNKNOWN,
+            /** The token exists but all its uses are taken. */
+            ALREADY_USED
+        }
+
+        public TokenConsumption {
+            metadata = Map.copyOf(metadata);
+        }
+
+        /** Whether a use was taken. */
+        public boolean consumed() {
+            return status == Status.CONSUMED;
+        }
+
+        /** This consumption, or a {@link SingleUseTokenException} with the reason it was refused. */
+        public TokenConsumption orElseThrow() {
+            if (!consumed()) {
+                throw new SingleUseTokenException(status, purpose);
+            }
+            return this;
         }
     }
 }

@@ -3,7 +3,7 @@ package io.github.ratelimit.internal;
 import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.ClientIdentifier;
-import io.github.ratelimit.core.DeclaredLimit;
+import io.github.ratelimit.core.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.github.ratelimit.internal;
 
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.PlanSource;
-import io.github.ratelimit.core.Quota;
+import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.core.RateLimit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -128,7 +128,7 @@ public final class Plans {
                             + plans.plans().keySet());
         }
         PlanSource planSource = source.get();
-        List<io.github.ratelimit.core.Quota> own;
+        List<io.github.ratelimit.core.PlanSource.Quota> own;
         try {
             own = planSource == null ? null : planSource.limitsOf(group, plan, customer);
         } catch (RuntimeException e) {

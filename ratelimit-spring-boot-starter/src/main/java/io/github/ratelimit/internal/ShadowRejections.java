@@ -1,7 +1,7 @@
 package io.github.ratelimit.internal;
 
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.RateLimit;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -3,7 +3,7 @@ package io.github.ratelimit.redis;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import java.time.Duration;

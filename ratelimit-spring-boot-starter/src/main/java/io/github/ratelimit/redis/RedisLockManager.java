@@ -1,9 +1,9 @@
 package io.github.ratelimit.redis;
 
-import io.github.ratelimit.core.LockHandle;
 import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockNotAcquiredException;
-import io.github.ratelimit.core.LockOptions;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.internal.Futures;

@@ -1,10 +1,10 @@
 package io.github.ratelimit.redis;
 
-import io.github.ratelimit.core.IssuedToken;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.core.TokenConsumption;
-import io.github.ratelimit.core.TokenConsumption.Status;
+import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
 import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;

@@ -2,7 +2,7 @@ package io.github.ratelimit.web;
 
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
-import io.github.ratelimit.core.DeclaredLimit;
+import io.github.ratelimit.core.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;

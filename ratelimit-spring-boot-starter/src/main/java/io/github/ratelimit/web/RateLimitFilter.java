@@ -1,7 +1,7 @@
 package io.github.ratelimit.web;
 
-import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
+import io.github.ratelimit.core.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;

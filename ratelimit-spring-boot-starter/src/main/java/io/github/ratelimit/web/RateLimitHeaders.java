@@ -2,7 +2,7 @@ package io.github.ratelimit.web;
 
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.LimitOutcome;
+import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import java.time.Duration;

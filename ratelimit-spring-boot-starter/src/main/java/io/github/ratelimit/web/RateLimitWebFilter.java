@@ -1,8 +1,8 @@
 package io.github.ratelimit.web;
 
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.DeclaredLimit;
 import io.github.ratelimit.core.DeclaredLimits;
+import io.github.ratelimit.core.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.internal.KeyResolvers;
 import io.github.ratelimit.internal.Plans;

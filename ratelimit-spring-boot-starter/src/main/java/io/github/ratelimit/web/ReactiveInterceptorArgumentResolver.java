@@ -1,7 +1,7 @@
 package io.github.ratelimit.web;
 
-import io.github.ratelimit.core.LockHandle;
-import io.github.ratelimit.core.TokenConsumption;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.reactive.BindingContext;
 import org.springframework.web.reactive.result.method.HandlerMethodArgumentResolver;

@@ -10,7 +10,7 @@ import io.github.ratelimit.autoconfigure.RateLimitHealthAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LockManager;
-import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.testing.RedisProcess;

@@ -7,7 +7,7 @@ import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.InvalidDefinitionException;
-import io.github.ratelimit.core.LockHandle;
+import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.testing.SharedRedis;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

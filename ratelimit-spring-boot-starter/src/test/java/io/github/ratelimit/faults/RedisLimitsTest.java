@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.LimitRequest;
-import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.redis.RedisGuard;

@@ -9,7 +9,7 @@ import io.github.ratelimit.autoconfigure.RateLimitHealthAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager;
-import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;

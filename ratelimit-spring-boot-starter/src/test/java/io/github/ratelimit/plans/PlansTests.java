@@ -9,7 +9,7 @@ import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.InvalidDefinitionException;
 import io.github.ratelimit.core.PlanSource;
-import io.github.ratelimit.core.Quota;
+import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.testing.SharedRedis;
 import io.github.ratelimit.web.RateLimitFields;

@@ -3,9 +3,9 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.core.LockHandle;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockNotAcquiredException;
-import io.github.ratelimit.core.LockOptions;
 import io.github.ratelimit.testing.RedisCommands;
 import io.github.ratelimit.testing.RedisTopology;
 import java.time.Duration;

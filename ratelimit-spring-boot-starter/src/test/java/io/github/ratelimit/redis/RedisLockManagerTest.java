@@ -2,8 +2,8 @@ package io.github.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.core.LockHandle;
-import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.testing.RedisProcess;
 import io.github.ratelimit.testing.RedisTopology;
 import java.time.Duration;

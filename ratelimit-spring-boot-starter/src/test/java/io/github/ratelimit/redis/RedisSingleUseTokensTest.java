@@ -2,8 +2,8 @@ package io.github.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.core.IssuedToken;
-import io.github.ratelimit.core.TokenConsumption.Status;
+import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.testing.RawRedis;
 import io.github.ratelimit.testing.RedisCommands;
 import io.github.ratelimit.testing.RedisProcess;

@@ -3,11 +3,11 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.core.IssuedToken;
-import io.github.ratelimit.core.LockHandle;
-import io.github.ratelimit.core.LockOptions;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.core.TokenConsumption.Status;
+import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.testing.RawRedis;
 import io.github.ratelimit.testing.RedisCommands;
 import io.github.ratelimit.testing.RedisProcess;

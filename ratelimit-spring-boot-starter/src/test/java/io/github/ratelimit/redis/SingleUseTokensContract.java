@@ -3,10 +3,10 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.core.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokenException;
-import io.github.ratelimit.core.TokenConsumption;
-import io.github.ratelimit.core.TokenConsumption.Status;
+import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.testing.RedisCommands;
 import io.github.ratelimit.testing.RedisTopology;
 import java.time.Duration;
