@@ -4,18 +4,20 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
  * The starter's layering and its public API, pinned so that neither drifts unnoticed: the core knows no Spring and no
- * Redis, nothing above the Redis package knows Redisson, and the list of public types changes only on purpose (with the
+ * Redis, the decision flow and the web and annotation support know no storage, and the list of public types changes only on purpose (with the
  * README's list of them).
  */
 class ArchitectureTest {
@@ -36,40 +38,50 @@ class ArchitectureTest {
                 .check(STARTER);
     }
 
+    /**
+     * The Spring side (interception, path rules, answers, the decision flow, metrics) lives in the auto-configuration
+     * package, package-private, beside the auto-configurations that build it. Of it, only the Redis wiring and the
+     * operator views of Redis (health, meters, the startup line) know the Redis implementation; the decision flow and
+     * the web and annotation support talk to the SPIs of the core, and nothing of it but the Redis wiring knows
+     * Redisson.
+     */
     @Test
-    void theDecisionFlowKnowsNoStorage() {
+    void theDecisionFlowAndTheWebAndAnnotationSupportKnowNoStorage() {
         noClasses()
                 .that()
-                .resideInAPackage("io.github.ratelimit.internal..")
+                .resideInAPackage("io.github.ratelimit.autoconfigure..")
+                .and(DescribedPredicate.describe(
+                        "are not the Redis wiring or an operator view of Redis",
+                        (JavaClass c) -> !KNOW_REDIS.contains(topLevel(c).getSimpleName())))
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage(
-                        "org.redisson..",
-                        "io.github.ratelimit.redis..",
-                        "io.github.ratelimit.web..",
-                        "io.github.ratelimit.aop..",
-                        "io.github.ratelimit.actuate..",
-                        "io.github.ratelimit.autoconfigure..")
+                .resideInAnyPackage("org.redisson..", "io.github.ratelimit.redis..")
                 .check(STARTER);
     }
 
-    @Test
-    void annotationsAndWebKnowNoRedisson() {
-        noClasses()
-                .that()
-                .resideInAnyPackage("io.github.ratelimit.aop..", "io.github.ratelimit.web..")
-                .should()
-                .dependOnClassesThat()
-                .resideInAnyPackage(
-                        "org.redisson..", "io.github.ratelimit.redis..", "io.github.ratelimit.autoconfigure..")
-                .check(STARTER);
-        noClasses()
-                .that()
-                .resideInAPackage("io.github.ratelimit.aop..")
-                .should()
-                .dependOnClassesThat()
-                .resideInAPackage("io.github.ratelimit.web..")
-                .check(STARTER);
+    /** The auto-configuration classes that may know Redis: they build it, or show its state to operators. */
+    static final Set<String> KNOW_REDIS = Set.of(
+            // the Redis wiring
+            "RateLimitRedissonAutoConfiguration",
+            "RateLimitAutoConfiguration",
+            "RedisConnectionSettings",
+            "ConnectionDetailsSettings",
+            "RedisMemoryPolicyCheck",
+            "RateLimitProperties", // its defaults are the Redis implementation's
+            // operator views of Redis: health, meters, the startup line
+            "RateLimitHealthAutoConfiguration",
+            "RateLimitHealthIndicator",
+            "RateLimitMetricsAutoConfiguration",
+            "MeteringPostProcessor",
+            "RateLimitMeters",
+            "StartupSummary");
+
+    static JavaClass topLevel(JavaClass type) {
+        JavaClass c = type;
+        while (c.getEnclosingClass().isPresent()) {
+            c = c.getEnclosingClass().get();
+        }
+        return c;
     }
 
     @Test
@@ -80,9 +92,9 @@ class ArchitectureTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(
-                        "io.github.ratelimit.web..",
-                        "io.github.ratelimit.aop..",
-                        "io.github.ratelimit.actuate..",
+                        "io.github.ratelimit.autoconfigure..",
+                        "io.github.ratelimit.autoconfigure..",
+                        "io.github.ratelimit.autoconfigure..",
                         "io.github.ratelimit.autoconfigure..")
                 .check(STARTER);
     }
@@ -121,66 +133,33 @@ class ArchitectureTest {
     }
 
     static final List<String> PUBLIC_API = List.of(
-            // what applications write against: SPIs, values, exceptions
+            // SPIs
             "core.CallerContext",
-            "core.ClientIdentifier",
-            "core.ConcurrencyLimitExceededException",
             "core.ConcurrencyLimiter",
-            "core.Decision",
-            "core.DeclaredLimits",
-            "core.InvalidDefinitionException",
             "core.KeyResolver",
-            "core.LimitRequest",
-            "core.LockLostException",
             "core.LockManager",
-            "core.LockNotAcquiredException",
-            "core.Messages",
             "core.PlanSource",
+            "core.RateLimiter",
+            "core.SingleUseTokens",
+            // values
+            "core.ClientIdentifier",
+            "core.Decision",
+            "core.LimitRequest",
+            "core.Messages",
             "core.RateLimit",
+            // exceptions
+            "core.ConcurrencyLimitExceededException",
+            "core.LockLostException",
+            "core.LockNotAcquiredException",
             "core.RateLimitEvaluationException",
             "core.RateLimitExceededException",
-            "core.RateLimiter",
             "core.RedisUnavailableException",
             "core.SingleUseTokenException",
-            "core.SingleUseTokens",
-            "web.FilterRuleSpec",
-            // public only because the auto-configuration builds them (bean types); not API
-            "actuate.MeteringPostProcessor",
-            "actuate.ObservingPostProcessor",
-            "actuate.RateLimitHealthIndicator",
-            "actuate.RateLimitsEndpoint",
-            "aop.AnnotationStartupValidator",
-            "aop.ConcurrencyLimitedAdvisor",
-            "aop.LockedAdvisor",
-            "aop.RateLimitAdvisor",
-            "aop.SingleUseAdvisor",
-            "internal.Cidr",
-            "internal.Fallbacks",
-            "internal.Futures",
-            "internal.IpAddresses",
-            "internal.KeyResolvers",
-            "internal.LimitDefinition",
-            "internal.LogThrottle",
-            "internal.Plans",
-            "internal.RateLimitDecisions",
-            "internal.SpelVariables",
+            // the Redis implementations of the SPIs, for use without the auto-configuration
             "redis.RedisConcurrencyLimiter",
             "redis.RedisConnector",
             "redis.RedisGuard",
-            "redis.RedisHealthProbe",
             "redis.RedisLockManager",
             "redis.RedisRateLimiter",
-            "redis.RedisSingleUseTokens",
-            "web.ClientAddresses",
-            "web.InterceptorArgumentResolver",
-            "web.InvalidFilterRuleException",
-            "web.LockExceptionHandler",
-            "web.RateLimitExceptionHandler",
-            "web.RateLimitFilter",
-            "web.RateLimitWebExceptionHandler",
-            "web.RateLimitWebFilter",
-            "web.ReactiveInterceptorArgumentResolver",
-            "web.RedisUnavailableHandler",
-            "web.ServletCallerContext",
-            "web.SingleUseTokenExceptionHandler");
+            "redis.RedisSingleUseTokens");
 }

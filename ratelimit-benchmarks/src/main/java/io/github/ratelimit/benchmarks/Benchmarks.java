@@ -5,8 +5,8 @@ import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
-import io.github.ratelimit.actuate.ObservingPostProcessor;
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.autoconfigure.RateLimitObservationAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimit;
@@ -53,7 +53,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.config.Config;
-import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import redis.embedded.RedisServer;
 
 /**
@@ -474,12 +474,14 @@ public final class Benchmarks {
         measureAndPrint("observed", workloads, MANY_KEYS, results);
     }
 
-    /** The limiter as the starter wraps it for an application's ObservationRegistry. */
+    /** The limiter as the starter wraps it for an application's ObservationRegistry (its auto-configuration's). */
     private static RateLimiter observedBy(RateLimiter limiter, ObservationRegistry registry) {
-        DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
-        beans.registerSingleton("observations", registry);
-        return (RateLimiter) new ObservingPostProcessor(beans.getBeanProvider(ObservationRegistry.class))
-                .postProcessAfterInitialization(limiter, "rateLimiter");
+        AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        context.registerBean(ObservationRegistry.class, () -> registry);
+        context.registerBean("rateLimiter", RateLimiter.class, () -> limiter);
+        context.register(RateLimitObservationAutoConfiguration.class);
+        context.refresh();
+        return context.getBean(RateLimiter.class);
     }
 
     /** Measures the workloads at every concurrency, prints each result and keeps it under "section/concurrency". */

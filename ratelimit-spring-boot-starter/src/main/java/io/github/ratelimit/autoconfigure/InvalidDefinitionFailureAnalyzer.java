@@ -1,6 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.core.InvalidDefinitionException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

@@ -1,7 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.web.InterceptorArgumentResolver;
-import io.github.ratelimit.web.ReactiveInterceptorArgumentResolver;
 import java.util.List;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

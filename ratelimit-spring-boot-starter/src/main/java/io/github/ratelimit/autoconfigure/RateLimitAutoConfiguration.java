@@ -1,25 +1,15 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.RetryAdvice;
-import io.github.ratelimit.aop.AnnotationStartupValidator;
-import io.github.ratelimit.aop.ConcurrencyLimitedAdvisor;
-import io.github.ratelimit.aop.LockedAdvisor;
-import io.github.ratelimit.aop.RateLimitAdvisor;
-import io.github.ratelimit.aop.SingleUseAdvisor;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
-import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.internal.Fallbacks;
-import io.github.ratelimit.internal.KeyResolvers;
-import io.github.ratelimit.internal.Plans;
-import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;

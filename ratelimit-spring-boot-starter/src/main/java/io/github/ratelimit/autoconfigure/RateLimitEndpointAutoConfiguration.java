@@ -1,10 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.actuate.RateLimitsEndpoint;
-import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.internal.Plans;
-import io.github.ratelimit.internal.RateLimitDecisions;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

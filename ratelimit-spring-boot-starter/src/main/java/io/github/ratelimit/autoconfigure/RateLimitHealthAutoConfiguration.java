@@ -1,9 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.actuate.RateLimitHealthIndicator;
+import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
-import io.github.ratelimit.redis.RedisHealthProbe;
-import org.redisson.api.RedissonClient;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -20,8 +18,8 @@ public final class RateLimitHealthAutoConfiguration {
 
     @Bean(name = "ratelimitHealthIndicator")
     @ConditionalOnMissingBean(RateLimitHealthIndicator.class)
-    @ConditionalOnBean({RedissonClient.class, RedisGuard.class})
-    RateLimitHealthIndicator rateLimitHealthIndicator(RedissonClient redisson, RedisGuard guard) {
-        return new RateLimitHealthIndicator(new RedisHealthProbe(redisson, guard), guard);
+    @ConditionalOnBean({RedisConnector.class, RedisGuard.class})
+    RateLimitHealthIndicator rateLimitHealthIndicator(RedisConnector connector, RedisGuard guard) {
+        return new RateLimitHealthIndicator(connector, guard);
     }
 }

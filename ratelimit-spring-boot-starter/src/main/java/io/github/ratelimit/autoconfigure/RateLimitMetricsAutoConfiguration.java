@@ -1,8 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.actuate.MeteringPostProcessor;
-import io.github.ratelimit.internal.Fallbacks;
-import io.github.ratelimit.internal.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisGuard;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

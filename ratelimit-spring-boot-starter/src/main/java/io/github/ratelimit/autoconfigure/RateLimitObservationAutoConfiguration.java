@@ -1,6 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.actuate.ObservingPostProcessor;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

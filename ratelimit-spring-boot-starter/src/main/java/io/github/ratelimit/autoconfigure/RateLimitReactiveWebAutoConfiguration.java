@@ -1,10 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.internal.KeyResolvers;
-import io.github.ratelimit.internal.RateLimitDecisions;
-import io.github.ratelimit.web.ClientAddresses;
-import io.github.ratelimit.web.RateLimitWebExceptionHandler;
-import io.github.ratelimit.web.RateLimitWebFilter;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,15 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.internal.KeyResolvers;
-import io.github.ratelimit.internal.RateLimitDecisions;
-import io.github.ratelimit.web.ClientAddresses;
-import io.github.ratelimit.web.LockExceptionHandler;
-import io.github.ratelimit.web.RateLimitExceptionHandler;
-import io.github.ratelimit.web.RateLimitFilter;
-import io.github.ratelimit.web.RedisUnavailableHandler;
-import io.github.ratelimit.web.ServletCallerContext;
-import io.github.ratelimit.web.SingleUseTokenExceptionHandler;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

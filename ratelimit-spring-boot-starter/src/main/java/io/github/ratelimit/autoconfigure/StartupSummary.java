@@ -1,7 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.core.DeclaredLimits;
-import io.github.ratelimit.core.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.redis.RedisGuard;
 import java.util.List;
 import org.redisson.api.RedissonClient;

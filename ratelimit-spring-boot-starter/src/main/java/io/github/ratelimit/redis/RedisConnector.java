@@ -1,10 +1,10 @@
 package io.github.ratelimit.redis;
 
-import io.github.ratelimit.internal.Futures;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +36,7 @@ public final class RedisConnector implements AutoCloseable {
     private final Duration connectTimeout;
     private final Duration retryEvery;
     private final List<Consumer<RedissonClient>> onConnected;
+    private final RedisHealthProbe probe;
     private final CountDownLatch firstAttempt = new CountDownLatch(1);
     private volatile Throwable lastFailure;
     private volatile boolean closed;
@@ -59,6 +60,7 @@ public final class RedisConnector implements AutoCloseable {
         this.connectTimeout = connectTimeout;
         this.retryEvery = retryEvery;
         this.onConnected = List.copyOf(onConnected);
+        this.probe = new RedisHealthProbe(redisson, guard);
     }
 
     /** Starts connecting in the background; calls are answered without Redis until it answers. */
@@ -165,6 +167,14 @@ public final class RedisConnector implements AutoCloseable {
         String message = error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
         int newline = message.indexOf('\n');
         return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    /**
+     * Checks that Redis answers within the budget and knows the starter's scripts, loading any it forgot: details for
+     * the health endpoint. Throws {@code RedisUnavailableException} when Redis does not answer.
+     */
+    public Map<String, Object> healthCheck() {
+        return probe.check();
     }
 
     @Override

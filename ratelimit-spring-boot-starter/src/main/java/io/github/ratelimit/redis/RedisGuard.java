@@ -2,8 +2,6 @@ package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.internal.Futures;
-import io.github.ratelimit.internal.LogThrottle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -55,7 +53,7 @@ public final class RedisGuard {
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong rejectedWhileOpen = new AtomicLong();
     private final AtomicLong answeredWithout = new AtomicLong();
-    private final LogThrottle repeatLog = new LogThrottle(Duration.ofSeconds(REPEAT_LOG_SECONDS));
+    private final AtomicLong nextRepeatLog = new AtomicLong(System.nanoTime());
     private volatile boolean connected = true;
     private volatile Instant unavailableSince;
     private volatile String lastError;
@@ -309,7 +307,7 @@ public final class RedisGuard {
     private RedisUnavailableException without(String message, Duration retryAfter, Throwable cause) {
         long count = answeredWithout.incrementAndGet();
         Instant since = unavailableSince;
-        if (since != null && repeatLog.due(false)) {
+        if (since != null && repeatLogDue()) {
             log.warn(
                     "Redis {} still unavailable (since {}, {}): {} calls answered without it so far",
                     target,
@@ -320,12 +318,19 @@ public final class RedisGuard {
         return new RedisUnavailableException(message, retryAfter, cause);
     }
 
+    /** Whether the outage log may repeat now; if so, the next repeat waits a full interval. */
+    private boolean repeatLogDue() {
+        long now = System.nanoTime();
+        long at = nextRepeatLog.get();
+        return now - at >= 0 && nextRepeatLog.compareAndSet(at, now + TimeUnit.SECONDS.toNanos(REPEAT_LOG_SECONDS));
+    }
+
     private void becameUnavailable(String cause) {
         lastError = cause;
         if (unavailableSince == null) {
             unavailableSince = Instant.now();
             answeredWithout.set(0);
-            repeatLog.restart();
+            nextRepeatLog.set(System.nanoTime() + TimeUnit.SECONDS.toNanos(REPEAT_LOG_SECONDS));
             log.warn("Redis {} is unavailable ({}); {}", target, cause, CONSEQUENCE);
         }
     }

@@ -8,9 +8,9 @@ import org.redisson.api.RedissonClient;
 
 /**
  * Checks that Redis answers within the budget and knows the starter's scripts, loading any it forgot. Used by
- * the health indicator; a failure throws {@code RedisUnavailableException}.
+ * the health indicator through {@link RedisConnector#healthCheck()}; a failure throws {@code RedisUnavailableException}.
  */
-public final class RedisHealthProbe {
+final class RedisHealthProbe {
 
     private static final List<LuaScript> SCRIPTS = List.of(
             RedisRateLimiter.SCRIPT,
@@ -25,13 +25,13 @@ public final class RedisHealthProbe {
     private final RScript script;
     private final RedisGuard guard;
 
-    public RedisHealthProbe(RedissonClient redisson, RedisGuard guard) {
+    RedisHealthProbe(RedissonClient redisson, RedisGuard guard) {
         this.guard = guard;
         this.script = ScriptExecutor.boundedScript(redisson, guard);
     }
 
     /** Details for the health endpoint: the scripts Redis had to be given again, and the breaker state. */
-    public Map<String, Object> check() {
+    Map<String, Object> check() {
         String[] shas = SCRIPTS.stream().map(LuaScript::sha1).toArray(String[]::new);
         List<Boolean> loaded = guard.call(() -> script.scriptExistsAsync(shas));
         int reloaded = 0;

@@ -1,6 +1,5 @@
 package io.github.ratelimit.redis;
 
-import io.github.ratelimit.internal.Futures;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -3,9 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.RateLimited;
-import io.github.ratelimit.aop.RateLimitAdvisor;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.InvalidDefinitionException;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.testing.SharedRedis;

@@ -3,8 +3,6 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.testing.SharedRedis;
-import io.github.ratelimit.web.InvalidFilterRuleException;
-import io.github.ratelimit.web.RateLimitFilter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;

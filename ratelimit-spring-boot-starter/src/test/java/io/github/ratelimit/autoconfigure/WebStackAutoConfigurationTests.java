@@ -2,18 +2,10 @@ package io.github.ratelimit.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.core.DeclaredLimits;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.testing.SharedRedis;
-import io.github.ratelimit.web.ClientAddresses;
-import io.github.ratelimit.web.InvalidFilterRuleException;
-import io.github.ratelimit.web.RateLimitExceptionHandler;
-import io.github.ratelimit.web.RateLimitFilter;
-import io.github.ratelimit.web.RateLimitWebExceptionHandler;
-import io.github.ratelimit.web.RateLimitWebFilter;
-import io.github.ratelimit.web.ServletCallerContext;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

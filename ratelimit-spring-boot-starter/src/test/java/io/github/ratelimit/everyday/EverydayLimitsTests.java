@@ -8,7 +8,6 @@ import io.github.ratelimit.annotation.NotRateLimited;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
-import io.github.ratelimit.core.InvalidDefinitionException;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.testing.SharedRedis;
 import java.lang.annotation.ElementType;
@@ -229,12 +228,12 @@ class EverydayLimitsTests {
     void aWrongFallbackFailsTheStartNamingBothMethods() {
         runner("everyday-start:").withBean(BadFallbackName.class).run(context -> assertThat(context)
                 .getFailure()
-                .isInstanceOf(InvalidDefinitionException.class)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("BadFallbackName.call(String)")
                 .hasMessageContaining("fallback 'nowhere' must be a method BadFallbackName.nowhere(String)"));
         runner("everyday-start:").withBean(BadFallbackType.class).run(context -> assertThat(context)
                 .getFailure()
-                .isInstanceOf(InvalidDefinitionException.class)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("fallback BadFallbackType.other returns Integer"));
     }
 

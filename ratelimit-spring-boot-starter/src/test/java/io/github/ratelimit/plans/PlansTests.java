@@ -4,15 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitFields;
 import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
-import io.github.ratelimit.core.InvalidDefinitionException;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.testing.SharedRedis;
-import io.github.ratelimit.web.RateLimitFields;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -233,7 +232,7 @@ class PlansTests {
     void startupNamesAnUnknownGroupAPlanWithoutLimitsAndATokenBucketPlan() {
         runner("plans-start:").withBean(UnknownGroup.class).run(context -> assertThat(context)
                 .getFailure()
-                .isInstanceOf(InvalidDefinitionException.class)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("UnknownGroup.report")
                 .hasMessageContaining("plan group 'reprots' is not configured")
                 .hasMessageContaining("[reports]"));

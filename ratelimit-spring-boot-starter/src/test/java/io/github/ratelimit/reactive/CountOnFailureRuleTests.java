@@ -8,7 +8,7 @@ import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.testing.NoBlockingCalls;
 import io.github.ratelimit.testing.SharedRedis;
-import io.github.ratelimit.web.RateLimitFilter;
+import jakarta.servlet.Filter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -104,7 +104,7 @@ class CountOnFailureRuleTests {
                 .withBean(ServletLogin.class)
                 .run(context -> {
                     MockMvc mvc = MockMvcBuilders.webAppContextSetup(context)
-                            .addFilters(context.getBean(RateLimitFilter.class))
+                            .addFilters(context.getBean("rateLimitFilter", Filter.class))
                             .build();
                     assertOnlyFailuresCount((user, ok) -> {
                         try {

@@ -1,0 +1,36 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.RateLimit;
+import java.util.List;
+
+/** Something that declares limits: the annotation support, the servlet filter. */
+interface DeclaredLimits {
+
+    /** The limits declared so far; after startup, all of them. */
+    List<DeclaredLimit> declaredLimits();
+
+    /**
+     * A limit the application declares, for operators: where it comes from (a method or a filter rule), the limit,
+     * and how callers are identified.
+     *
+     * @param source the annotated method or the rule ({@code ratelimit.filter.rules[0]})
+     * @param limit the limit
+     * @param keys the key expressions (annotations) or key kind (rules)
+     * @param shadow whether it only counts and reports
+     * @param failClosed whether calls are refused when Redis cannot decide
+     * @param perPath whether each concrete path is counted apart (a rule with {@code per-path: true})
+     */
+    public record DeclaredLimit(
+            String source, RateLimit limit, List<String> keys, boolean shadow, boolean failClosed, boolean perPath) {
+
+        public DeclaredLimit {
+            keys = keys.stream().map(ClientIdentifier::normalizeKind).toList();
+        }
+
+        /** A limit counted once per client, whatever the path. */
+        public DeclaredLimit(String source, RateLimit limit, List<String> keys, boolean shadow, boolean failClosed) {
+            this(source, limit, keys, shadow, failClosed, false);
+        }
+    }
+}

@@ -1,0 +1,240 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.core.CallerContext;
+import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import org.springframework.aop.ProxyMethodInvocation;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The return-type adapters of the interceptors: how an intercepted method runs after a step that asks Redis (a
+ * decision, a token consumption, a lock acquisition) and what ends it. A method returning a plain value waits for the
+ * step on the calling thread; one returning {@code Mono}, {@code Flux} or {@code CompletionStage} takes the step
+ * without blocking any thread: for a publisher, when it is subscribed (every subscription decides again), with the
+ * caller taken from the Reactor context; for a stage, when the method is called. The method itself is called only
+ * once the step succeeded, on the thread that completed it.
+ *
+ * <p>Whatever the step holds (a lock, a consumed token) is finished exactly once: when the method's result completes,
+ * fails or is cancelled, or, when the subscriber cancels before the method ran, as soon as the step completes.
+ */
+final class DeferredInvocation {
+
+    private DeferredInvocation() {}
+
+    /** What the method's result did, for {@link Step#finish}. */
+    enum End {
+        /** Completed normally. */
+        COMPLETED,
+        /** Failed, or the method threw. */
+        FAILED,
+        /** The subscriber cancelled while the method's publisher ran. */
+        CANCELLED,
+        /** The subscriber cancelled before the method was called: the step's effect was never used. */
+        NOT_STARTED
+    }
+
+    /** One interceptor's step, for one invocation. */
+    interface Step<R> {
+
+        /** Takes the step for the caller; a failed stage refuses the call with its exception. */
+        CompletionStage<R> start(CallerContext caller);
+
+        /** Whether a value the method gave is a failure, so that its end is {@link End#FAILED}. */
+        default boolean failure(Object value) {
+            return false;
+        }
+
+        /** Hands what the step produced to the method's arguments, before it is called. */
+        default void prepare(R result, Object[] arguments) {}
+
+        /**
+         * Ends what the step holds; called at most once. The result of the method waits for the returned stage when it
+         * completes or fails, not when it is cancelled; a failed stage is ignored (log it where it fails).
+         */
+        default CompletionStage<?> finish(R result, End end) {
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    /** How a method's return type is adapted. */
+    enum Shape {
+        PLAIN,
+        MONO,
+        FLUX,
+        STAGE;
+
+        static Shape of(Method method) {
+            Class<?> type = method.getReturnType();
+            if (Mono.class.isAssignableFrom(type)) {
+                return MONO;
+            }
+            if (Flux.class.isAssignableFrom(type)) {
+                return FLUX;
+            }
+            if (CompletionStage.class.isAssignableFrom(type)) {
+                return STAGE;
+            }
+            return PLAIN;
+        }
+    }
+
+    /**
+     * Fails a call that would block a non-blocking thread (an event loop) waiting for Redis: a method with a plain
+     * return type on a reactive server must return {@code Mono}, {@code Flux} or {@code CompletionStage} instead.
+     */
+    static void checkMayBlock(Method method, String annotation) {
+        if (Schedulers.isInNonBlockingThread()) {
+            throw new IllegalStateException(annotation + " method "
+                    + method.getDeclaringClass().getSimpleName() + "."
+                    + method.getName() + " returns " + method.getReturnType().getSimpleName()
+                    + " and was called on a non-blocking thread ("
+                    + Thread.currentThread().getName()
+                    + "), where waiting for Redis would block it; return Mono, Flux or CompletionStage instead");
+        }
+    }
+
+    /** Runs the invocation after the step, in the shape of its return type (not {@link Shape#PLAIN}). */
+    static <R> Object invoke(
+            MethodInvocation invocation, Shape shape, Supplier<CallerContext> callerOutsideReactor, Step<R> step) {
+        return switch (shape) {
+            case MONO ->
+                // singleOrEmpty: a Mono has at most one value, which is held back until the step has ended (a failure
+                // counted, a lock released) so that the caller never sees the answer first; it does not cancel after
+                // the value either (that would end the step as a cancellation)
+                Mono.deferContextual(context -> subscribed(
+                        invocation, caller(context, callerOutsideReactor), step, publisher -> Flux.from(publisher)
+                                .singleOrEmpty()));
+            case FLUX ->
+                Flux.deferContextual(
+                        context -> subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from));
+            case STAGE -> stage(invocation, callerOutsideReactor.get().snapshot(), step);
+            case PLAIN -> throw new IllegalArgumentException("a plain return type is not deferred");
+        };
+    }
+
+    private static CallerContext caller(reactor.util.context.ContextView context, Supplier<CallerContext> outside) {
+        CallerContext caller = context.getOrDefault(CallerContext.class, null);
+        return caller != null ? caller : outside.get().snapshot();
+    }
+
+    /**
+     * One subscription: the step, then the method's publisher, then the step's end, which the result waits for when it
+     * completes or fails (so that, for example, a lock is free again when the caller sees the answer).
+     */
+    private static <R, P extends Publisher<Object>> P subscribed(
+            MethodInvocation invocation, CallerContext caller, Step<R> step, Function<Publisher<Object>, P> as) {
+        CompletableFuture<R> started;
+        try {
+            started = step.start(caller).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return as.apply(Mono.error(e));
+        }
+        Ending<R> ending = new Ending<>(step);
+        // the step's effect is kept when the subscriber leaves before it is known, and given back when it is
+        Mono<R> resource = Mono.fromFuture(started, true)
+                .doOnCancel(() -> started.thenAccept(result -> ending.end(result, End.NOT_STARTED)));
+        return as.apply(Flux.usingWhen(
+                resource,
+                result -> {
+                    if (!ending.run()) {
+                        return Flux.empty();
+                    }
+                    try {
+                        return Flux.from(publisher(invocation, step, result)).doOnNext(value -> {
+                            if (step.failure(value)) {
+                                ending.failed = true;
+                            }
+                        });
+                    } catch (Throwable e) {
+                        return Flux.error(e);
+                    }
+                },
+                result -> ending.end(result, ending.failed ? End.FAILED : End.COMPLETED),
+                (result, error) -> ending.end(result, End.FAILED),
+                result -> ending.end(result, ending.running() ? End.CANCELLED : End.NOT_STARTED)));
+    }
+
+    /** The end of one subscription's step, at most once: 0 waiting, 1 running, 2 ended. */
+    private static final class Ending<R> {
+
+        private final Step<R> step;
+        private final AtomicInteger state = new AtomicInteger();
+        private volatile boolean failed;
+
+        Ending(Step<R> step) {
+            this.step = step;
+        }
+
+        boolean run() {
+            return state.compareAndSet(0, 1);
+        }
+
+        boolean running() {
+            return state.get() == 1;
+        }
+
+        Mono<Void> end(R result, End end) {
+            if (state.getAndSet(2) == 2) {
+                return Mono.empty();
+            }
+            return Mono.fromCompletionStage(step.finish(result, end))
+                    .onErrorResume(error -> Mono.empty())
+                    .then();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <R> Publisher<Object> publisher(MethodInvocation invocation, Step<R> step, R result)
+            throws Throwable {
+        MethodInvocation call = fresh(invocation);
+        step.prepare(result, call.getArguments());
+        Object returned = call.proceed();
+        return returned == null ? Mono.empty() : (Publisher<Object>) returned;
+    }
+
+    private static <R> CompletionStage<Object> stage(MethodInvocation invocation, CallerContext caller, Step<R> step) {
+        CompletionStage<R> started;
+        try {
+            started = step.start(caller);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return started.thenCompose(result -> {
+            CompletionStage<Object> returned;
+            try {
+                MethodInvocation call = fresh(invocation);
+                step.prepare(result, call.getArguments());
+                @SuppressWarnings("unchecked")
+                CompletionStage<Object> proceeded = (CompletionStage<Object>) call.proceed();
+                returned = proceeded == null ? CompletableFuture.completedFuture(null) : proceeded;
+            } catch (Throwable e) {
+                returned = CompletableFuture.failedFuture(e);
+            }
+            return returned.handle((value, error) -> step.finish(
+                                    result, error == null && !step.failure(value) ? End.COMPLETED : End.FAILED)
+                            .handle((ended, endError) -> {
+                                if (error != null) {
+                                    throw error instanceof CompletionException completion
+                                            ? completion
+                                            : new CompletionException(error);
+                                }
+                                return value;
+                            }))
+                    .thenCompose(Function.identity());
+        });
+    }
+
+    /** An invocation that can be proceeded now, once per subscription, whatever happened to the original. */
+    private static MethodInvocation fresh(MethodInvocation invocation) {
+        return invocation instanceof ProxyMethodInvocation proxy ? proxy.invocableClone() : invocation;
+    }
+}

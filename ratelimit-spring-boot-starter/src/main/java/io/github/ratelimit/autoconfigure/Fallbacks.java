@@ -1,0 +1,46 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.core.RedisUnavailableException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Counts and logs the decisions made without Redis: rate limits that failed open (the call went through
+ * unchecked) or closed (the call was refused with 503). Logs the first of each kind, then at most one line every
+ * 10 s, with the running count, so an outage cannot flood the log.
+ */
+final class Fallbacks {
+
+    private static final Logger log = LoggerFactory.getLogger(Fallbacks.class);
+
+    private final AtomicLong failedOpen = new AtomicLong();
+    private final AtomicLong failedClosed = new AtomicLong();
+    private final LogThrottle throttle = new LogThrottle(Duration.ofSeconds(10));
+
+    /** A call let through unchecked because Redis was unavailable. */
+    public void failedOpen(String what, RedisUnavailableException cause) {
+        log(failedOpen, "call allowed (fail-open", what, cause);
+    }
+
+    /** A call refused because Redis was unavailable. */
+    public void failedClosed(String what, RedisUnavailableException cause) {
+        log(failedClosed, "call refused (fail-closed", what, cause);
+    }
+
+    private void log(AtomicLong counter, String outcome, String what, RedisUnavailableException cause) {
+        long count = counter.incrementAndGet();
+        if (throttle.due(count == 1)) {
+            log.warn("Rate limit {} not checked, {}; {} so far): {}", what, outcome, count, cause.getMessage());
+        }
+    }
+
+    public long failedOpen() {
+        return failedOpen.get();
+    }
+
+    public long failedClosed() {
+        return failedClosed.get();
+    }
+}

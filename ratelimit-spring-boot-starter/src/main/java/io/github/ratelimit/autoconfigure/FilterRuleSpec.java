@@ -1,0 +1,69 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.annotation.CountOn;
+import io.github.ratelimit.annotation.RetryAdvice;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * One rule of the path-rule filters (servlet and WebFlux), exactly as bound from {@code ratelimit.filter.rules[i]}; checked and compiled once
+ * when the filter is created (an invalid value fails the start naming the property).
+ *
+ * @param name the budget's name (letters, digits, {@code ._:/-}); null for {@code rule-<index>}
+ * @param paths {@code PathPattern}s the rule applies to, each starting with {@code /}; a single value binds as a
+ *     list of one
+ * @param methods HTTP methods it applies to; empty for all
+ * @param limits one or more limits, all decided together
+ * @param key who is limited: {@code ip}, {@code principal}, {@code client} (principal, else IP),
+ *     {@code header:<Name>}, or {@code spel:<expression>} over {@code #request}, {@code #ip},
+ *     {@code #principal}, {@code #client}
+ * @param missingKey what to do when the key is absent (no principal, no header, a blank or over-long value)
+ * @param cost units each request takes
+ * @param order rules are listed in headers by order, then position
+ * @param shadow counted and reported, never refusing
+ * @param perPath whether each concrete path gets its own count instead of sharing the rule's
+ * @param failClosed whether requests are refused (503) rather than let through when Redis cannot decide
+ * @param retryAdvice what a refused client is told about when to retry: earliest, staggered, or the default
+ * @param plans a plan group of {@code ratelimit.plans.groups} whose limits apply instead of {@code limits}: the
+ *     caller's plan's, the customer being the key's value
+ * @param plan a SpEL expression for the caller's plan (over {@code #request}, {@code #ip}, {@code #principal},
+ *     {@code #client}); null to ask the plan source
+ * @param countOn which requests take from the budget: every admitted one ({@code call}), or only those answered with
+ *     a status of 400 or more or failing with an exception ({@code failure}; checked before, taken after)
+ */
+public record FilterRuleSpec(
+        String name,
+        List<String> paths,
+        List<String> methods,
+        List<LimitSpec> limits,
+        @DefaultValue("client") String key,
+        @DefaultValue("reject") MissingKey missingKey,
+        @DefaultValue("1") long cost,
+        int order,
+        boolean shadow,
+        boolean perPath,
+        boolean failClosed,
+        @DefaultValue("default") RetryAdvice retryAdvice,
+        String plans,
+        String plan,
+        @DefaultValue("call") CountOn countOn) {
+
+    /**
+     * One limit of a rule.
+     *
+     * @param limit units admitted per window, at least 1
+     * @param window the window, such as 1s, 1m or 1h; at least 1 ms
+     * @param algorithm how the limit counts
+     */
+    public record LimitSpec(long limit, Duration window, @DefaultValue("sliding-window") Algorithm algorithm) {}
+
+    /** What a rule does when its key is absent from a request. */
+    public enum MissingKey {
+        /** Answer 400 with a problem saying which key is missing. */
+        REJECT,
+        /** Count the request against the client's IP address instead (a separate counter). */
+        IP
+    }
+}

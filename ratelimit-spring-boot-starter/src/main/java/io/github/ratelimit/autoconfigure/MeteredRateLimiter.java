@@ -1,0 +1,95 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Decision.LimitOutcome;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimiter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Counts decisions per limit name and outcome ({@code ratelimit.decisions}) and times the Redis round trip
+ * ({@code ratelimit.redis.duration}, operation {@code decide}), and counts staggered retry advice capped at the
+ * horizon ({@code ratelimit.retry.advice.capped}). Tags are limit names, never keys.
+ */
+final class MeteredRateLimiter implements RateLimiter {
+
+    private final RateLimiter delegate;
+    private final MeterRegistry registry;
+    private final Timer decide;
+
+    MeteredRateLimiter(RateLimiter delegate, MeterRegistry registry) {
+        this.delegate = delegate;
+        this.registry = registry;
+        this.decide = RateLimitMeters.redisTimer(registry, "decide");
+    }
+
+    @Override
+    public Decision tryAcquire(List<LimitRequest> requests) {
+        long started = System.nanoTime();
+        return counted(delegate.tryAcquire(requests), started);
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests) {
+        long started = System.nanoTime();
+        return delegate.tryAcquireAsync(requests).thenApply(decision -> counted(decision, started));
+    }
+
+    private Decision counted(Decision decision, long started) {
+        decide.record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
+        Map<List<String>, String> outcomeByName = new LinkedHashMap<>();
+        for (LimitOutcome outcome : decision.outcomes()) {
+            String name = outcome.request().limit().name();
+            String plan = outcome.request().limit().plan();
+            if (outcome.adviceCapped()) {
+                Counter.builder("ratelimit.retry.advice.capped")
+                        .description("Refused calls told the staggered-advice horizon instead of their own slot")
+                        .tag("limit", name)
+                        .register(registry)
+                        .increment();
+            }
+            String result = outcome.allowed()
+                    ? "allowed"
+                    : outcome.request().shadow()
+                            ? "shadow_rejected"
+                            : decision.servedLocally() ? "rejected_local" : "rejected";
+            outcomeByName.merge(List.of(name, plan == null ? "none" : plan), result, MeteredRateLimiter::worse);
+        }
+        outcomeByName.forEach((nameAndPlan, result) -> Counter.builder("ratelimit.decisions")
+                .description("Rate limit decisions by limit name, plan and outcome")
+                .tag("limit", nameAndPlan.get(0))
+                .tag("plan", nameAndPlan.get(1))
+                .tag("outcome", result)
+                .register(registry)
+                .increment());
+        return decision;
+    }
+
+    @Override
+    public void reset(RateLimit limit, ClientIdentifier identifier) {
+        delegate.reset(limit, identifier);
+    }
+
+    @Override
+    public void forgetLocalState() {
+        delegate.forgetLocalState();
+    }
+
+    private static String worse(String a, String b) {
+        if (a.equals("rejected") || b.equals("rejected")) {
+            return "rejected";
+        }
+        if (a.equals("rejected_local") || b.equals("rejected_local")) {
+            return "rejected_local";
+        }
+        return a.equals("shadow_rejected") || b.equals("shadow_rejected") ? "shadow_rejected" : "allowed";
+    }
+}

@@ -1,0 +1,130 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.annotation.CountOn;
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitEvaluationException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+
+/** The compiled limits of one method: parsed expressions, checked once at startup. */
+record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, Fallback fallback) {
+
+    /**
+     * One {@code @RateLimited}: its definition, its limit (a plan group's default plan's first), and how a call gives
+     * its keys and cost (null when 1); for a plan group, the caller's plan decides on each call, named by {@code plan}
+     * (null to ask the plan source).
+     */
+    record CompiledLimit(
+            LimitDefinition definition,
+            RateLimit limit,
+            List<KeyExpression> keys,
+            Expression cost,
+            String costText,
+            Expression plan) {}
+
+    /** Whether some limit of the method counts failed calls only. */
+    boolean countsFailures() {
+        return limits.stream().anyMatch(l -> l.definition().countOn() == CountOn.FAILURE);
+    }
+
+    /** Whether any limit of the method fails closed when Redis cannot decide. */
+    boolean failClosed() {
+        return limits.stream().anyMatch(l -> l.definition().failClosed());
+    }
+
+    /** Resolves the keys and costs of one invocation into requests for the limiter. */
+    List<LimitRequest> requests(Object target, Object[] args, CallerContext caller, RateLimitDecisions decisions) {
+        EvaluationContext context = expressions.context(target, args, caller);
+        String source = expressions.source();
+        List<LimitRequest> requests = new ArrayList<>();
+        for (CompiledLimit compiled : limits) {
+            if (compiled.definition().planGroup() != null) {
+                planRequests(compiled, context, caller, decisions, requests);
+                continue;
+            }
+            long cost = cost(compiled, context, compiled.limit().limit());
+            Set<ClientIdentifier> identifiers = new LinkedHashSet<>();
+            for (KeyExpression key : compiled.keys()) {
+                identifiers.addAll(key.identifiers(context, caller, source));
+            }
+            if (identifiers.isEmpty()) {
+                throw new RateLimitEvaluationException("No rate limit key of " + source + " produced an identifier "
+                        + compiled.keys().stream().map(KeyExpression::text).toList()
+                        + "; at least one is needed, or the call would be unlimited");
+            }
+            for (ClientIdentifier identifier : identifiers) {
+                requests.add(compiled.definition().request(compiled.limit(), identifier, cost, decisions));
+            }
+        }
+        return requests;
+    }
+
+    /** The caller's plan's limits for its one identifier (the customer). */
+    private void planRequests(
+            CompiledLimit compiled,
+            EvaluationContext context,
+            CallerContext caller,
+            RateLimitDecisions decisions,
+            List<LimitRequest> requests) {
+        String source = expressions.source();
+        List<ClientIdentifier> identifiers = compiled.keys().get(0).identifiers(context, caller, source);
+        if (identifiers.size() != 1) {
+            throw new RateLimitEvaluationException(
+                    "The plan key " + compiled.keys().get(0).text() + " of " + source + " gave " + identifiers.size()
+                            + " identifiers; a plan-limited call needs exactly one customer");
+        }
+        ClientIdentifier identifier = identifiers.get(0);
+        String customer = identifier.value();
+        Plans.Resolved resolved = decisions
+                .plans()
+                .resolve(
+                        compiled.definition().planGroup(),
+                        compiled.plan() == null ? null : () -> compiled.plan().getValue(context),
+                        source,
+                        customer);
+        for (RateLimit limit : resolved.limits()) {
+            requests.add(compiled.definition()
+                    .request(limit, identifier, cost(compiled, context, limit.limit()), decisions));
+        }
+    }
+
+    private long cost(CompiledLimit compiled, EvaluationContext context, long limit) {
+        String source = expressions.source();
+        if (compiled.cost() == null) {
+            return 1;
+        }
+        Object value;
+        try {
+            value = compiled.cost().getValue(context);
+        } catch (EvaluationException | IllegalStateException e) {
+            throw new RateLimitEvaluationException(
+                    "Rate limit cost '" + compiled.costText() + "' of " + source + " failed: " + e.getMessage(), e);
+        }
+        long cost;
+        if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
+            cost = ((Number) value).longValue();
+        } else if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue())) {
+            cost = number.longValue();
+        } else if (value instanceof CharSequence text && text.toString().matches("\\d{1,18}")) {
+            cost = Long.parseLong(text.toString());
+        } else {
+            throw new RateLimitEvaluationException("Rate limit cost '" + compiled.costText() + "' of " + source
+                    + " must evaluate to a whole number, but was " + value);
+        }
+        if (cost < 0 || cost > limit) {
+            throw new RateLimitEvaluationException("Rate limit cost '" + compiled.costText() + "' of " + source
+                    + " evaluated to " + cost + ", outside 0.."
+                    + limit
+                    + " (a cost above the limit could never be admitted)");
+        }
+        return cost;
+    }
+}

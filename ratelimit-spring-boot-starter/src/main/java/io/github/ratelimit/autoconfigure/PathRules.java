@@ -1,0 +1,153 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitEvaluationException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * The rules of {@code ratelimit.filter.rules}, compiled once, and what they ask of one request: the one owner of rule
+ * matching for the servlet filter and the reactive web filter.
+ */
+final class PathRules {
+
+    private final List<FilterRule> rules;
+    private final List<PathPattern> excluded;
+    private final Plans plans;
+
+    /**
+     * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
+     * @param excludedPaths path patterns no rule applies to
+     * @param plans the plan groups rules may name
+     * @param keys the kinds of key rules may name
+     */
+    PathRules(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans, KeyResolvers keys) {
+        this.plans = plans;
+        List<FilterRule> compiled = new ArrayList<>();
+        for (int i = 0; i < rules.size(); i++) {
+            compiled.add(FilterRule.compile(rules.get(i), i, plans, keys));
+        }
+        compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
+        this.rules = List.copyOf(compiled);
+        this.excluded = FilterRule.parsePatterns(excludedPaths, "ratelimit.filter.exclude");
+    }
+
+    boolean isEmpty() {
+        return rules.isEmpty();
+    }
+
+    /** The limits of every rule. */
+    List<DeclaredLimit> declaredLimits() {
+        List<DeclaredLimit> all = new ArrayList<>();
+        for (FilterRule rule : rules) {
+            all.addAll(rule.definition.declared());
+        }
+        return all;
+    }
+
+    /**
+     * What the rules ask of one request.
+     *
+     * @param requests every limit of every matching rule, empty when none matches
+     * @param what the matching rules, for the fallback log
+     * @param failClosed whether one of them fails closed
+     * @param missingKey a rule's key that is absent from the request, which refuses it with 400; null otherwise
+     */
+    record Match(
+            List<LimitRequest> requests, String what, boolean failClosed, RateLimitEvaluationException missingKey) {}
+
+    /**
+     * @param method the HTTP method
+     * @param rawPath the path within the application, as counted per path
+     * @param path the same, parsed
+     */
+    Match match(String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
+        if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
+            return new Match(List.of(), null, false, null);
+        }
+        boolean failClosed = false;
+        List<String> names = new ArrayList<>();
+        List<LimitRequest> requests = new ArrayList<>();
+        for (FilterRule rule : rules) {
+            if (!rule.matches(method, path)) {
+                continue;
+            }
+            ClientIdentifier identifier = rule.identifier(view);
+            if (identifier == null) {
+                if (rule.missingKey == FilterRuleSpec.MissingKey.REJECT) {
+                    return new Match(
+                            List.of(),
+                            null,
+                            false,
+                            new RateLimitEvaluationException(
+                                    "Rate limit rule '" + rule.name + "' found no key in a request to " + rawPath,
+                                    "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
+                                    null));
+                }
+                identifier = ClientIdentifier.of("ip", view.clientAddress());
+            }
+            failClosed |= rule.definition.failClosed();
+            names.add(rule.name);
+            List<RateLimit> limits = rule.planGroup == null
+                    ? rule.limits
+                    : plans.resolve(rule.planGroup, rule.plan(view), "rule '" + rule.name + "'", identifier.value())
+                            .limits();
+            if (rule.perPath) {
+                identifier = identifier.perPath(rawPath);
+            }
+            for (RateLimit limit : limits) {
+                requests.add(rule.definition.request(limit, identifier, rule.cost, decisions));
+            }
+        }
+        return new Match(requests, "rules " + names, failClosed, null);
+    }
+
+    /**
+     * The caller of one request as the rules read it, from functions: the principal and the client address are asked
+     * at most once per request, whatever the number of rules and keys that read them.
+     */
+    static CallerContext view(
+            Object request, Function<String, String> header, Supplier<String> principal, Supplier<String> client) {
+        return new CallerContext() {
+            private String principalName;
+            private String clientAddress;
+            private boolean principalRead;
+
+            @Override
+            public Object request() {
+                return request;
+            }
+
+            @Override
+            public String header(String name) {
+                return header.apply(name);
+            }
+
+            @Override
+            public String principalName() {
+                if (!principalRead) {
+                    principalName = principal.get();
+                    principalRead = true;
+                }
+                return principalName;
+            }
+
+            @Override
+            public String clientAddress() {
+                if (clientAddress == null) {
+                    clientAddress = client.get();
+                }
+                return clientAddress;
+            }
+        };
+    }
+}

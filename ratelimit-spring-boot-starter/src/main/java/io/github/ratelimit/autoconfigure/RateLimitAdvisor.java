@@ -1,0 +1,72 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.RateLimiter;
+import java.lang.reflect.Method;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.Ordered;
+
+/**
+ * Applies {@code @RateLimited} to Spring beans. Runs before transactions and other advice by default, so a
+ * rejected call opens nothing.
+ */
+final class RateLimitAdvisor extends AnnotationAdvisor implements DeclaredLimits {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient RateLimitedMethods methods;
+
+    /**
+     * @param decisions the decision flow; looked up on first use, else one over the {@code limiter}
+     * @param limiter decides the calls when there is no decision flow; looked up on first use
+     * @param caller describes the caller of the current call; {@link CallerContext#NONE} when absent
+     * @param keys the kinds of key annotations may name; the built-in ones when absent
+     */
+    public RateLimitAdvisor(
+            ObjectProvider<RateLimitDecisions> decisions,
+            ObjectProvider<RateLimiter> limiter,
+            ObjectProvider<CallerContext> caller,
+            ObjectProvider<KeyResolvers> keys) {
+        this(
+                new RateLimitedMethods(
+                        () -> decisions
+                                .getIfAvailable(() -> RateLimitDecisions.of(limiter.getObject()))
+                                .plans(),
+                        () -> keys.getIfAvailable(() -> KeyResolvers.BUILT_IN)),
+                decisions,
+                limiter,
+                caller);
+    }
+
+    private RateLimitAdvisor(
+            RateLimitedMethods methods,
+            ObjectProvider<RateLimitDecisions> decisions,
+            ObjectProvider<RateLimiter> limiter,
+            ObjectProvider<CallerContext> caller) {
+        super(
+                new RateLimitInterceptor(
+                        methods,
+                        () -> decisions.getIfAvailable(() -> RateLimitDecisions.of(limiter.getObject())),
+                        caller),
+                Ordered.HIGHEST_PRECEDENCE + 100);
+        this.methods = methods;
+    }
+
+    /** The limits of every annotated method checked so far: after startup, all of them. */
+    @Override
+    public List<DeclaredLimit> declaredLimits() {
+        return methods.declared();
+    }
+
+    @Override
+    public boolean declares(Method method) {
+        return RateLimitedMethods.isRateLimited(method);
+    }
+
+    @Override
+    public void validate(Method method) {
+        methods.get(method);
+    }
+}

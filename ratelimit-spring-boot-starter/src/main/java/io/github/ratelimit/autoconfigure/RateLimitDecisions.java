@@ -1,0 +1,209 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.annotation.RetryAdvice;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RedisUnavailableException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The one decision flow of the starter, for annotations and path rules alike (and any later caller): ask the limiter
+ * once, and when Redis cannot decide, fail open or closed as configured. Fallbacks are counted and logged here, and
+ * would-be refusals of shadow limits recorded here, once per limit whoever asked. Framework-free; the caller turns
+ * the {@link Outcome} into its own answer (proceed, an exception, a response).
+ */
+final class RateLimitDecisions {
+
+    private final Supplier<RateLimiter> limiter;
+    private final BooleanSupplier allShadow;
+    private final BooleanSupplier allFailClosed;
+    private final BooleanSupplier staggeredByDefault;
+    private final Fallbacks fallbacks;
+    private final Plans plans;
+    private final ShadowRejections shadowRejections = new ShadowRejections();
+
+    /**
+     * @param limiter the limiter, looked up on each call
+     * @param allShadow whether every limit is in shadow mode ({@code ratelimit.shadow}), asked on each call
+     * @param allFailClosed whether every limit fails closed ({@code ratelimit.fail-closed}), asked on each call
+     * @param staggeredByDefault whether limits that leave the retry advice to the application stagger it
+     *     ({@code ratelimit.retry-advice.default=staggered}), asked on each call
+     * @param fallbacks where decisions made without Redis are counted
+     */
+    public RateLimitDecisions(
+            Supplier<RateLimiter> limiter,
+            BooleanSupplier allShadow,
+            BooleanSupplier allFailClosed,
+            BooleanSupplier staggeredByDefault,
+            Fallbacks fallbacks) {
+        this(limiter, allShadow, allFailClosed, staggeredByDefault, fallbacks, Plans.NONE);
+    }
+
+    /**
+     * @param limiter the limiter, looked up on each call
+     * @param allShadow whether every limit is in shadow mode ({@code ratelimit.shadow}), asked on each call
+     * @param allFailClosed whether every limit fails closed ({@code ratelimit.fail-closed}), asked on each call
+     * @param staggeredByDefault whether limits that leave the retry advice to the application stagger it
+     * @param fallbacks where decisions made without Redis are counted
+     * @param plans the plan groups, for limits that are a caller's plan's
+     */
+    public RateLimitDecisions(
+            Supplier<RateLimiter> limiter,
+            BooleanSupplier allShadow,
+            BooleanSupplier allFailClosed,
+            BooleanSupplier staggeredByDefault,
+            Fallbacks fallbacks,
+            Plans plans) {
+        this.plans = plans;
+        this.limiter = limiter;
+        this.allShadow = allShadow;
+        this.allFailClosed = allFailClosed;
+        this.staggeredByDefault = staggeredByDefault;
+        this.fallbacks = fallbacks;
+    }
+
+    /** Enforcing, failing open, earliest retry advice, with fresh counters: for a limiter wired by hand. */
+    public static RateLimitDecisions of(RateLimiter limiter) {
+        return new RateLimitDecisions(() -> limiter, () -> false, () -> false, () -> false, new Fallbacks());
+    }
+
+    /** Whether a limit declaring this advice staggers it, the application-wide default applied. */
+    public boolean staggered(RetryAdvice advice) {
+        return advice == RetryAdvice.STAGGERED || (advice == RetryAdvice.DEFAULT && staggeredByDefault.getAsBoolean());
+    }
+
+    /** Whether every limit is in shadow mode right now. */
+    public boolean allShadow() {
+        return allShadow.getAsBoolean();
+    }
+
+    public Fallbacks fallbacks() {
+        return fallbacks;
+    }
+
+    /** The plan groups, where a caller's plan and limits are resolved. */
+    public Plans plans() {
+        return plans;
+    }
+
+    /**
+     * Decides one call.
+     *
+     * @param what the method or the rules being decided, for the fallback log
+     * @param requests every limit and identifier of the call
+     * @param failClosed whether one of the call's limits fails closed (the global switch is added here)
+     */
+    public Outcome decide(String what, List<LimitRequest> requests, boolean failClosed) {
+        try {
+            return decided(limiter.get().tryAcquire(requests));
+        } catch (RedisUnavailableException e) {
+            return withoutRedis(what, failClosed, e);
+        }
+    }
+
+    /**
+     * {@link #decide} without blocking the calling thread: the stage completes with the outcome (Redis being
+     * unavailable is an outcome, not a failure); it fails only for errors that are not Redis being unavailable.
+     */
+    public CompletionStage<Outcome> decideAsync(String what, List<LimitRequest> requests, boolean failClosed) {
+        CompletionStage<Decision> decision;
+        try {
+            decision = limiter.get().tryAcquireAsync(requests);
+        } catch (RuntimeException e) {
+            decision = CompletableFuture.failedFuture(e);
+        }
+        return decision.handle((decided, error) -> {
+            if (error == null) {
+                return decided(decided);
+            }
+            Throwable cause = Futures.cause(error);
+            if (cause instanceof RedisUnavailableException unavailable) {
+                return withoutRedis(what, failClosed, unavailable);
+            }
+            throw cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause);
+        });
+    }
+
+    /**
+     * What a call that failed takes, after the fact: the requests of its limits that count failures only (decided
+     * before the call without taking anything), now taking their cost. Empty when none of its limits counts failures.
+     */
+    public static List<LimitRequest> failures(List<LimitRequest> requests) {
+        List<LimitRequest> failures = null;
+        for (LimitRequest request : requests) {
+            if (request.checkOnly()) {
+                if (failures == null) {
+                    failures = new java.util.ArrayList<>(requests.size());
+                }
+                failures.add(request.taking());
+            }
+        }
+        return failures == null ? List.of() : failures;
+    }
+
+    private Outcome decided(Decision decision) {
+        shadowRejections.record(decision);
+        return decision.allowed() ? new Admitted(decision) : new Refused(decision);
+    }
+
+    private Outcome withoutRedis(String what, boolean failClosed, RedisUnavailableException e) {
+        if (failClosed || allFailClosed.getAsBoolean()) {
+            fallbacks.failedClosed(what, e);
+            return new RefusedClosed(e);
+        }
+        fallbacks.failedOpen(what, e);
+        return new UncheckedOpen(e);
+    }
+
+    /**
+     * How a call was decided. Every caller (the interceptor, the servlet filter, the web filter) turns it into its
+     * answer the same way: throw or answer {@link #refusal()} when there is one, else report {@link #admitted()} (the
+     * RateLimit fields) when there is one, and go on.
+     */
+    public sealed interface Outcome permits Admitted, Refused, UncheckedOpen, RefusedClosed {
+
+        /** What refuses the call (answered 429 or 503), or null when it goes on; a new exception on each call. */
+        default RuntimeException refusal() {
+            return null;
+        }
+
+        /** The decision that admitted the call, to report in the answer, or null when none was made. */
+        default Decision admitted() {
+            return null;
+        }
+    }
+
+    /** Every enforced limit had room; each took its cost. */
+    public record Admitted(Decision decision) implements Outcome {
+        @Override
+        public Decision admitted() {
+            return decision;
+        }
+    }
+
+    /** An enforced limit had no room; nothing was taken. */
+    public record Refused(Decision decision) implements Outcome {
+        @Override
+        public RuntimeException refusal() {
+            return new RateLimitExceededException(decision);
+        }
+    }
+
+    /** Redis could not decide and the call's limits fail open: it goes through unchecked. */
+    public record UncheckedOpen(RedisUnavailableException cause) implements Outcome {}
+
+    /** Redis could not decide and a limit of the call fails closed: it is refused (503). */
+    public record RefusedClosed(RedisUnavailableException cause) implements Outcome {
+        @Override
+        public RuntimeException refusal() {
+            return cause;
+        }
+    }
+}

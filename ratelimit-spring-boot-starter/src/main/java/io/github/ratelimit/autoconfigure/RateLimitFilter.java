@@ -1,0 +1,160 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.core.RateLimitExceededException;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.List;
+import java.util.function.Supplier;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+
+/**
+ * Applies the rules of {@code ratelimit.filter.rules} to requests. All limits of all rules that match one
+ * request are decided in one round trip, all or nothing, with the same 429 answer as {@code @RateLimited}.
+ * Counters are per rule (the rule's name), not per concrete path, unless a rule asks for per-path counts.
+ */
+final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimits {
+
+    private final PathRules rules;
+    private final RateLimitDecisions decisions;
+    private final ClientAddresses clients;
+    private final Supplier<HandlerExceptionResolver> exceptionResolver;
+    private final boolean allPolicies;
+
+    /**
+     * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
+     * @param excludedPaths path patterns no rule applies to
+     * @param decisions the decision flow shared with the annotations
+     * @param exceptionResolver Spring MVC's resolver, which writes refusals as the exception handlers do; looked up
+     *     on first use, and when it supplies null, refusals are answered with the status alone
+     * @param allPolicies whether the RateLimit fields carry every item instead of what the client needs
+     * @param keys the kinds of key rules may name
+     */
+    public RateLimitFilter(
+            List<FilterRuleSpec> rules,
+            List<String> excludedPaths,
+            RateLimitDecisions decisions,
+            ClientAddresses clients,
+            Supplier<HandlerExceptionResolver> exceptionResolver,
+            boolean allPolicies,
+            KeyResolvers keys) {
+        this.rules = new PathRules(rules, excludedPaths, decisions.plans(), keys);
+        this.decisions = decisions;
+        this.clients = clients;
+        this.exceptionResolver = exceptionResolver;
+        this.allPolicies = allPolicies;
+    }
+
+    /** The limits of every rule. */
+    @Override
+    public List<DeclaredLimit> declaredLimits() {
+        return rules.declaredLimits();
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String rawPath = pathWithinApplication(request);
+        PathRules.Match match = rules.match(
+                request.getMethod(),
+                rawPath,
+                PathContainer.parsePath(rawPath),
+                PathRules.view(
+                        request,
+                        request::getHeader,
+                        () -> ServletRequests.principalName(request),
+                        () -> ServletRequests.clientAddress(clients, request)),
+                decisions);
+        if (match.missingKey() != null) {
+            answer(request, response, match.missingKey());
+            return;
+        }
+        if (match.requests().isEmpty()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        RateLimitDecisions.Outcome outcome = decisions.decide(match.what(), match.requests(), match.failClosed());
+        RuntimeException refusal = outcome.refusal();
+        if (refusal != null) {
+            answer(request, response, refusal);
+            return;
+        }
+        if (outcome.admitted() != null) {
+            RateLimitHeaders.of(ServletRequests.record(request, outcome.admitted()), allPolicies)
+                    .forEach(response::setHeader);
+        }
+        List<LimitRequest> failures = RateLimitDecisions.failures(match.requests());
+        if (failures.isEmpty()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        try {
+            chain.doFilter(request, response);
+        } catch (IOException | ServletException | RuntimeException e) {
+            decisions.decide(match.what(), failures, match.failClosed());
+            throw e;
+        }
+        if (request.isAsyncStarted()) {
+            request.getAsyncContext().addListener(new AsyncListener() {
+                @Override
+                public void onComplete(AsyncEvent event) {
+                    if (response.getStatus() >= 400) {
+                        decisions.decide(match.what(), failures, match.failClosed());
+                    }
+                }
+
+                @Override
+                public void onTimeout(AsyncEvent event) {}
+
+                @Override
+                public void onError(AsyncEvent event) {}
+
+                @Override
+                public void onStartAsync(AsyncEvent event) {}
+            });
+        } else if (response.getStatus() >= 400) {
+            decisions.decide(match.what(), failures, match.failClosed());
+        }
+    }
+
+    /**
+     * Answers a refusal the way Spring MVC answers the same exception thrown by a handler: through the application's
+     * exception resolvers, so the starter's handlers (or the application's own) write one and the same answer for the
+     * filter and for annotations. Without Spring MVC's resolver, the status alone.
+     */
+    private void answer(HttpServletRequest request, HttpServletResponse response, RuntimeException refusal)
+            throws IOException {
+        HandlerExceptionResolver resolver = exceptionResolver.get();
+        if (resolver != null && resolver.resolveException(request, response, null, refusal) != null) {
+            return;
+        }
+        response.sendError(
+                refusal instanceof RateLimitExceededException
+                        ? 429
+                        : refusal instanceof RateLimitEvaluationException ? 400 : 503);
+    }
+
+    /**
+     * The path the servlet container routes by: decoded and normalized ({@code //}, {@code /./} and
+     * {@code /../} resolved), so that {@code //api/public} or {@code /api/./public} cannot slip past a rule for
+     * {@code /api/public/**} while still reaching the same handler.
+     */
+    static String pathWithinApplication(HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        if (path.isEmpty()) {
+            path = request.getRequestURI().substring(request.getContextPath().length());
+        }
+        return path.isEmpty() ? "/" : path;
+    }
+}

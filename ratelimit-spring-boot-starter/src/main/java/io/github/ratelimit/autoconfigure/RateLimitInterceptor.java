@@ -1,0 +1,186 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.LimitRequest;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.beans.factory.ObjectProvider;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/** Resolves the keys of a {@code @RateLimited} call, has it decided once, and proceeds or refuses. */
+final class RateLimitInterceptor implements MethodInterceptor {
+
+    private final RateLimitedMethods methods;
+    private final Supplier<RateLimitDecisions> decisionsProvider;
+    private final ObjectProvider<CallerContext> caller;
+    private volatile RateLimitDecisions decisions;
+
+    RateLimitInterceptor(
+            RateLimitedMethods methods, Supplier<RateLimitDecisions> decisions, ObjectProvider<CallerContext> caller) {
+        this.methods = methods;
+        this.decisionsProvider = decisions;
+        this.caller = caller;
+    }
+
+    private RateLimitDecisions decisions() {
+        RateLimitDecisions resolved = decisions;
+        if (resolved == null) {
+            resolved = decisionsProvider.get();
+            decisions = resolved;
+        }
+        return resolved;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Method method = AnnotationAdvisor.targetMethod(invocation);
+        MethodLimits limits = methods.get(method);
+        DeferredInvocation.Shape shape = DeferredInvocation.Shape.of(invocation.getMethod());
+        if (shape != DeferredInvocation.Shape.PLAIN) {
+            Object deferred = DeferredInvocation.invoke(
+                    invocation, shape, this::callerOutsideReactor, new Decide(limits, invocation));
+            return limits.fallback() == null
+                    ? deferred
+                    : withFallback(deferred, shape, limits, invocation.getThis(), invocation.getArguments());
+        }
+        DeferredInvocation.checkMayBlock(method, "@RateLimited");
+        CallerContext context = callerOutsideReactor();
+        RateLimitDecisions decisions = decisions();
+        List<LimitRequest> requests =
+                limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
+        RateLimitDecisions.Outcome outcome =
+                decisions.decide(limits.expressions().source(), requests, limits.failClosed());
+        try {
+            admit(outcome, context, limits);
+        } catch (RefusedByLimits refused) {
+            if (limits.fallback() == null) {
+                throw refused;
+            }
+            return limits.fallback().invoke(invocation.getThis(), invocation.getArguments(), refused);
+        }
+        if (!limits.countsFailures()) {
+            return invocation.proceed();
+        }
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Throwable failure) {
+            countFailure(decisions, limits, requests);
+            throw failure;
+        }
+        if (HttpFailures.isFailure(result)) {
+            countFailure(decisions, limits, requests);
+        }
+        return result;
+    }
+
+    private CallerContext callerOutsideReactor() {
+        return caller.getIfAvailable(() -> CallerContext.NONE);
+    }
+
+    /** Takes the budget of the limits that count failures only, after a failure (the call is over: no headers). */
+    private static void countFailure(RateLimitDecisions decisions, MethodLimits limits, List<LimitRequest> requests) {
+        List<LimitRequest> failures = RateLimitDecisions.failures(requests);
+        if (!failures.isEmpty()) {
+            decisions.decide(limits.expressions().source(), failures, limits.failClosed());
+        }
+    }
+
+    /** The decision step of a reactive method: its resource is what a failure would count. */
+    private final class Decide implements DeferredInvocation.Step<List<LimitRequest>> {
+
+        private final MethodLimits limits;
+        private final MethodInvocation invocation;
+
+        Decide(MethodLimits limits, MethodInvocation invocation) {
+            this.limits = limits;
+            this.invocation = invocation;
+        }
+
+        @Override
+        public CompletionStage<List<LimitRequest>> start(CallerContext context) {
+            RateLimitDecisions decisions = decisions();
+            List<LimitRequest> requests =
+                    limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
+            return decisions
+                    .decideAsync(limits.expressions().source(), requests, limits.failClosed())
+                    .thenApply(outcome -> {
+                        admit(outcome, context, limits);
+                        return RateLimitDecisions.failures(requests);
+                    });
+        }
+
+        @Override
+        public boolean failure(Object value) {
+            return HttpFailures.isFailure(value);
+        }
+
+        @Override
+        public CompletionStage<?> finish(List<LimitRequest> failures, DeferredInvocation.End end) {
+            if (end != DeferredInvocation.End.FAILED || failures.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return decisions().decideAsync(limits.expressions().source(), failures, limits.failClosed());
+        }
+    }
+
+    /** Answers this method's own refusals with its fallback, in the shape of its return type. */
+    @SuppressWarnings("unchecked")
+    private static Object withFallback(
+            Object deferred, DeferredInvocation.Shape shape, MethodLimits limits, Object target, Object[] args) {
+        return switch (shape) {
+            case MONO ->
+                ((Mono<Object>) deferred)
+                        .onErrorResume(
+                                e -> e instanceof RefusedByLimits refused && refused.refusedBy(limits),
+                                e -> Mono.defer(() -> Mono.from((org.reactivestreams.Publisher<Object>)
+                                        callFallback(limits, target, args, e))));
+            case FLUX ->
+                ((Flux<Object>) deferred)
+                        .onErrorResume(
+                                e -> e instanceof RefusedByLimits refused && refused.refusedBy(limits),
+                                e -> Flux.defer(() -> Flux.from((org.reactivestreams.Publisher<Object>)
+                                        callFallback(limits, target, args, e))));
+            case STAGE ->
+                ((CompletionStage<Object>) deferred).exceptionallyCompose(error -> {
+                    Throwable e = Futures.cause(error);
+                    if (e instanceof RefusedByLimits refused && refused.refusedBy(limits)) {
+                        return (CompletionStage<Object>) callFallback(limits, target, args, e);
+                    }
+                    return CompletableFuture.failedFuture(e);
+                });
+            case PLAIN -> deferred;
+        };
+    }
+
+    private static Object callFallback(MethodLimits limits, Object target, Object[] args, Throwable refusal) {
+        try {
+            return limits.fallback().invoke(target, args, (RefusedByLimits) refusal);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new CompletionException(e);
+        }
+    }
+
+    /** Throws for a refusal; reports an admitted decision to the caller (the RateLimit headers). */
+    private static void admit(RateLimitDecisions.Outcome outcome, CallerContext context, MethodLimits limits) {
+        if (outcome instanceof RateLimitDecisions.Refused refused) {
+            throw new RefusedByLimits(refused.decision(), limits); // this method's own refusal, for its fallback
+        }
+        RuntimeException refusal = outcome.refusal();
+        if (refusal != null) {
+            throw refusal;
+        }
+        if (outcome.admitted() != null) {
+            context.allowed(outcome.admitted());
+        }
+    }
+}

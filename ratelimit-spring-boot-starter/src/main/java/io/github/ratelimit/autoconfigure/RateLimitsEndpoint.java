@@ -1,0 +1,181 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Decision.LimitOutcome;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimiter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * The {@code ratelimits} endpoint: every limit the application knows (annotations and filter rules, with their
+ * source); the state of one client under one limit name (read without taking anything); and, only when
+ * {@code ratelimit.actuator.reset-enabled=true}, forgetting a client's counts.
+ *
+ * <p>A client is named by one of the keys the list shows for the limit and the value it had, exactly as the request
+ * path identifies it ({@link ClientIdentifier}): {@code key=#ip&value=203.0.113.9} for an annotation keyed by
+ * {@code #ip}, {@code key=client&value=ip:203.0.113.9} for a rule keyed by {@code client},
+ * {@code key=header:X-Api-Key&value=...} for a header rule (in any case), plus {@code path=/users/1} for a
+ * per-path rule. For a plan group, the state is the client's plan's, named in the answer ({@code plan}); the list shows
+ * every plan's limits.
+ */
+@Endpoint(id = "ratelimits")
+class RateLimitsEndpoint {
+
+    private final ObjectProvider<DeclaredLimits> sources;
+    private final RateLimiter limiter;
+    private final boolean resetEnabled;
+    private final Plans plans;
+
+    public RateLimitsEndpoint(ObjectProvider<DeclaredLimits> sources, RateLimiter limiter, boolean resetEnabled) {
+        this(sources, limiter, resetEnabled, Plans.NONE);
+    }
+
+    /** @param plans the plan groups, to show a client's plan */
+    public RateLimitsEndpoint(
+            ObjectProvider<DeclaredLimits> sources, RateLimiter limiter, boolean resetEnabled, Plans plans) {
+        this.sources = sources;
+        this.limiter = limiter;
+        this.resetEnabled = resetEnabled;
+        this.plans = plans;
+    }
+
+    @ReadOperation
+    public Map<String, Object> limits() {
+        List<Map<String, Object>> limits = new ArrayList<>();
+        for (DeclaredLimit declared : declared()) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("name", declared.limit().name());
+            if (declared.limit().plan() != null) {
+                entry.put("plan", declared.limit().plan());
+            }
+            entry.put("limit", declared.limit().limit());
+            entry.put("windowMs", declared.limit().windowMs());
+            entry.put("algorithm", declared.limit().algorithm());
+            entry.put("keys", declared.keys());
+            entry.put("shadow", declared.shadow());
+            entry.put("failClosed", declared.failClosed());
+            entry.put("source", declared.source());
+            limits.add(entry);
+        }
+        return Map.of("limits", limits, "resetEnabled", resetEnabled);
+    }
+
+    /**
+     * The state of one client under every limit of a name, read without taking anything.
+     *
+     * @param key the key as the list shows it (an annotation's expression such as {@code #client}, a rule's kind such
+     *     as {@code client}, {@code ip} or {@code header:X-Api-Key}, in any case)
+     * @param value the value the key had for the client, such as {@code ip:203.0.113.9} for {@code client}
+     * @param path the concrete request path, for a rule with {@code per-path: true}
+     */
+    @ReadOperation
+    public WebEndpointResponse<Map<String, Object>> state(
+            @Selector String name, String key, String value, @Nullable String path) {
+        Addressed addressed = address(name, key, value, path);
+        if (addressed.error() != null) {
+            return addressed.error();
+        }
+        List<RateLimit> limits =
+                addressed.limits().stream().map(DeclaredLimit::limit).distinct().toList();
+        String plan = null;
+        if (limits.get(0).plan() != null) {
+            // a plan group: the client's own plan's limits, as its calls would get them
+            Plans.Resolved resolved = plans.resolve(name, null, value);
+            plan = resolved.plan();
+            limits = resolved.limits();
+        }
+        List<LimitRequest> probes = limits.stream()
+                .map(limit -> LimitRequest.of(limit, addressed.client(), 0))
+                .toList();
+        Decision decision = limiter.tryAcquire(probes); // cost 0: reads, takes nothing
+        List<Map<String, Object>> states = new ArrayList<>();
+        for (LimitOutcome outcome : decision.outcomes()) {
+            Map<String, Object> state = new LinkedHashMap<>();
+            state.put("limit", outcome.request().limit().limit());
+            state.put("windowMs", outcome.request().limit().windowMs());
+            state.put("algorithm", outcome.request().limit().algorithm());
+            state.put("remaining", outcome.remaining());
+            state.put("resetMs", outcome.resetAfter().toMillis());
+            states.add(state);
+        }
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("name", name);
+        if (plan != null) {
+            answer.put("plan", plan);
+        }
+        answer.put("states", states);
+        return new WebEndpointResponse<>(answer, 200);
+    }
+
+    /** Forgets what one client was counted under every limit of a name (parameters as for {@link #state}). */
+    @DeleteOperation
+    public WebEndpointResponse<Map<String, Object>> reset(
+            @Selector String name, String key, String value, @Nullable String path) {
+        if (!resetEnabled) {
+            return new WebEndpointResponse<>(
+                    Map.of("error", "resetting is disabled; set ratelimit.actuator.reset-enabled=true"), 403);
+        }
+        Addressed addressed = address(name, key, value, path);
+        if (addressed.error() != null) {
+            return addressed.error();
+        }
+        List<RateLimit> limits =
+                addressed.limits().stream().map(DeclaredLimit::limit).distinct().toList();
+        limits.forEach(limit -> limiter.reset(limit, addressed.client()));
+        return new WebEndpointResponse<>(Map.of("name", name, "reset", limits.size()), 200);
+    }
+
+    private record Addressed(
+            List<DeclaredLimit> limits, ClientIdentifier client, WebEndpointResponse<Map<String, Object>> error) {}
+
+    /** The limits and the client an operator names, built exactly as the request path builds them. */
+    private Addressed address(String name, String key, String value, String path) {
+        if (key == null || key.isBlank() || value == null || value.isBlank()) {
+            return failed(400, "give the client as key and value, as the list shows the limit's keys");
+        }
+        String kind = ClientIdentifier.normalizeKind(key);
+        List<DeclaredLimit> named =
+                declared().stream().filter(d -> d.limit().name().equals(name)).toList();
+        if (named.isEmpty()) {
+            return failed(404, "no limit named '" + name + "'");
+        }
+        List<DeclaredLimit> matching =
+                named.stream().filter(d -> d.keys().contains(kind)).toList();
+        if (matching.isEmpty()) {
+            return failed(
+                    404,
+                    "limit '" + name + "' has no key " + kind + "; its keys are "
+                            + named.stream()
+                                    .flatMap(d -> d.keys().stream())
+                                    .distinct()
+                                    .toList());
+        }
+        boolean perPath = matching.stream().anyMatch(DeclaredLimit::perPath);
+        if (perPath && (path == null || path.isBlank())) {
+            return failed(400, "limit '" + name + "' counts each path apart: give the request path as path");
+        }
+        ClientIdentifier client = ClientIdentifier.of(kind, value);
+        return new Addressed(matching, perPath ? client.perPath(path) : client, null);
+    }
+
+    private static Addressed failed(int status, String message) {
+        return new Addressed(List.of(), null, new WebEndpointResponse<>(Map.of("error", message), status));
+    }
+
+    private List<DeclaredLimit> declared() {
+        return sources.stream().flatMap(s -> s.declaredLimits().stream()).toList();
+    }
+}
