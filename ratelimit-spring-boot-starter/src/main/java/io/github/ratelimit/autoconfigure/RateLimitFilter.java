@@ -10,8 +10,10 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -97,10 +99,12 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
             chain.doFilter(request, response);
             return;
         }
+        FailureCounting counting =
+                new FailureCounting(response, () -> decisions.decide(match.what(), failures, match.failClosed()));
         try {
-            chain.doFilter(request, response);
+            chain.doFilter(request, counting);
         } catch (IOException | ServletException | RuntimeException e) {
-            decisions.decide(match.what(), failures, match.failClosed());
+            counting.countOnce();
             throw e;
         }
         if (request.isAsyncStarted()) {
@@ -108,7 +112,7 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
                 @Override
                 public void onComplete(AsyncEvent event) {
                     if (response.getStatus() >= 400) {
-                        decisions.decide(match.what(), failures, match.failClosed());
+                        counting.countOnce();
                     }
                 }
 
@@ -122,7 +126,53 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
                 public void onStartAsync(AsyncEvent event) {}
             });
         } else if (response.getStatus() >= 400) {
-            decisions.decide(match.what(), failures, match.failClosed());
+            counting.countOnce();
+        }
+    }
+
+    /**
+     * The response of a request under rules that count failures only: a status of 400 or more is counted once, as it
+     * is set, before any of the answer can reach the client, so a caller's next call never slips past a failure not yet
+     * counted. The checks after the chain catch a status set past this wrapper (an error page, an async answer).
+     */
+    static final class FailureCounting extends HttpServletResponseWrapper {
+
+        private final AtomicBoolean counted = new AtomicBoolean();
+        private final Runnable count;
+
+        FailureCounting(HttpServletResponse response, Runnable count) {
+            super(response);
+            this.count = count;
+        }
+
+        void countOnce() {
+            if (counted.compareAndSet(false, true)) {
+                count.run();
+            }
+        }
+
+        @Override
+        public void setStatus(int status) {
+            if (status >= 400) {
+                countOnce();
+            }
+            super.setStatus(status);
+        }
+
+        @Override
+        public void sendError(int status) throws IOException {
+            if (status >= 400) {
+                countOnce();
+            }
+            super.sendError(status);
+        }
+
+        @Override
+        public void sendError(int status, String message) throws IOException {
+            if (status >= 400) {
+                countOnce();
+            }
+            super.sendError(status, message);
         }
     }
 
