@@ -33,12 +33,18 @@ final class MeteredRateLimiter implements RateLimiter {
 
     @Override
     public Decision tryAcquire(List<LimitRequest> requests) {
+        if (RateLimitWarmUp.isWarmUp(requests)) {
+            return delegate.tryAcquire(requests);
+        }
         long started = System.nanoTime();
         return counted(delegate.tryAcquire(requests), started);
     }
 
     @Override
     public CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests) {
+        if (RateLimitWarmUp.isWarmUp(requests)) {
+            return delegate.tryAcquireAsync(requests);
+        }
         long started = System.nanoTime();
         return delegate.tryAcquireAsync(requests).thenApply(decision -> counted(decision, started));
     }

@@ -162,6 +162,9 @@ final class ObservingPostProcessor implements BeanPostProcessor {
 
         @Override
         public Decision tryAcquire(List<LimitRequest> requests) {
+            if (RateLimitWarmUp.isWarmUp(requests)) {
+                return delegate.tryAcquire(requests);
+            }
             return observe(
                     registry,
                     "ratelimit.decision",
@@ -172,6 +175,9 @@ final class ObservingPostProcessor implements BeanPostProcessor {
 
         @Override
         public CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests) {
+            if (RateLimitWarmUp.isWarmUp(requests)) {
+                return delegate.tryAcquireAsync(requests);
+            }
             return observeAsync(
                     registry,
                     "ratelimit.decision",

@@ -212,6 +212,21 @@ public final class RateLimitAutoConfiguration {
                     local.isEnabled() ? local.getMaxEntries() : 0);
         }
 
+        /** The decision path made ready before the first request, when Redis answers at start. */
+        @Bean
+        RateLimitWarmUp rateLimitWarmUp(
+                ObjectProvider<RateLimitDecisions> decisions,
+                ObjectProvider<RedisGuard> guard,
+                ObjectProvider<RedisConnector> connector) {
+            return new RateLimitWarmUp(
+                    decisions,
+                    () -> {
+                        RedisGuard redis = guard.getIfAvailable();
+                        return redis != null && redis.isConnected() && connector.getIfAvailable() != null;
+                    },
+                    () -> connector.getObject().healthCheck());
+        }
+
         @Bean
         @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
         @ConditionalOnMissingBean

@@ -61,6 +61,11 @@ public final class RedisConnector implements AutoCloseable {
         this.retryEvery = retryEvery;
         this.onConnected = List.copyOf(onConnected);
         this.probe = new RedisHealthProbe(redisson, guard);
+        RScript probeScript = redisson.getScript(OptionalOptions.defaults()
+                .codec(StringCodec.INSTANCE)
+                .timeout(guard.probeBudget())
+                .retryAttempts(0));
+        guard.prober(() -> probeScript.evalAsync(RScript.Mode.READ_ONLY, "return 1", RScript.ReturnType.LONG));
     }
 
     /** Starts connecting in the background; calls are answered without Redis until it answers. */

@@ -54,6 +54,9 @@ public final class RedisGuard {
     private final AtomicLong rejectedWhileOpen = new AtomicLong();
     private final AtomicLong answeredWithout = new AtomicLong();
     private final AtomicLong nextRepeatLog = new AtomicLong(System.nanoTime());
+    private final AtomicBoolean probing = new AtomicBoolean();
+    private final AtomicLong slowInTheJvm = new AtomicLong();
+    private volatile Supplier<CompletionStage<?>> prober;
     private volatile boolean connected = true;
     private volatile Instant unavailableSince;
     private volatile String lastError;
@@ -205,7 +208,7 @@ public final class RedisGuard {
         } catch (InterruptedException e) {
             future.cancel(false);
             Thread.currentThread().interrupt();
-            throw failed("Interrupted while waiting for Redis", e);
+            throw failed("Interrupted while waiting for Redis", e, false);
         } catch (ExecutionException | CompletionException | IllegalStateException e) {
             throw failure(Futures.cause(e));
         } catch (RuntimeException e) {
@@ -281,7 +284,7 @@ public final class RedisGuard {
     }
 
     private RedisUnavailableException timedOut(Throwable cause) {
-        return failed("Redis did not answer within " + budget.toMillis() + " ms", cause);
+        return failed("Redis did not answer within " + budget.toMillis() + " ms", cause, true);
     }
 
     /** A configuration error as it is (it must fail loudly), anything else as a failed call. */
@@ -289,18 +292,103 @@ public final class RedisGuard {
         if (isConfigurationError(cause)) {
             return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
         }
-        return failed("Redis call failed: " + cause.getMessage(), cause);
+        return failed("Redis call failed: " + cause.getMessage(), cause, false);
     }
 
-    private RedisUnavailableException failed(String message, Throwable cause) {
+    /**
+     * A failed call: counted, and after {@code failureThreshold} in a row the guard opens. When the last of them ran out
+     * of budget and a prober is set, the guard first asks Redis directly: calls can run out of budget before they were
+     * even sent (a cold or busy JVM: class loading, JIT, a starved event loop), and that is no evidence that Redis fails.
+     * If the probe is answered in time the count starts again and the guard stays closed; otherwise it opens.
+     */
+    private RedisUnavailableException failed(String message, Throwable cause, boolean timedOut) {
         failures.incrementAndGet();
         Duration retryAfter = Duration.ofSeconds(1);
         if (consecutiveFailures.incrementAndGet() >= failureThreshold) {
-            openUntil.set(System.nanoTime() + openForNanos);
-            retryAfter = Duration.ofNanos(Math.max(openForNanos, 1));
-            becameUnavailable(message);
+            Supplier<CompletionStage<?>> probe = prober;
+            if (timedOut && probe != null) {
+                probeBeforeOpening(probe, message);
+            } else {
+                open(message);
+                retryAfter = Duration.ofNanos(Math.max(openForNanos, 1));
+            }
         }
         return without(message, retryAfter, cause);
+    }
+
+    private void open(String message) {
+        openUntil.set(System.nanoTime() + openForNanos);
+        becameUnavailable(message);
+    }
+
+    /** One probe at a time; calls go on to Redis (each within its budget) while it is out. */
+    private void probeBeforeOpening(Supplier<CompletionStage<?>> probe, String message) {
+        if (!probing.compareAndSet(false, true)) {
+            return;
+        }
+        long started = System.nanoTime();
+        Duration probeBudget = probeBudget();
+        CompletableFuture<?> answer;
+        try {
+            answer = probe.get().toCompletableFuture();
+        } catch (RuntimeException e) {
+            probing.set(false);
+            open(message);
+            return;
+        }
+        AtomicBoolean settled = new AtomicBoolean();
+        io.netty.util.Timeout timer = BudgetTimer.after(probeBudget, () -> {
+            if (settled.compareAndSet(false, true)) {
+                answer.cancel(false);
+                open(message + "; nor did it answer a probe within " + probeBudget.toMillis() + " ms");
+                probing.set(false);
+            }
+        });
+        answer.whenComplete((reply, error) -> {
+            if (!settled.compareAndSet(false, true)) {
+                return;
+            }
+            timer.cancel();
+            if (error != null) {
+                open(message + "; a probe failed too: " + Futures.cause(error).getMessage());
+            } else {
+                consecutiveFailures.set(0);
+                long excused = slowInTheJvm.incrementAndGet();
+                long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                if (excused == 1) {
+                    log.info(
+                            "{} calls in a row ran out of their {} ms budget, but Redis {} answered a probe in {} ms:"
+                                    + " the time was spent in this JVM before Redis (a cold start, a busy machine),"
+                                    + " so the guard stays closed; those calls were answered without Redis",
+                            failureThreshold,
+                            budget.toMillis(),
+                            target,
+                            tookMillis);
+                } else {
+                    log.debug("Calls ran out of budget but Redis {} answered a probe in {} ms", target, tookMillis);
+                }
+            }
+            probing.set(false);
+        });
+    }
+
+    /** How long a probe may take: five budgets, at least a second. */
+    Duration probeBudget() {
+        Duration five = budget.multipliedBy(5);
+        return five.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : five;
+    }
+
+    /**
+     * Sets how Redis is asked directly whether it answers, before the guard opens after calls that ran out of budget
+     * (see {@link #failed}); without one, such calls open the guard as any failure does.
+     */
+    void prober(Supplier<CompletionStage<?>> prober) {
+        this.prober = prober;
+    }
+
+    /** Times the guard stayed closed because Redis answered a probe after calls ran out of budget. */
+    public long slowInTheJvm() {
+        return slowInTheJvm.get();
     }
 
     /** A call answered without Redis: counted for the outage log, which repeats at most every few seconds. */

@@ -1,0 +1,110 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
+/**
+ * Makes the decision path ready before the application serves its first request, when Redis answers at start: the
+ * scripts loaded, and a few hundred decisions of every algorithm taken, blocking and not, through the same flow the
+ * interceptors and filters use, so that classes are loaded and the hot code compiled before callers arrive. Without it
+ * the first calls after a start could run out of their budget inside the JVM (class loading, JIT, a cold event loop),
+ * and be answered without Redis: a first burst admitted beyond its limit.
+ *
+ * <p>Runs once every singleton exists, before the web server takes requests and before the application reports
+ * ready; at most {@link #MAX} long, and not at all while Redis has not answered yet (then nothing delays the start).
+ * The warm-up's requests check without taking (nothing is written to Redis), and its limit ({@value #NAME}) is neither
+ * counted in the metrics nor observed.
+ */
+final class RateLimitWarmUp implements SmartInitializingSingleton {
+
+    private static final Logger log = LoggerFactory.getLogger(RateLimitWarmUp.class);
+
+    /** The warm-up's limit name: left out of metrics and observations. */
+    static final String NAME = "ratelimit-warm-up";
+
+    /** Rounds of decisions: enough for the JIT's first tier to compile the path (about 200 calls a method). */
+    static final int ROUNDS = 300;
+
+    /** The longest the warm-up may take. */
+    static final Duration MAX = Duration.ofSeconds(3);
+
+    private final ObjectProvider<RateLimitDecisions> decisions;
+    private final BooleanSupplier redisAnswers;
+    private final Runnable loadScripts;
+
+    RateLimitWarmUp(ObjectProvider<RateLimitDecisions> decisions, BooleanSupplier redisAnswers, Runnable loadScripts) {
+        this.decisions = decisions;
+        this.redisAnswers = redisAnswers;
+        this.loadScripts = loadScripts;
+    }
+
+    /** Whether a request belongs to the warm-up (its first limit's name says so). */
+    static boolean isWarmUp(List<LimitRequest> requests) {
+        return !requests.isEmpty() && NAME.equals(requests.get(0).limit().name());
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        RateLimitDecisions flow = decisions.getIfAvailable();
+        if (flow == null || !redisAnswers.getAsBoolean()) {
+            log.debug("Rate limiter not warmed up: Redis has not answered yet");
+            return;
+        }
+        long started = System.nanoTime();
+        long deadline = started + MAX.toNanos();
+        int decided = 0;
+        try {
+            loadScripts.run();
+            List<List<LimitRequest>> calls = calls();
+            for (int round = 0; round < ROUNDS && System.nanoTime() - deadline < 0; round++) {
+                for (List<LimitRequest> call : calls) {
+                    flow.decide(NAME, call, false);
+                    flow.decideAsync(NAME, call, false)
+                            .toCompletableFuture()
+                            .get(MAX.toMillis(), TimeUnit.MILLISECONDS);
+                    decided += 2;
+                }
+            }
+        } catch (Exception e) {
+            log.debug("Rate limiter warm-up stopped after {} decisions", decided, e);
+        }
+        log.debug(
+                "Rate limiter warmed up: {} decisions in {} ms",
+                decided,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    /**
+     * One call per algorithm, and one of three windows for two identifiers: each decided and answered in full, but
+     * checking only, so that nothing is written to Redis.
+     */
+    private static List<List<LimitRequest>> calls() {
+        ClientIdentifier first = ClientIdentifier.of("warm-up-" + UUID.randomUUID());
+        ClientIdentifier second = ClientIdentifier.of("warm-up-" + UUID.randomUUID());
+        List<List<LimitRequest>> calls = new ArrayList<>();
+        for (Algorithm algorithm : List.of(Algorithm.SLIDING_WINDOW, Algorithm.FIXED_WINDOW, Algorithm.TOKEN_BUCKET)) {
+            calls.add(List.of(LimitRequest.of(RateLimit.of(NAME, algorithm, 1_000_000, 1_000), first, 1)
+                    .checkingOnly()));
+        }
+        List<LimitRequest> windows = new ArrayList<>();
+        for (long windowMs : new long[] {1_000, 2_000, 3_000}) {
+            RateLimit limit = RateLimit.of(NAME, Algorithm.SLIDING_WINDOW, 1_000_000, windowMs);
+            windows.add(LimitRequest.of(limit, first, 1).checkingOnly());
+            windows.add(LimitRequest.of(limit, second, 1).checkingOnly());
+        }
+        calls.add(windows);
+        return calls;
+    }
+}

@@ -1,0 +1,111 @@
+package io.github.ratelimit.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.testing.RedisProcess;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.options.OptionalOptions;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * The guard opens on evidence that Redis fails, not on calls that ran out of budget inside the JVM before Redis saw
+ * them: after {@code failureThreshold} such calls it asks a real Redis directly. Calls stuck in the JVM are futures
+ * that never complete (as a call not yet sent by a starved event loop would be).
+ */
+class RedisGuardProbeTest {
+
+    private static final Duration BUDGET = Duration.ofMillis(100);
+
+    RedisProcess redis;
+    RedissonClient client;
+    RedisGuard guard;
+
+    @BeforeEach
+    void start() {
+        redis = RedisProcess.start();
+        client = redis.newClient();
+        guard = new RedisGuard(redis.url(), BUDGET, 3, Duration.ofSeconds(30));
+        RScript script = client.getScript(OptionalOptions.defaults()
+                .codec(StringCodec.INSTANCE)
+                .timeout(guard.probeBudget())
+                .retryAttempts(0));
+        guard.prober(() -> script.evalAsync(RScript.Mode.READ_ONLY, "return 1", RScript.ReturnType.LONG));
+    }
+
+    @AfterEach
+    void stop() {
+        try {
+            redis.thaw();
+        } catch (RuntimeException notFrozen) {
+            // nothing to thaw
+        }
+        client.shutdown(0, 2, TimeUnit.SECONDS);
+        redis.close();
+    }
+
+    private void stuckInTheJvm() {
+        assertThatThrownBy(() -> guard.call(CompletableFuture::new))
+                .isInstanceOf(RedisUnavailableException.class)
+                .hasMessageContaining("did not answer within");
+    }
+
+    @Test
+    void callsSlowInTheJvmWhileRedisAnswersLeaveTheGuardClosed() {
+        for (int i = 0; i < 3; i++) {
+            stuckInTheJvm();
+        }
+        await("the probe answered", () -> guard.slowInTheJvm() == 1);
+        assertThat(guard.isOpen()).isFalse();
+        assertThat(guard.<String>call(() -> CompletableFuture.completedFuture("decided")))
+                .isEqualTo("decided");
+
+        for (int i = 0; i < 3; i++) {
+            stuckInTheJvm(); // the count started again: three more before the next probe
+        }
+        await("the second probe answered", () -> guard.slowInTheJvm() == 2);
+        assertThat(guard.isOpen()).isFalse();
+    }
+
+    @Test
+    void callsThatRunOutOfBudgetWhileRedisIsFrozenOpenTheGuardOnceTheProbeRunsOutToo() {
+        redis.freeze();
+        for (int i = 0; i < 3; i++) {
+            stuckInTheJvm();
+        }
+        assertThat(guard.isOpen()).as("open only once the probe ran out").isFalse();
+        await("the guard opened after the probe's budget", guard::isOpen);
+        assertThat(guard.slowInTheJvm()).isZero();
+        assertThatThrownBy(() -> guard.call(() -> {
+                    throw new AssertionError("an open guard does not call Redis");
+                }))
+                .isInstanceOf(RedisUnavailableException.class);
+    }
+
+    @Test
+    void failedCallsOpenTheGuardWithoutAProbe() {
+        for (int i = 0; i < 3; i++) {
+            assertThatThrownBy(
+                            () -> guard.call(() -> CompletableFuture.failedFuture(new IllegalStateException("reset"))))
+                    .isInstanceOf(RedisUnavailableException.class);
+        }
+        assertThat(guard.isOpen()).isTrue();
+    }
+
+    private static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as(what).isNegative();
+            Thread.onSpinWait();
+        }
+    }
+}
