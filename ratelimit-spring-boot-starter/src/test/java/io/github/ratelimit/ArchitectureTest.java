@@ -91,11 +91,24 @@ class ArchitectureTest {
                 .resideInAPackage("io.github.ratelimit.redis..")
                 .should()
                 .dependOnClassesThat()
+                .resideInAnyPackage("io.github.ratelimit.autoconfigure..", "io.github.ratelimit.local..")
+                .check(STARTER);
+    }
+
+    /** The limiter in memory (for when Redis cannot decide) is the core's SPI on Caffeine, and nothing else. */
+    @Test
+    void theLocalLimiterKnowsOnlyTheCore() {
+        classes()
+                .that()
+                .resideInAPackage("io.github.ratelimit.local..")
+                .should()
+                .onlyDependOnClassesThat()
                 .resideInAnyPackage(
-                        "io.github.ratelimit.autoconfigure..",
-                        "io.github.ratelimit.autoconfigure..",
-                        "io.github.ratelimit.autoconfigure..",
-                        "io.github.ratelimit.autoconfigure..")
+                        "java..",
+                        "io.github.ratelimit.core..",
+                        "io.github.ratelimit.annotation..",
+                        "io.github.ratelimit.local..",
+                        "com.github.benmanes.caffeine..")
                 .check(STARTER);
     }
 
@@ -155,10 +168,13 @@ class ArchitectureTest {
             "core.RateLimitExceededException",
             "core.RedisUnavailableException",
             "core.SingleUseTokenException",
+            // the limiter in memory, for when Redis cannot decide
+            "local.LocalRateLimiter",
             // the Redis implementations of the SPIs, for use without the auto-configuration
             "redis.RedisConcurrencyLimiter",
             "redis.RedisConnector",
             "redis.RedisGuard",
+            "redis.RedisInstances",
             "redis.RedisLockManager",
             "redis.RedisRateLimiter",
             "redis.RedisSingleUseTokens");

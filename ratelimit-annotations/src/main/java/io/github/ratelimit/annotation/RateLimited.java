@@ -103,12 +103,13 @@ public @interface RateLimited {
     boolean shadow() default false;
 
     /**
-     * What happens when Redis cannot decide in time (down, slow, out of memory): by default the call goes
-     * through unchecked (fail-open) and the fallback is logged and counted; with {@code failClosed = true}
-     * the call is refused with {@code RedisUnavailableException} (HTTP 503). If any limit of a method fails
-     * closed, the method does. {@code ratelimit.fail-closed=true} makes every limit fail closed.
+     * What happens when Redis cannot decide in time (down, slow, out of memory): by default the application-wide
+     * {@code ratelimit.failure-mode}, which is {@link FailureMode#LOCAL} (each instance enforces its share of the
+     * limit in memory) unless set; {@link FailureMode#OPEN} lets the call through unchecked, {@link FailureMode#CLOSED}
+     * refuses it with {@code RedisUnavailableException} (HTTP 503). A call with limits of several modes takes the
+     * strictest: closed, then local, then open.
      */
-    boolean failClosed() default false;
+    FailureMode failureMode() default FailureMode.DEFAULT;
 
     /**
      * What a refused caller is told about when to retry: {@link RetryAdvice#EARLIEST} (every caller refused at

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimit;
 import java.util.List;
@@ -18,19 +19,24 @@ interface DeclaredLimits {
      * @param limit the limit
      * @param keys the key expressions (annotations) or key kind (rules)
      * @param shadow whether it only counts and reports
-     * @param failClosed whether calls are refused when Redis cannot decide
+     * @param failureMode what calls do when Redis cannot decide ({@code DEFAULT}: the application's mode)
      * @param perPath whether each concrete path is counted apart (a rule with {@code per-path: true})
      */
     public record DeclaredLimit(
-            String source, RateLimit limit, List<String> keys, boolean shadow, boolean failClosed, boolean perPath) {
+            String source,
+            RateLimit limit,
+            List<String> keys,
+            boolean shadow,
+            FailureMode failureMode,
+            boolean perPath) {
 
         public DeclaredLimit {
             keys = keys.stream().map(ClientIdentifier::normalizeKind).toList();
         }
 
         /** A limit counted once per client, whatever the path. */
-        public DeclaredLimit(String source, RateLimit limit, List<String> keys, boolean shadow, boolean failClosed) {
-            this(source, limit, keys, shadow, failClosed, false);
+        public DeclaredLimit(String source, RateLimit limit, List<String> keys, boolean shadow) {
+            this(source, limit, keys, shadow, FailureMode.DEFAULT, false);
         }
     }
 }

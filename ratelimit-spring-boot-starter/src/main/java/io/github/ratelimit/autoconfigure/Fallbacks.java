@@ -17,6 +17,7 @@ final class Fallbacks {
 
     private final AtomicLong failedOpen = new AtomicLong();
     private final AtomicLong failedClosed = new AtomicLong();
+    private final AtomicLong decidedLocally = new AtomicLong();
     private final LogThrottle throttle = new LogThrottle(Duration.ofSeconds(10));
 
     /** A call let through unchecked because Redis was unavailable. */
@@ -34,6 +35,15 @@ final class Fallbacks {
         if (throttle.due(count == 1)) {
             log.warn("Rate limit {} not checked, {}; {} so far): {}", what, outcome, count, cause.getMessage());
         }
+    }
+
+    /** A call decided in this instance's memory (local limits log when they start and stop, not each call). */
+    public void countDecidedLocally() {
+        decidedLocally.incrementAndGet();
+    }
+
+    public long decidedLocally() {
+        return decidedLocally.get();
     }
 
     public long failedOpen() {

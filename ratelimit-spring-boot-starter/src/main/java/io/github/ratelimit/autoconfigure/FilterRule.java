@@ -165,7 +165,7 @@ final class FilterRule {
                 planGroup,
                 keyKinds(),
                 spec.shadow(),
-                spec.failClosed(),
+                spec.failureMode(),
                 spec.retryAdvice(),
                 spec.countOn(),
                 perPath);

@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.CountOn;
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
 import java.time.Duration;
 import java.util.List;
@@ -24,7 +25,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param order rules are listed in headers by order, then position
  * @param shadow counted and reported, never refusing
  * @param perPath whether each concrete path gets its own count instead of sharing the rule's
- * @param failClosed whether requests are refused (503) rather than let through when Redis cannot decide
+ * @param failureMode what requests meet when Redis cannot decide: {@code local} (the instance's share of the limit,
+ *     in memory), {@code open} (let through), {@code closed} (503); {@code default}: {@code ratelimit.failure-mode}
  * @param retryAdvice what a refused client is told about when to retry: earliest, staggered, or the default
  * @param plans a plan group of {@code ratelimit.plans.groups} whose limits apply instead of {@code limits}: the
  *     caller's plan's, the customer being the key's value
@@ -44,7 +46,7 @@ public record FilterRuleSpec(
         int order,
         boolean shadow,
         boolean perPath,
-        boolean failClosed,
+        @DefaultValue("default") FailureMode failureMode,
         @DefaultValue("default") RetryAdvice retryAdvice,
         String plans,
         String plan,

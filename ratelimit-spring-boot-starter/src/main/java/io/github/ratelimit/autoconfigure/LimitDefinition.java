@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.CountOn;
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.ClientIdentifier;
@@ -22,7 +23,7 @@ import java.util.Objects;
  * @param planGroup the plan group whose caller's plan gives the limits, or null
  * @param keys who is counted, as operators address it: key expressions or key kinds
  * @param shadow whether it only counts and reports
- * @param failClosed whether calls are refused when Redis cannot decide
+ * @param failureMode what calls do when Redis cannot decide
  * @param retryAdvice what a refused caller is told
  * @param countOn which calls take from the budget
  * @param perPath whether each concrete path is counted apart (rules only)
@@ -33,7 +34,7 @@ record LimitDefinition(
         String planGroup,
         List<String> keys,
         boolean shadow,
-        boolean failClosed,
+        FailureMode failureMode,
         RetryAdvice retryAdvice,
         CountOn countOn,
         boolean perPath) {
@@ -47,6 +48,7 @@ record LimitDefinition(
         }
         retryAdvice = retryAdvice == null ? RetryAdvice.DEFAULT : retryAdvice;
         countOn = countOn == null ? CountOn.CALL : countOn;
+        failureMode = failureMode == null ? FailureMode.DEFAULT : failureMode;
     }
 
     /**
@@ -68,7 +70,7 @@ record LimitDefinition(
     public List<DeclaredLimit> declared() {
         List<DeclaredLimit> declared = new ArrayList<>(limits.size());
         for (RateLimit limit : limits) {
-            declared.add(new DeclaredLimit(source, limit, keys, shadow, failClosed, perPath));
+            declared.add(new DeclaredLimit(source, limit, keys, shadow, failureMode, perPath));
         }
         return declared;
     }

@@ -1,12 +1,15 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.CountOn;
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -15,7 +18,18 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 
 /** The compiled limits of one method: parsed expressions, checked once at startup. */
-record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, Fallback fallback) {
+record MethodLimits(
+        MethodExpressions expressions, List<CompiledLimit> limits, Fallback fallback, Set<FailureMode> failureModes) {
+
+    MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, Fallback fallback) {
+        this(expressions, limits, fallback, failureModes(limits));
+    }
+
+    private static Set<FailureMode> failureModes(List<CompiledLimit> limits) {
+        Set<FailureMode> modes = EnumSet.noneOf(FailureMode.class);
+        limits.forEach(limit -> modes.add(limit.definition().failureMode()));
+        return Collections.unmodifiableSet(modes);
+    }
 
     /**
      * One {@code @RateLimited}: its definition, its limit (a plan group's default plan's first), and how a call gives
@@ -33,11 +47,6 @@ record MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, F
     /** Whether some limit of the method counts failed calls only. */
     boolean countsFailures() {
         return limits.stream().anyMatch(l -> l.definition().countOn() == CountOn.FAILURE);
-    }
-
-    /** Whether any limit of the method fails closed when Redis cannot decide. */
-    boolean failClosed() {
-        return limits.stream().anyMatch(l -> l.definition().failClosed());
     }
 
     /** Resolves the keys and costs of one invocation into requests for the limiter. */

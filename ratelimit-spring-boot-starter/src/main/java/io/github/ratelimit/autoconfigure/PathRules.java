@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
@@ -8,7 +9,9 @@ import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.springframework.http.server.PathContainer;
@@ -59,11 +62,14 @@ final class PathRules {
      *
      * @param requests every limit of every matching rule, empty when none matches
      * @param what the matching rules, for the fallback log
-     * @param failClosed whether one of them fails closed
+     * @param failureModes what the matching rules do when Redis cannot decide
      * @param missingKey a rule's key that is absent from the request, which refuses it with 400; null otherwise
      */
     record Match(
-            List<LimitRequest> requests, String what, boolean failClosed, RateLimitEvaluationException missingKey) {}
+            List<LimitRequest> requests,
+            String what,
+            Set<FailureMode> failureModes,
+            RateLimitEvaluationException missingKey) {}
 
     /**
      * @param method the HTTP method
@@ -72,9 +78,9 @@ final class PathRules {
      */
     Match match(String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
         if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
-            return new Match(List.of(), null, false, null);
+            return new Match(List.of(), null, Set.of(), null);
         }
-        boolean failClosed = false;
+        Set<FailureMode> failureModes = EnumSet.noneOf(FailureMode.class);
         List<String> names = new ArrayList<>();
         List<LimitRequest> requests = new ArrayList<>();
         for (FilterRule rule : rules) {
@@ -87,7 +93,7 @@ final class PathRules {
                     return new Match(
                             List.of(),
                             null,
-                            false,
+                            Set.of(),
                             new RateLimitEvaluationException(
                                     "Rate limit rule '" + rule.name + "' found no key in a request to " + rawPath,
                                     "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
@@ -95,7 +101,7 @@ final class PathRules {
                 }
                 identifier = ClientIdentifier.of("ip", view.clientAddress());
             }
-            failClosed |= rule.definition.failClosed();
+            failureModes.add(rule.definition.failureMode());
             names.add(rule.name);
             List<RateLimit> limits = rule.planGroup == null
                     ? rule.limits
@@ -108,7 +114,7 @@ final class PathRules {
                 requests.add(rule.definition.request(limit, identifier, rule.cost, decisions));
             }
         }
-        return new Match(requests, "rules " + names, failClosed, null);
+        return new Match(requests, "rules " + names, failureModes, null);
     }
 
     /**

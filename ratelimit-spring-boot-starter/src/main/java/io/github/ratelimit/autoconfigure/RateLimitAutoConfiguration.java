@@ -13,6 +13,7 @@ import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.redis.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.RedisInstances;
 import io.github.ratelimit.redis.RedisLockManager;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.redis.RedisSingleUseTokens;
@@ -48,6 +49,9 @@ public final class RateLimitAutoConfiguration {
 
     /** Pause between attempts to make the first connection. */
     static final Duration CONNECT_RETRY = Duration.ofSeconds(1);
+
+    /** How often each instance announces itself in Redis (an announcement lasts three times as long). */
+    static final Duration ANNOUNCE_EVERY = Duration.ofSeconds(2);
 
     @Bean
     RedisGuard rateLimitRedisGuard(RateLimitProperties properties, ObjectProvider<RedissonClient> redisson) {
@@ -182,14 +186,34 @@ public final class RateLimitAutoConfiguration {
                 ObjectProvider<RateLimiter> limiter,
                 RateLimitProperties properties,
                 Fallbacks fallbacks,
-                ObjectProvider<PlanSource> planSource) {
+                ObjectProvider<PlanSource> planSource,
+                ObjectProvider<RedisInstances> instances) {
+            RateLimitProperties.LocalLimitSettings local = properties.getLocalLimits();
             return new RateLimitDecisions(
                     limiter::getObject,
                     properties::isShadow,
-                    properties::isFailClosed,
+                    properties::getFailureMode,
                     () -> properties.getRetryAdvice().getDefault() == RetryAdvice.STAGGERED,
                     fallbacks,
-                    new Plans(properties.getPlans().compiled(), planSource::getIfAvailable));
+                    new Plans(properties.getPlans().compiled(), planSource::getIfAvailable),
+                    new LocalLimits(local.getMaxEntries(), () -> {
+                        RedisInstances counted = instances.getIfAvailable();
+                        return counted != null ? counted.count() : local.getInstances();
+                    }));
+        }
+
+        /** This instance's announcement in Redis, and the count of live instances that local limits divide by. */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnBean(RedissonClient.class)
+        RedisInstances rateLimitInstances(RedissonClient redisson, RedisGuard guard, RateLimitProperties properties) {
+            RedisInstances instances = new RedisInstances(
+                    redisson,
+                    guard,
+                    properties.getKeyPrefix(),
+                    properties.getLocalLimits().getInstances(),
+                    ANNOUNCE_EVERY);
+            instances.start();
+            return instances;
         }
 
         /** The plans of {@code ratelimit.plans.customers}; an application's own source replaces it. */

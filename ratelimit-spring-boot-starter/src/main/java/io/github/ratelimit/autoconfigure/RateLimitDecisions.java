@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
@@ -7,6 +8,7 @@ import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -15,7 +17,7 @@ import java.util.function.Supplier;
 
 /**
  * The one decision flow of the starter, for annotations and path rules alike (and any later caller): ask the limiter
- * once, and when Redis cannot decide, fail open or closed as configured. Fallbacks are counted and logged here, and
+ * once, and when Redis cannot decide, decide in this instance's memory, fail open or fail closed as configured. Fallbacks are counted and logged here, and
  * would-be refusals of shadow limits recorded here, once per limit whoever asked. Framework-free; the caller turns
  * the {@link Outcome} into its own answer (proceed, an exception, a response).
  */
@@ -23,7 +25,8 @@ final class RateLimitDecisions {
 
     private final Supplier<RateLimiter> limiter;
     private final BooleanSupplier allShadow;
-    private final BooleanSupplier allFailClosed;
+    private final Supplier<FailureMode> failureMode;
+    private final LocalLimits local;
     private final BooleanSupplier staggeredByDefault;
     private final Fallbacks fallbacks;
     private final Plans plans;
@@ -32,7 +35,8 @@ final class RateLimitDecisions {
     /**
      * @param limiter the limiter, looked up on each call
      * @param allShadow whether every limit is in shadow mode ({@code ratelimit.shadow}), asked on each call
-     * @param allFailClosed whether every limit fails closed ({@code ratelimit.fail-closed}), asked on each call
+     * @param failureMode what limits that leave it to the application do when Redis cannot decide
+     *     ({@code ratelimit.failure-mode}: local, open or closed), asked on each call
      * @param staggeredByDefault whether limits that leave the retry advice to the application stagger it
      *     ({@code ratelimit.retry-advice.default=staggered}), asked on each call
      * @param fallbacks where decisions made without Redis are counted
@@ -40,38 +44,52 @@ final class RateLimitDecisions {
     public RateLimitDecisions(
             Supplier<RateLimiter> limiter,
             BooleanSupplier allShadow,
-            BooleanSupplier allFailClosed,
+            Supplier<FailureMode> failureMode,
             BooleanSupplier staggeredByDefault,
             Fallbacks fallbacks) {
-        this(limiter, allShadow, allFailClosed, staggeredByDefault, fallbacks, Plans.NONE);
+        this(
+                limiter,
+                allShadow,
+                failureMode,
+                staggeredByDefault,
+                fallbacks,
+                Plans.NONE,
+                new LocalLimits(10_000, () -> 1));
     }
 
     /**
      * @param limiter the limiter, looked up on each call
      * @param allShadow whether every limit is in shadow mode ({@code ratelimit.shadow}), asked on each call
-     * @param allFailClosed whether every limit fails closed ({@code ratelimit.fail-closed}), asked on each call
+     * @param failureMode what limits that leave it to the application do when Redis cannot decide
      * @param staggeredByDefault whether limits that leave the retry advice to the application stagger it
      * @param fallbacks where decisions made without Redis are counted
      * @param plans the plan groups, for limits that are a caller's plan's
+     * @param local the limits this instance enforces in memory while Redis cannot decide
      */
     public RateLimitDecisions(
             Supplier<RateLimiter> limiter,
             BooleanSupplier allShadow,
-            BooleanSupplier allFailClosed,
+            Supplier<FailureMode> failureMode,
             BooleanSupplier staggeredByDefault,
             Fallbacks fallbacks,
-            Plans plans) {
+            Plans plans,
+            LocalLimits local) {
         this.plans = plans;
         this.limiter = limiter;
         this.allShadow = allShadow;
-        this.allFailClosed = allFailClosed;
+        this.failureMode = failureMode;
+        this.local = local;
         this.staggeredByDefault = staggeredByDefault;
         this.fallbacks = fallbacks;
     }
 
-    /** Enforcing, failing open, earliest retry advice, with fresh counters: for a limiter wired by hand. */
+    /**
+     * Enforcing, deciding in memory (one instance) when Redis cannot, earliest retry advice, with fresh counters: for a
+     * limiter wired by hand.
+     */
     public static RateLimitDecisions of(RateLimiter limiter) {
-        return new RateLimitDecisions(() -> limiter, () -> false, () -> false, () -> false, new Fallbacks());
+        return new RateLimitDecisions(
+                () -> limiter, () -> false, () -> FailureMode.LOCAL, () -> false, new Fallbacks());
     }
 
     /** Whether a limit declaring this advice staggers it, the application-wide default applied. */
@@ -98,13 +116,14 @@ final class RateLimitDecisions {
      *
      * @param what the method or the rules being decided, for the fallback log
      * @param requests every limit and identifier of the call
-     * @param failClosed whether one of the call's limits fails closed (the global switch is added here)
+     * @param failureModes what the call's limits do when Redis cannot decide (the strictest applies, {@code DEFAULT}
+     *     being the application's mode)
      */
-    public Outcome decide(String what, List<LimitRequest> requests, boolean failClosed) {
+    public Outcome decide(String what, List<LimitRequest> requests, Set<FailureMode> failureModes) {
         try {
             return decided(limiter.get().tryAcquire(requests));
         } catch (RedisUnavailableException e) {
-            return withoutRedis(what, failClosed, e);
+            return withoutRedis(what, requests, failureModes, e);
         }
     }
 
@@ -112,7 +131,8 @@ final class RateLimitDecisions {
      * {@link #decide} without blocking the calling thread: the stage completes with the outcome (Redis being
      * unavailable is an outcome, not a failure); it fails only for errors that are not Redis being unavailable.
      */
-    public CompletionStage<Outcome> decideAsync(String what, List<LimitRequest> requests, boolean failClosed) {
+    public CompletionStage<Outcome> decideAsync(
+            String what, List<LimitRequest> requests, Set<FailureMode> failureModes) {
         CompletionStage<Decision> decision;
         try {
             decision = limiter.get().tryAcquireAsync(requests);
@@ -125,7 +145,7 @@ final class RateLimitDecisions {
             }
             Throwable cause = Futures.cause(error);
             if (cause instanceof RedisUnavailableException unavailable) {
-                return withoutRedis(what, failClosed, unavailable);
+                return withoutRedis(what, requests, failureModes, unavailable);
             }
             throw cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause);
         });
@@ -149,17 +169,47 @@ final class RateLimitDecisions {
     }
 
     private Outcome decided(Decision decision) {
+        local.redisDecides();
+        return outcomeOf(decision);
+    }
+
+    private Outcome outcomeOf(Decision decision) {
         shadowRejections.record(decision);
         return decision.allowed() ? new Admitted(decision) : new Refused(decision);
     }
 
-    private Outcome withoutRedis(String what, boolean failClosed, RedisUnavailableException e) {
-        if (failClosed || allFailClosed.getAsBoolean()) {
-            fallbacks.failedClosed(what, e);
-            return new RefusedClosed(e);
+    private Outcome withoutRedis(
+            String what, List<LimitRequest> requests, Set<FailureMode> failureModes, RedisUnavailableException e) {
+        switch (strictest(failureModes, failureMode.get())) {
+            case CLOSED -> {
+                fallbacks.failedClosed(what, e);
+                return new RefusedClosed(e);
+            }
+            case LOCAL -> {
+                fallbacks.countDecidedLocally();
+                return outcomeOf(local.decide(what, requests, e));
+            }
+            default -> {
+                fallbacks.failedOpen(what, e);
+                return new UncheckedOpen(e);
+            }
         }
-        fallbacks.failedOpen(what, e);
-        return new UncheckedOpen(e);
+    }
+
+    /** The strictest of a call's modes (closed, then local, then open), {@code DEFAULT} being the application's. */
+    static FailureMode strictest(Set<FailureMode> modes, FailureMode application) {
+        boolean byDefault = modes.isEmpty() || modes.contains(FailureMode.DEFAULT);
+        for (FailureMode mode : List.of(FailureMode.CLOSED, FailureMode.LOCAL)) {
+            if (modes.contains(mode) || (byDefault && application == mode)) {
+                return mode;
+            }
+        }
+        return FailureMode.OPEN;
+    }
+
+    /** The limits this instance enforces in memory while Redis cannot decide. */
+    LocalLimits local() {
+        return local;
     }
 
     /**

@@ -84,7 +84,7 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
             chain.doFilter(request, response);
             return;
         }
-        RateLimitDecisions.Outcome outcome = decisions.decide(match.what(), match.requests(), match.failClosed());
+        RateLimitDecisions.Outcome outcome = decisions.decide(match.what(), match.requests(), match.failureModes());
         RuntimeException refusal = outcome.refusal();
         if (refusal != null) {
             answer(request, response, refusal);
@@ -100,7 +100,7 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
             return;
         }
         FailureCounting counting =
-                new FailureCounting(response, () -> decisions.decide(match.what(), failures, match.failClosed()));
+                new FailureCounting(response, () -> decisions.decide(match.what(), failures, match.failureModes()));
         try {
             chain.doFilter(request, counting);
         } catch (IOException | ServletException | RuntimeException e) {

@@ -19,7 +19,8 @@ public final class RateLimitHealthAutoConfiguration {
     @Bean(name = "ratelimitHealthIndicator")
     @ConditionalOnMissingBean(RateLimitHealthIndicator.class)
     @ConditionalOnBean({RedisConnector.class, RedisGuard.class})
-    RateLimitHealthIndicator rateLimitHealthIndicator(RedisConnector connector, RedisGuard guard) {
-        return new RateLimitHealthIndicator(connector, guard);
+    RateLimitHealthIndicator rateLimitHealthIndicator(
+            RedisConnector connector, RedisGuard guard, RateLimitProperties properties) {
+        return new RateLimitHealthIndicator(connector, guard, properties::getFailureMode);
     }
 }

@@ -56,7 +56,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
         List<LimitRequest> requests =
                 limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
         RateLimitDecisions.Outcome outcome =
-                decisions.decide(limits.expressions().source(), requests, limits.failClosed());
+                decisions.decide(limits.expressions().source(), requests, limits.failureModes());
         try {
             admit(outcome, context, limits);
         } catch (RefusedByLimits refused) {
@@ -89,7 +89,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
     private static void countFailure(RateLimitDecisions decisions, MethodLimits limits, List<LimitRequest> requests) {
         List<LimitRequest> failures = RateLimitDecisions.failures(requests);
         if (!failures.isEmpty()) {
-            decisions.decide(limits.expressions().source(), failures, limits.failClosed());
+            decisions.decide(limits.expressions().source(), failures, limits.failureModes());
         }
     }
 
@@ -110,7 +110,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
             List<LimitRequest> requests =
                     limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
             return decisions
-                    .decideAsync(limits.expressions().source(), requests, limits.failClosed())
+                    .decideAsync(limits.expressions().source(), requests, limits.failureModes())
                     .thenApply(outcome -> {
                         admit(outcome, context, limits);
                         return RateLimitDecisions.failures(requests);
@@ -127,7 +127,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
             if (end != DeferredInvocation.End.FAILED || failures.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }
-            return decisions().decideAsync(limits.expressions().source(), failures, limits.failClosed());
+            return decisions().decideAsync(limits.expressions().source(), failures, limits.failureModes());
         }
     }
 

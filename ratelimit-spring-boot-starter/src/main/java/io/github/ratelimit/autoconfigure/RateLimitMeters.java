@@ -29,6 +29,10 @@ final class RateLimitMeters implements MeterBinder {
                     .description("Rate limit decisions made without Redis")
                     .tag("policy", "open")
                     .register(registry);
+            FunctionCounter.builder("ratelimit.fallbacks", fallbacks, Fallbacks::decidedLocally)
+                    .description("Rate limit decisions made without Redis")
+                    .tag("policy", "local")
+                    .register(registry);
             FunctionCounter.builder("ratelimit.fallbacks", fallbacks, Fallbacks::failedClosed)
                     .description("Rate limit decisions made without Redis")
                     .tag("policy", "closed")

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.PlanSource.Quota;
@@ -42,10 +43,14 @@ public class RateLimitProperties implements Validator {
     private boolean shadow;
 
     /**
-     * Whether every rate limit fails closed (refusing calls with 503) when Redis cannot decide in time;
-     * by default they fail open. Single-use tokens and locks always fail closed.
+     * What rate limits that do not say otherwise do when Redis cannot decide in time: local (each instance enforces
+     * its share of the limit in memory, the limit divided by the number of live instances), open (calls go through
+     * unchecked) or closed (calls are refused with 503). Single-use tokens and locks always answer 503.
      */
-    private boolean failClosed;
+    private FailureMode failureMode = FailureMode.LOCAL;
+
+    /** The limits each instance enforces in memory while Redis cannot decide (failure mode local). */
+    private final LocalLimitSettings localLimits = new LocalLimitSettings();
 
     /** How calls to Redis are bounded. */
     private final Redis redis = new Redis();
@@ -146,6 +151,39 @@ public class RateLimitProperties implements Validator {
 
     public LocalRefusalSettings getLocalRefusals() {
         return localRefusals;
+    }
+
+    public LocalLimitSettings getLocalLimits() {
+        return localLimits;
+    }
+
+    /** The limits each instance enforces in memory while Redis cannot decide (failure mode local). */
+    public static class LocalLimitSettings {
+
+        /**
+         * How many instances share each limit before this instance has seen a count in Redis (while Redis answers,
+         * each instance announces itself there and keeps the last count it saw).
+         */
+        private int instances = 1;
+
+        /** How many (limit, identifier) pairs each instance keeps at most while it decides locally. */
+        private long maxEntries = 100_000;
+
+        public int getInstances() {
+            return instances;
+        }
+
+        public void setInstances(int instances) {
+            this.instances = instances;
+        }
+
+        public long getMaxEntries() {
+            return maxEntries;
+        }
+
+        public void setMaxEntries(long maxEntries) {
+            this.maxEntries = maxEntries;
+        }
     }
 
     private final Durability durability = new Durability();
@@ -320,12 +358,12 @@ public class RateLimitProperties implements Validator {
         return client;
     }
 
-    public boolean isFailClosed() {
-        return failClosed;
+    public FailureMode getFailureMode() {
+        return failureMode;
     }
 
-    public void setFailClosed(boolean failClosed) {
-        this.failClosed = failClosed;
+    public void setFailureMode(FailureMode failureMode) {
+        this.failureMode = failureMode;
     }
 
     public Redis getRedis() {
@@ -558,6 +596,15 @@ public class RateLimitProperties implements Validator {
         if (p.localRefusals.maxEntries < 1) {
             errors.rejectValue(
                     "localRefusals.maxEntries", "min", Messages.atLeast(null, 1, p.localRefusals.maxEntries));
+        }
+        if (p.failureMode == null || p.failureMode == FailureMode.DEFAULT) {
+            errors.rejectValue("failureMode", "value", "must be local, open or closed");
+        }
+        if (p.localLimits.instances < 1) {
+            errors.rejectValue("localLimits.instances", "min", Messages.atLeast(null, 1, p.localLimits.instances));
+        }
+        if (p.localLimits.maxEntries < 1) {
+            errors.rejectValue("localLimits.maxEntries", "min", Messages.atLeast(null, 1, p.localLimits.maxEntries));
         }
         if (p.client.ipv6PrefixLength < 1 || p.client.ipv6PrefixLength > 128) {
             errors.rejectValue(

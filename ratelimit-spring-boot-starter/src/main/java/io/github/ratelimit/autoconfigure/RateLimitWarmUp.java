@@ -1,13 +1,16 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -37,8 +40,14 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
     /** Rounds of decisions: enough for the JIT's first tier to compile the path (about 200 calls a method). */
     static final int ROUNDS = 300;
 
+    /** Calls sent at once, every tenth round. */
+    static final int TOGETHER = 40;
+
     /** The longest the warm-up may take. */
     static final Duration MAX = Duration.ofSeconds(3);
+
+    /** A warm-up call that Redis cannot decide is let through: it decides nothing anyway. */
+    private static final Set<FailureMode> OPEN = Set.of(FailureMode.OPEN);
 
     private final ObjectProvider<RateLimitDecisions> decisions;
     private final BooleanSupplier redisAnswers;
@@ -70,11 +79,12 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
             List<List<LimitRequest>> calls = calls();
             for (int round = 0; round < ROUNDS && System.nanoTime() - deadline < 0; round++) {
                 for (List<LimitRequest> call : calls) {
-                    flow.decide(NAME, call, false);
-                    flow.decideAsync(NAME, call, false)
-                            .toCompletableFuture()
-                            .get(MAX.toMillis(), TimeUnit.MILLISECONDS);
+                    flow.decide(NAME, call, OPEN);
+                    flow.decideAsync(NAME, call, OPEN).toCompletableFuture().get(MAX.toMillis(), TimeUnit.MILLISECONDS);
                     decided += 2;
+                }
+                if (round % 10 == 0) {
+                    decided += together(flow, calls);
                 }
             }
         } catch (Exception e) {
@@ -84,6 +94,20 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
                 "Rate limiter warmed up: {} decisions in {} ms",
                 decided,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    /**
+     * {@value #TOGETHER} calls sent at once without waiting, as a burst of requests sends them: the path where calls that
+     * meet on the way to Redis share a round trip, which calls one after another never take.
+     */
+    private static int together(RateLimitDecisions flow, List<List<LimitRequest>> calls) throws Exception {
+        List<CompletableFuture<?>> pending = new ArrayList<>(TOGETHER);
+        for (int i = 0; i < TOGETHER; i++) {
+            pending.add(
+                    flow.decideAsync(NAME, calls.get(i % calls.size()), OPEN).toCompletableFuture());
+        }
+        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get(MAX.toMillis(), TimeUnit.MILLISECONDS);
+        return TOGETHER;
     }
 
     /**

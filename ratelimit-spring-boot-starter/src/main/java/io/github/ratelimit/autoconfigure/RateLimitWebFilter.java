@@ -1,10 +1,12 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.springframework.core.Ordered;
@@ -102,16 +104,16 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits {
     }
 
     /** What a failed answer takes: the requests of the matching rules that count failures only, as one decision. */
-    private record Failures(String what, List<LimitRequest> requests, boolean failClosed) {
+    private record Failures(String what, List<LimitRequest> requests, Set<FailureMode> failureModes) {
 
-        static final Failures NONE = new Failures(null, List.of(), false);
+        static final Failures NONE = new Failures(null, List.of(), Set.of());
 
         boolean isEmpty() {
             return requests.isEmpty();
         }
 
         Mono<Void> count(RateLimitDecisions decisions) {
-            return Mono.fromCompletionStage(decisions.decideAsync(what, requests, failClosed))
+            return Mono.fromCompletionStage(decisions.decideAsync(what, requests, failureModes))
                     .then();
         }
     }
@@ -138,7 +140,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits {
         if (match.requests().isEmpty()) {
             return Mono.just(Failures.NONE);
         }
-        return Mono.fromCompletionStage(decisions.decideAsync(match.what(), match.requests(), match.failClosed()))
+        return Mono.fromCompletionStage(decisions.decideAsync(match.what(), match.requests(), match.failureModes()))
                 .flatMap(outcome -> {
                     RuntimeException refusal = outcome.refusal();
                     if (refusal != null) {
@@ -148,7 +150,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits {
                         caller.allowed(outcome.admitted());
                     }
                     return Mono.just(new Failures(
-                            match.what(), RateLimitDecisions.failures(match.requests()), match.failClosed()));
+                            match.what(), RateLimitDecisions.failures(match.requests()), match.failureModes()));
                 });
     }
 }

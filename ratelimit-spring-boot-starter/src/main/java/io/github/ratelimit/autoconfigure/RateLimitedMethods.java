@@ -195,7 +195,7 @@ final class RateLimitedMethods {
                 planGroup,
                 keys.stream().map(KeyExpression::text).toList(),
                 annotation.shadow(),
-                annotation.failClosed(),
+                annotation.failureMode(),
                 annotation.retryAdvice(),
                 annotation.countOn(),
                 false);

@@ -66,7 +66,7 @@ class RateLimitsEndpoint {
             entry.put("algorithm", declared.limit().algorithm());
             entry.put("keys", declared.keys());
             entry.put("shadow", declared.shadow());
-            entry.put("failClosed", declared.failClosed());
+            entry.put("failureMode", declared.failureMode().name().toLowerCase(java.util.Locale.ROOT));
             entry.put("source", declared.source());
             limits.add(entry);
         }

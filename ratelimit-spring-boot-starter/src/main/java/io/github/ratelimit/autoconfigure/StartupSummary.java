@@ -58,7 +58,13 @@ final class StartupSummary implements ApplicationListener<ContextRefreshedEvent>
         return "Rate limiting: " + annotated.size() + " limits on " + methods + " methods, " + rules.size()
                 + " filter limits; Redis " + target + "; budget "
                 + properties.getRedis().getTimeout().toMillis()
-                + " ms; rate limits fail " + (properties.isFailClosed() ? "closed" : "open (per-limit overrides apply)")
+                + " ms; while Redis cannot decide, rate limits "
+                + switch (properties.getFailureMode()) {
+                    case CLOSED -> "fail closed";
+                    case OPEN -> "fail open";
+                    default -> "are decided in memory, per instance";
+                }
+                + " (per-limit overrides apply)"
                 + "; shadow " + (properties.isShadow() ? "on for all" : "off") + "; key prefix '"
                 + properties.getKeyPrefix() + "'";
     }

@@ -4,8 +4,9 @@ import java.time.Duration;
 
 /**
  * Redis did not answer within the latency budget, refused the call (out of memory, busy), or is considered
- * down for a short while after repeated failures. Rate limits then fail open or closed as configured; single-use
- * tokens and locks always fail closed with this exception (HTTP 503 in a Spring MVC application).
+ * down for a short while after repeated failures. Rate limits then follow their failure mode (in memory, open or
+ * closed) as configured; single-use tokens and locks always fail closed with this exception (HTTP 503 in a Spring MVC
+ * application).
  */
 public class RedisUnavailableException extends RuntimeException {
 

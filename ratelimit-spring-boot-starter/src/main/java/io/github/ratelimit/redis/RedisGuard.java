@@ -41,8 +41,9 @@ public final class RedisGuard {
 
     private static final Logger log = LoggerFactory.getLogger(RedisGuard.class);
     static final long REPEAT_LOG_SECONDS = 10;
-    private static final String CONSEQUENCE = "until it answers, rate limits fail open (fail-closed ones answer 503),"
-            + " single-use tokens and locks answer 503 with Retry-After";
+    private static final String CONSEQUENCE =
+            "until it answers, rate limits follow their failure mode (local, open or closed),"
+                    + " single-use tokens and locks answer 503 with Retry-After";
 
     private final String target;
     private final Duration budget;

@@ -55,7 +55,7 @@ class ConfigurationMetadataTests {
                 "order",
                 "shadow",
                 "per-path",
-                "fail-closed",
+                "failure-mode",
                 "plans",
                 "plan")) {
             assertThat(properties).containsKey("ratelimit.filter.rules[]." + field);

@@ -116,11 +116,11 @@ class DisabledModeTests {
                     .startsWith("Rate limiting: OFF (ratelimit.enabled=false)")
                     .contains("@SingleUse tokens and @Locked locks still apply")
                     .doesNotContain("0 limits on 0 methods")
-                    .doesNotContain("fail open");
+                    .doesNotContain("while Redis cannot decide");
         });
         runner.run(context -> assertThat(context.getBean(StartupSummary.class).line())
                 .startsWith("Rate limiting: 1 limits on 1 methods, 0 filter limits;")
-                .contains("rate limits fail open"));
+                .contains("while Redis cannot decide, rate limits are decided in memory, per instance"));
     }
 
     @Test

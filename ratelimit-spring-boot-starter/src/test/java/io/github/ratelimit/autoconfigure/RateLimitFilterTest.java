@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.testing.RedisCommands;
 import io.github.ratelimit.testing.SharedRedis;
@@ -46,7 +47,7 @@ class RateLimitFilterTest {
                 0,
                 false,
                 false,
-                false,
+                io.github.ratelimit.annotation.FailureMode.DEFAULT,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
@@ -61,7 +62,8 @@ class RateLimitFilterTest {
         return new RateLimitFilter(
                 rules,
                 List.of("/api/public/health"),
-                new RateLimitDecisions(() -> limiter, () -> allShadow, () -> false, () -> false, new Fallbacks()),
+                new RateLimitDecisions(
+                        () -> limiter, () -> allShadow, () -> FailureMode.OPEN, () -> false, new Fallbacks()),
                 new ClientAddresses(List.of("10.0.0.0/8"), 64),
                 MvcExceptionResolvers::withStarterHandlers,
                 true,
@@ -135,7 +137,7 @@ class RateLimitFilterTest {
                 0,
                 false,
                 true,
-                false,
+                io.github.ratelimit.annotation.FailureMode.DEFAULT,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
@@ -167,7 +169,7 @@ class RateLimitFilterTest {
                 0,
                 false,
                 false,
-                false,
+                io.github.ratelimit.annotation.FailureMode.DEFAULT,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
@@ -239,7 +241,7 @@ class RateLimitFilterTest {
                 0,
                 false,
                 false,
-                false,
+                io.github.ratelimit.annotation.FailureMode.DEFAULT,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
@@ -266,7 +268,7 @@ class RateLimitFilterTest {
                 0,
                 true,
                 false,
-                false,
+                io.github.ratelimit.annotation.FailureMode.DEFAULT,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
@@ -293,7 +295,7 @@ class RateLimitFilterTest {
                 0,
                 false,
                 false,
-                false,
+                io.github.ratelimit.annotation.FailureMode.DEFAULT,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,

@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import java.time.Duration;
@@ -19,7 +20,7 @@ class RedisUnavailableMappingTest {
         throw new RedisUnavailableException("Redis did not answer within 200 ms", Duration.ofMillis(1500), null);
     };
 
-    RateLimitFilter filter(boolean failClosed, Fallbacks fallbacks) {
+    RateLimitFilter filter(FailureMode failureMode, Fallbacks fallbacks) {
         FilterRuleSpec rule = new FilterRuleSpec(
                 "r",
                 List.of("/**"),
@@ -31,7 +32,7 @@ class RedisUnavailableMappingTest {
                 0,
                 false,
                 false,
-                failClosed,
+                failureMode,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
@@ -39,7 +40,7 @@ class RedisUnavailableMappingTest {
         return new RateLimitFilter(
                 List.of(rule),
                 List.of(),
-                new RateLimitDecisions(() -> unavailable, () -> false, () -> false, () -> false, fallbacks),
+                new RateLimitDecisions(() -> unavailable, () -> false, () -> FailureMode.OPEN, () -> false, fallbacks),
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers,
                 true,
@@ -58,16 +59,38 @@ class RedisUnavailableMappingTest {
     @Test
     void failOpenLetsTheRequestThroughWithoutHeadersAndCountsIt() throws Exception {
         Fallbacks fallbacks = new Fallbacks();
-        MockHttpServletResponse response = call(filter(false, fallbacks));
+        MockHttpServletResponse response = call(filter(FailureMode.DEFAULT, fallbacks));
         assertThat(response.getStatus()).isEqualTo(200);
         assertThat(response.getHeader("RateLimit")).isNull();
         assertThat(fallbacks.failedOpen()).isEqualTo(1);
     }
 
     @Test
+    void localDecidesInMemoryAndAnswersAsRedisWouldWithTheLocalQuota() throws Exception {
+        Fallbacks fallbacks = new Fallbacks();
+        RateLimitFilter filter = filter(FailureMode.LOCAL, fallbacks);
+        MockHttpServletResponse admitted = call(filter);
+        assertThat(admitted.getStatus()).isEqualTo(200);
+        RateLimitFields fields =
+                RateLimitFields.parse(admitted.getHeader("RateLimit-Policy"), admitted.getHeader("RateLimit"));
+        String name = fields.names().get(0);
+        assertThat(fields.quota(name)).isEqualTo(1);
+        assertThat(fields.window(name)).isEqualTo(60);
+        assertThat(fields.remaining(name)).isZero();
+        MockHttpServletResponse refused = call(filter);
+        assertThat(refused.getStatus()).isEqualTo(429);
+        assertThat(Long.parseLong(refused.getHeader("Retry-After"))).isBetween(59L, 60L);
+        assertThat(RateLimitFields.parse(refused.getHeader("RateLimit-Policy"), refused.getHeader("RateLimit"))
+                        .remaining(name))
+                .isZero();
+        assertThat(fallbacks.decidedLocally()).isEqualTo(2);
+        assertThat(fallbacks.failedOpen()).isZero();
+    }
+
+    @Test
     void failClosedAnswers503WithRetryAfter() throws Exception {
         Fallbacks fallbacks = new Fallbacks();
-        MockHttpServletResponse response = call(filter(true, fallbacks));
+        MockHttpServletResponse response = call(filter(FailureMode.CLOSED, fallbacks));
         assertThat(response.getStatus()).isEqualTo(503);
         assertThat(response.getHeader("Retry-After")).isEqualTo("2");
         assertThat(response.getContentType()).isEqualTo("application/problem+json");

@@ -1,0 +1,103 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.local.LocalRateLimiter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The limits this instance enforces in memory while Redis cannot decide (failure mode local): each limit divided by
+ * the number of live instances, at least one unit (and at least the call's cost), on a {@link LocalRateLimiter}. Says
+ * once in the log when local limits start and when they stop; what was counted here is forgotten when Redis decides
+ * again, and is never carried over to Redis.
+ */
+final class LocalLimits {
+
+    private static final Logger log = LoggerFactory.getLogger(LocalLimits.class);
+
+    private final LocalRateLimiter limiter;
+    private final IntSupplier instances;
+    private final AtomicBoolean active = new AtomicBoolean();
+    private final AtomicLong decided = new AtomicLong();
+    private final AtomicLong decidedThisTime = new AtomicLong();
+
+    /**
+     * @param maxEntries how many (limit, identifier) pairs are kept at most
+     * @param instances how many instances share each limit right now, at least 1
+     */
+    LocalLimits(long maxEntries, IntSupplier instances) {
+        this.limiter = new LocalRateLimiter(maxEntries);
+        this.instances = instances;
+    }
+
+    /** Decides a call in this JVM, on this instance's share of each limit. */
+    Decision decide(String what, List<LimitRequest> requests, RedisUnavailableException cause) {
+        int share = Math.max(1, instances.getAsInt());
+        if (active.compareAndSet(false, true)) {
+            decidedThisTime.set(0);
+            log.warn(
+                    "Rate limits are decided in this instance's memory from now on ({} first): Redis cannot decide ({});"
+                            + " each limit divided by {} live instance(s)",
+                    what,
+                    cause.getMessage(),
+                    share);
+        }
+        decided.incrementAndGet();
+        decidedThisTime.incrementAndGet();
+        List<LimitRequest> shares = new ArrayList<>(requests.size());
+        for (LimitRequest request : requests) {
+            shares.add(shareOf(request, share));
+        }
+        return limiter.tryAcquire(shares);
+    }
+
+    /** Redis decided a call: local limits stop, if they were in force, and what they counted is forgotten. */
+    void redisDecides() {
+        if (active.get() && active.compareAndSet(true, false)) {
+            limiter.forgetLocalState();
+            log.warn(
+                    "Rate limits are decided by Redis again; {} call(s) were decided in this instance's memory meanwhile"
+                            + " (not carried over)",
+                    decidedThisTime.get());
+        }
+    }
+
+    /** Whether calls are being decided locally right now. */
+    boolean active() {
+        return active.get();
+    }
+
+    /** Calls decided locally since start. */
+    long decided() {
+        return decided.get();
+    }
+
+    /** How many instances each limit is divided by right now. */
+    int instances() {
+        return Math.max(1, instances.getAsInt());
+    }
+
+    private static LimitRequest shareOf(LimitRequest request, int instances) {
+        RateLimit limit = request.limit();
+        long quota = Math.max(Math.max(1, limit.limit() / instances), request.cost());
+        if (quota == limit.limit()) {
+            return request;
+        }
+        RateLimit share = new RateLimit(limit.name(), limit.algorithm(), quota, limit.window(), limit.plan());
+        return new LimitRequest(
+                share,
+                request.identifier(),
+                request.cost(),
+                request.shadow(),
+                request.staggered(),
+                request.checkOnly());
+    }
+}

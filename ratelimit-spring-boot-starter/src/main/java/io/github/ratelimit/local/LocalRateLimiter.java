@@ -1,0 +1,295 @@
+package io.github.ratelimit.local;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Decision.LimitOutcome;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimiter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * A rate limiter in this JVM, for the time Redis cannot decide: the same three algorithms as the Redis scripts, exact
+ * for this instance (a call's requests decided together, all or nothing, under one lock), on the JVM's monotonic clock.
+ * Its state is bounded: at most {@code maxEntries} limit-and-identifier pairs (the least recently used are forgotten
+ * first), each forgotten once its window has passed unused.
+ *
+ * <p>Counts belong to a limit's name, algorithm and window and to the identifier, not to the quota: the quota a call
+ * asks for may change between calls (an instance's share of a limit changes with the number of instances) and what was
+ * counted stays counted, as for a plan's quota in Redis.
+ */
+public final class LocalRateLimiter implements RateLimiter {
+
+    private final Cache<Key, State> states;
+    private final LongSupplier nanoTime;
+
+    /** @param maxEntries how many limit-and-identifier pairs are kept at most, at least 1 */
+    public LocalRateLimiter(long maxEntries) {
+        this(maxEntries, System::nanoTime);
+    }
+
+    LocalRateLimiter(long maxEntries, LongSupplier nanoTime) {
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("maxEntries must be at least 1, but was " + maxEntries);
+        }
+        this.nanoTime = nanoTime;
+        this.states = Caffeine.newBuilder()
+                .maximumSize(maxEntries)
+                .executor(Runnable::run) // its upkeep on the calling thread, under the lock: no pool thread woken
+                .expireAfter(new UnusedForAWindow())
+                .build();
+    }
+
+    @Override
+    public Decision tryAcquire(List<LimitRequest> requests) {
+        if (requests.isEmpty()) {
+            throw new IllegalArgumentException("at least one request");
+        }
+        Map<Key, LimitRequest> distinct = new LinkedHashMap<>();
+        for (LimitRequest request : requests) {
+            distinct.putIfAbsent(Key.of(request), request);
+        }
+        List<LimitOutcome> outcomes = new ArrayList<>(distinct.size());
+        boolean allowed = true;
+        synchronized (this) {
+            long now = nanoTime.getAsLong();
+            List<State> checked = new ArrayList<>(distinct.size());
+            for (Map.Entry<Key, LimitRequest> entry : distinct.entrySet()) {
+                LimitRequest request = entry.getValue();
+                State state = states.get(
+                        entry.getKey(), key -> State.of(request.limit().algorithm()));
+                checked.add(state);
+                LimitOutcome outcome = state.check(request, now);
+                outcomes.add(outcome);
+                allowed &= outcome.allowed() || request.shadow();
+            }
+            int i = 0;
+            for (LimitRequest request : distinct.values()) {
+                LimitOutcome outcome = outcomes.get(i);
+                if (allowed && outcome.allowed() && !request.checkOnly() && request.cost() > 0) {
+                    checked.get(i).take(request, now);
+                    outcomes.set(i, checked.get(i).taken(request, now, outcome));
+                }
+                i++;
+            }
+        }
+        return new Decision(allowed, outcomes, Instant.now());
+    }
+
+    @Override
+    public void reset(RateLimit limit, ClientIdentifier identifier) {
+        synchronized (this) {
+            states.invalidate(new Key(limit.name(), limit.algorithm(), limit.windowMs(), identifier));
+        }
+    }
+
+    @Override
+    public void forgetLocalState() {
+        synchronized (this) {
+            states.invalidateAll();
+        }
+    }
+
+    /** How many limit-and-identifier pairs are kept right now (after pending clean-up). */
+    public long size() {
+        states.cleanUp();
+        return states.estimatedSize();
+    }
+
+    private record Key(String name, Algorithm algorithm, long windowMs, ClientIdentifier identifier) {
+        static Key of(LimitRequest request) {
+            RateLimit limit = request.limit();
+            return new Key(limit.name(), limit.algorithm(), limit.windowMs(), request.identifier());
+        }
+    }
+
+    /** Forgets a pair once its window has passed since it was last used: by then it holds nothing. */
+    private static final class UnusedForAWindow implements Expiry<Key, State> {
+        private static long window(Key key) {
+            return Duration.ofMillis(key.windowMs()).toNanos();
+        }
+
+        @Override
+        public long expireAfterCreate(Key key, State state, long currentTime) {
+            return window(key);
+        }
+
+        @Override
+        public long expireAfterUpdate(Key key, State state, long currentTime, long currentDuration) {
+            return window(key);
+        }
+
+        @Override
+        public long expireAfterRead(Key key, State state, long currentTime, long currentDuration) {
+            return window(key);
+        }
+    }
+
+    /** One pair's state; every method is called under the limiter's lock. */
+    private abstract static class State {
+
+        static State of(Algorithm algorithm) {
+            return switch (algorithm) {
+                case SLIDING_WINDOW -> new SlidingWindow();
+                case FIXED_WINDOW -> new FixedWindow();
+                case TOKEN_BUCKET -> new TokenBucket();
+            };
+        }
+
+        /** Whether the request fits, and what the caller is told if nothing is taken. */
+        abstract LimitOutcome check(LimitRequest request, long now);
+
+        /** Takes the request's cost (it fits). */
+        abstract void take(LimitRequest request, long now);
+
+        /** What the caller is told once the cost was taken. */
+        abstract LimitOutcome taken(LimitRequest request, long now, LimitOutcome checked);
+
+        static Duration nanos(long nanos) {
+            return Duration.ofNanos(Math.max(0, nanos));
+        }
+
+        /** A wait, rounded up to whole milliseconds, so that waiting it always suffices. */
+        static Duration waitOf(long nanos) {
+            return Duration.ofMillis(Math.max(0, (nanos + 999_999) / 1_000_000));
+        }
+    }
+
+    /** Every admitted unit in the last window, oldest first (a call's units as one entry). */
+    private static final class SlidingWindow extends State {
+        private final ArrayDeque<long[]> entries = new ArrayDeque<>(); // {admitted at, units}
+        private long live;
+
+        private void expire(long now, long window) {
+            while (!entries.isEmpty() && now - entries.peekFirst()[0] >= window) {
+                live -= entries.pollFirst()[1];
+            }
+        }
+
+        @Override
+        LimitOutcome check(LimitRequest request, long now) {
+            long window = request.limit().window().toNanos();
+            long limit = request.limit().limit();
+            expire(now, window);
+            long reset = entries.isEmpty() ? 0 : entries.peekLast()[0] + window - now;
+            long remaining = Math.max(0, limit - live);
+            if (live + request.cost() <= limit) {
+                return new LimitOutcome(request, true, remaining, nanos(reset), Duration.ZERO);
+            }
+            long toFree = live + request.cost() - limit;
+            long freedAt = now;
+            for (long[] entry : entries) {
+                toFree -= entry[1];
+                freedAt = entry[0] + window;
+                if (toFree <= 0) {
+                    break;
+                }
+            }
+            return new LimitOutcome(request, false, remaining, nanos(reset), waitOf(freedAt - now));
+        }
+
+        @Override
+        void take(LimitRequest request, long now) {
+            entries.addLast(new long[] {now, request.cost()});
+            live += request.cost();
+        }
+
+        @Override
+        LimitOutcome taken(LimitRequest request, long now, LimitOutcome checked) {
+            return new LimitOutcome(
+                    request,
+                    true,
+                    request.limit().limit() - live,
+                    request.limit().window(),
+                    Duration.ZERO);
+        }
+    }
+
+    /** A counter that starts with the window's first admitted call and ends a window later. */
+    private static final class FixedWindow extends State {
+        private long count;
+        private long endsAt;
+
+        @Override
+        LimitOutcome check(LimitRequest request, long now) {
+            if (count > 0 && now - endsAt >= 0) {
+                count = 0;
+            }
+            long limit = request.limit().limit();
+            long left = count == 0 ? request.limit().window().toNanos() : endsAt - now;
+            long remaining = Math.max(0, limit - count);
+            if (count + request.cost() <= limit) {
+                return new LimitOutcome(request, true, remaining, waitOf(left), Duration.ZERO);
+            }
+            return new LimitOutcome(request, false, remaining, waitOf(left), waitOf(left));
+        }
+
+        @Override
+        void take(LimitRequest request, long now) {
+            if (count == 0) {
+                endsAt = now + request.limit().window().toNanos();
+            }
+            count += request.cost();
+        }
+
+        @Override
+        LimitOutcome taken(LimitRequest request, long now, LimitOutcome checked) {
+            return new LimitOutcome(
+                    request, true, request.limit().limit() - count, waitOf(endsAt - now), Duration.ZERO);
+        }
+    }
+
+    /** GCRA, as the script: one theoretical arrival time; a full bucket holds {@code limit} units. */
+    private static final class TokenBucket extends State {
+        private long tat = Long.MIN_VALUE;
+
+        private static long interval(LimitRequest request) {
+            return Math.max(
+                    1, request.limit().window().toNanos() / request.limit().limit());
+        }
+
+        private long tat(long now) {
+            return tat == Long.MIN_VALUE || tat - now < 0 ? now : tat;
+        }
+
+        @Override
+        LimitOutcome check(LimitRequest request, long now) {
+            long interval = interval(request);
+            long burst = request.limit().window().toNanos();
+            long current = tat(now);
+            long allowAt = current + request.cost() * interval - burst;
+            long remaining = Math.max(0, (now + burst - current) / interval);
+            if (now - allowAt >= 0) {
+                return new LimitOutcome(request, true, remaining, nanos(current - now), Duration.ZERO);
+            }
+            return new LimitOutcome(request, false, remaining, nanos(current - now), waitOf(allowAt - now));
+        }
+
+        @Override
+        void take(LimitRequest request, long now) {
+            tat = tat(now) + request.cost() * interval(request);
+        }
+
+        @Override
+        LimitOutcome taken(LimitRequest request, long now, LimitOutcome checked) {
+            long burst = request.limit().window().toNanos();
+            return new LimitOutcome(
+                    request,
+                    true,
+                    Math.max(0, (now + burst - tat) / interval(request)),
+                    waitOf(tat - now),
+                    Duration.ZERO);
+        }
+    }
+}
