@@ -3,6 +3,7 @@ package io.github.ratelimit.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.github.ratelimit.testing.RedisProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -13,13 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import redis.embedded.RedisServer;
 
 /**
  * The first burst after a start is decided by Redis: two instances of a sample app, each in a JVM of its own that has
@@ -38,51 +34,32 @@ abstract class FreshInstancesContract {
 
     @Test
     void theFirstBurstAfterTheInstancesReportUpAdmitsExactlyTheLimit() throws Exception {
-        int redisPort = freePort();
-        RedisServer redis = RedisServer.newRedisServer()
-                .port(redisPort)
-                .setting("bind 127.0.0.1")
-                .setting("save \"\"")
-                .build();
-        redis.start();
         List<Instance> instances = new ArrayList<>();
-        try {
-            instances.add(Instance.start(application(), redisPort));
-            instances.add(Instance.start(application(), redisPort));
-            for (Instance instance : instances) {
-                instance.awaitUp();
-            }
+        try (RedisProcess redis = RedisProcess.start()) {
+            try {
+                instances.add(Instance.start(application(), redis.port()));
+                instances.add(Instance.start(application(), redis.port()));
+                for (Instance instance : instances) {
+                    instance.awaitUp();
+                }
 
-            CountDownLatch go = new CountDownLatch(1);
-            ExecutorService callers = Executors.newFixedThreadPool(BURST);
-            List<Future<Integer>> statuses = new ArrayList<>();
-            for (int i = 0; i < BURST; i++) {
-                int port = instances.get(i % 2).port;
-                statuses.add(callers.submit(() -> {
-                    go.await();
-                    return RawHttp.get("127.0.0.41", port, "/api/hello", Map.of())
-                            .status();
-                }));
-            }
-            long started = System.nanoTime();
-            go.countDown();
-            List<Integer> answers = new ArrayList<>();
-            for (Future<Integer> status : statuses) {
-                answers.add(status.get(30, TimeUnit.SECONDS));
-            }
-            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            callers.shutdownNow();
-            assumeTrue(elapsedMs < 1_000, "the burst within the one-second window (took " + elapsedMs + " ms)");
+                Burst burst = Burst.send(
+                        "127.0.0.41", List.of(instances.get(0).port, instances.get(1).port), "/api/hello", BURST);
+                assumeTrue(
+                        burst.elapsedMs() < 1_000,
+                        "the burst within the one-second window (took " + burst.elapsedMs() + " ms)");
 
-            assertThat(answers.stream().filter(status -> status == 200).count())
-                    .as("admitted of %d in %d ms; statuses %s; logs:%n%s", BURST, elapsedMs, answers, logs(instances))
-                    .isEqualTo(5);
-            assertThat(answers).containsOnly(200, 429);
-        } finally {
-            for (Instance instance : instances) {
-                instance.stop();
+                assertThat(burst.admitted())
+                        .as(
+                                "admitted of %d in %d ms; statuses %s; logs:%n%s",
+                                BURST, burst.elapsedMs(), burst.statuses(), logs(instances))
+                        .isEqualTo(5);
+                assertThat(burst.statuses()).containsOnly(200, 429);
+            } finally {
+                for (Instance instance : instances) {
+                    instance.stop();
+                }
             }
-            redis.stop();
         }
     }
 

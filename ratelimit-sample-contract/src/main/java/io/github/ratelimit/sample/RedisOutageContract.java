@@ -8,10 +8,6 @@ import io.github.ratelimit.testing.RedisProcess;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -69,87 +65,47 @@ abstract class RedisOutageContract {
 
     @Test
     void redisKilledEachInstanceAdmitsItsShareAndRedisDecidesAgainOnceRestarted() throws Exception {
-        assertThat(admitted(burst())).as("Redis decides").isEqualTo(5);
-
-        redis.crash();
-        List<Answer> withoutRedis = burst();
-        assertWithinTheBudget(withoutRedis);
-        assertThat(admitted(withoutRedis))
-                .as("each instance its share, in memory")
-                .isBetween(2L, 6L);
-
-        redis.restart();
-        awaitRedisDecidesOnBothInstances();
-        assertThat(admitted(burst())).as("Redis decides again").isEqualTo(5);
+        limitsHoldThrough(redis::crash, redis::restart);
     }
 
     @Test
     void redisFrozenEachInstanceAdmitsItsShareWithinTheBudgetAndRedisDecidesAgainOnceThawed() throws Exception {
-        assertThat(admitted(burst())).as("Redis decides").isEqualTo(5);
+        limitsHoldThrough(redis::freeze, redis::thaw);
+    }
 
-        redis.freeze();
-        List<Answer> withoutRedis = burst();
-        assertWithinTheBudget(withoutRedis);
-        assertThat(admitted(withoutRedis))
+    /** Exact with Redis; each instance its share while the fault lasts; exact again once it is over. */
+    private void limitsHoldThrough(Runnable fault, Runnable recovery) throws Exception {
+        assertThat(burst().admitted()).as("Redis decides").isEqualTo(5);
+
+        fault.run();
+        Burst withoutRedis = burst();
+        System.out.printf("burst without Redis: worst call %d ms%n", withoutRedis.worstMillis());
+        assertThat(withoutRedis.worstMillis()).isLessThanOrEqualTo(ANSWERED_WITHIN_MS);
+        assertThat(withoutRedis.admitted())
                 .as("each instance its share, in memory")
                 .isBetween(2L, 6L);
 
-        redis.thaw();
+        recovery.run();
         awaitRedisDecidesOnBothInstances();
-        assertThat(admitted(burst())).as("Redis decides again").isEqualTo(5);
+        assertThat(burst().admitted()).as("Redis decides again").isEqualTo(5);
     }
 
-    record Answer(int status, long millis, boolean rateLimitFields) {}
-
     /** Forty calls at once from a new client, alternating between the instances, within one second. */
-    private List<Answer> burst() throws Exception {
-        String client = newClient();
-        ExecutorService callers = Executors.newFixedThreadPool(BURST);
-        try {
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<Answer>> answers = new ArrayList<>();
-            for (int i = 0; i < BURST; i++) {
-                int port = port(instances.get(i % 2));
-                answers.add(callers.submit(() -> {
-                    go.await();
-                    long started = System.nanoTime();
-                    RawHttp.Response response = RawHttp.get(client, port, "/api/hello", Map.of());
-                    return new Answer(
-                            response.status(),
-                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                            response.header("RateLimit") != null);
-                }));
-            }
-            long started = System.nanoTime();
-            go.countDown();
-            List<Answer> all = new ArrayList<>();
-            for (Future<Answer> answer : answers) {
-                all.add(answer.get(30, TimeUnit.SECONDS));
-            }
-            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            assumeTrue(elapsedMs < 1_000, "the burst within the one-second window (took " + elapsedMs + " ms)");
-            assertThat(all).extracting(Answer::status).containsOnly(200, 429);
-            assertThat(all).allMatch(Answer::rateLimitFields, "every answer has its RateLimit fields");
-            return all;
-        } finally {
-            callers.shutdownNow();
-        }
+    private Burst burst() throws Exception {
+        Burst burst =
+                Burst.send(newClient(), List.of(port(instances.get(0)), port(instances.get(1))), "/api/hello", BURST);
+        assumeTrue(
+                burst.elapsedMs() < 1_000,
+                "the burst within the one-second window (took " + burst.elapsedMs() + " ms)");
+        assertThat(burst.statuses()).containsOnly(200, 429);
+        assertThat(burst.answers()).allMatch(Burst.Answer::rateLimitFields, "every answer has its RateLimit fields");
+        return burst;
     }
 
     /** A client address not used before in this test: 127.0.1.1, 127.0.1.2, ... */
     private String newClient() {
         int n = clients++;
         return "127.0." + (n / 250 + 1) + "." + (n % 250 + 1);
-    }
-
-    private static long admitted(List<Answer> answers) {
-        return answers.stream().filter(answer -> answer.status() == 200).count();
-    }
-
-    private static void assertWithinTheBudget(List<Answer> answers) {
-        long worst = answers.stream().mapToLong(Answer::millis).max().orElse(0);
-        System.out.printf("burst without Redis: worst call %d ms%n", worst);
-        assertThat(worst).isLessThanOrEqualTo(ANSWERED_WITHIN_MS);
     }
 
     /**

@@ -3,8 +3,7 @@ package io.github.ratelimit.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.net.ServerSocket;
+import io.github.ratelimit.testing.RedisProcess;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
-import redis.embedded.RedisServer;
 
 /**
  * Two instances of a sample app given one spring.data.redis.url share their limits: run for the servlet sample here and
@@ -24,19 +22,10 @@ abstract class TwoInstancesContract {
     abstract Class<?> application();
 
     @Test
-    void limitsHoldAcrossInstancesSharingOneRedis() throws IOException {
-        int redisPort;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            redisPort = socket.getLocalPort();
-        }
-        RedisServer redis = RedisServer.newRedisServer()
-                .port(redisPort)
-                .setting("bind 127.0.0.1")
-                .setting("save \"\"")
-                .build();
-        redis.start();
-        try (ConfigurableApplicationContext one = start(redisPort);
-                ConfigurableApplicationContext two = start(redisPort)) {
+    void limitsHoldAcrossInstancesSharingOneRedis() {
+        try (RedisProcess redis = RedisProcess.start();
+                ConfigurableApplicationContext one = start(redis.port());
+                ConfigurableApplicationContext two = start(redis.port())) {
             int[] ports = {port(one), port(two)};
             List<Integer> statuses = new ArrayList<>();
             long started = System.nanoTime();
@@ -48,8 +37,6 @@ abstract class TwoInstancesContract {
             assumeTrue(elapsedMs < 900, "six calls within one second (took " + elapsedMs + " ms)");
 
             assertThat(statuses).containsExactly(200, 200, 200, 200, 200, 429);
-        } finally {
-            redis.stop();
         }
     }
 

@@ -26,7 +26,6 @@ final class LocalLimits {
     private final LocalRateLimiter limiter;
     private final IntSupplier instances;
     private final AtomicBoolean active = new AtomicBoolean();
-    private final AtomicLong decided = new AtomicLong();
     private final AtomicLong decidedThisTime = new AtomicLong();
 
     /**
@@ -44,13 +43,12 @@ final class LocalLimits {
         if (active.compareAndSet(false, true)) {
             decidedThisTime.set(0);
             log.warn(
-                    "Rate limits are decided in this instance's memory from now on ({} first): Redis cannot decide ({});"
-                            + " each limit divided by {} live instance(s)",
+                    "Rate limits are decided in this instance's memory from now on ({} first): Redis cannot decide"
+                            + " ({}); each limit divided by {} live instance(s)",
                     what,
                     cause.getMessage(),
                     share);
         }
-        decided.incrementAndGet();
         decidedThisTime.incrementAndGet();
         List<LimitRequest> shares = new ArrayList<>(requests.size());
         for (LimitRequest request : requests) {
@@ -64,25 +62,10 @@ final class LocalLimits {
         if (active.get() && active.compareAndSet(true, false)) {
             limiter.forgetLocalState();
             log.warn(
-                    "Rate limits are decided by Redis again; {} call(s) were decided in this instance's memory meanwhile"
-                            + " (not carried over)",
+                    "Rate limits are decided by Redis again; {} call(s) were decided in this instance's memory"
+                            + " meanwhile (not carried over)",
                     decidedThisTime.get());
         }
-    }
-
-    /** Whether calls are being decided locally right now. */
-    boolean active() {
-        return active.get();
-    }
-
-    /** Calls decided locally since start. */
-    long decided() {
-        return decided.get();
-    }
-
-    /** How many instances each limit is divided by right now. */
-    int instances() {
-        return Math.max(1, instances.getAsInt());
     }
 
     private static LimitRequest shareOf(LimitRequest request, int instances) {

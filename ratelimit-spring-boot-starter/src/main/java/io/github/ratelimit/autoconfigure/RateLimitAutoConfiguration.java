@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -189,6 +190,8 @@ public final class RateLimitAutoConfiguration {
                 ObjectProvider<PlanSource> planSource,
                 ObjectProvider<RedisInstances> instances) {
             RateLimitProperties.LocalLimitSettings local = properties.getLocalLimits();
+            RedisInstances counted = instances.getIfAvailable();
+            IntSupplier live = counted != null ? counted::count : local::getInstances;
             return new RateLimitDecisions(
                     limiter::getObject,
                     properties::isShadow,
@@ -196,10 +199,7 @@ public final class RateLimitAutoConfiguration {
                     () -> properties.getRetryAdvice().getDefault() == RetryAdvice.STAGGERED,
                     fallbacks,
                     new Plans(properties.getPlans().compiled(), planSource::getIfAvailable),
-                    new LocalLimits(local.getMaxEntries(), () -> {
-                        RedisInstances counted = instances.getIfAvailable();
-                        return counted != null ? counted.count() : local.getInstances();
-                    }));
+                    new LocalLimits(local.getMaxEntries(), live));
         }
 
         /** This instance's announcement in Redis, and the count of live instances that local limits divide by. */

@@ -7,6 +7,7 @@ import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.local.LocalRateLimiter;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -17,8 +18,9 @@ import java.util.function.Supplier;
 
 /**
  * The one decision flow of the starter, for annotations and path rules alike (and any later caller): ask the limiter
- * once, and when Redis cannot decide, decide in this instance's memory, fail open or fail closed as configured. Fallbacks are counted and logged here, and
- * would-be refusals of shadow limits recorded here, once per limit whoever asked. Framework-free; the caller turns
+ * once, and when Redis cannot decide, decide in this instance's memory, fail open or fail closed as configured.
+ * Fallbacks are counted and logged here, and would-be refusals of shadow limits recorded here, once per limit whoever
+ * asked. Framework-free; the caller turns
  * the {@link Outcome} into its own answer (proceed, an exception, a response).
  */
 final class RateLimitDecisions {
@@ -54,7 +56,7 @@ final class RateLimitDecisions {
                 staggeredByDefault,
                 fallbacks,
                 Plans.NONE,
-                new LocalLimits(10_000, () -> 1));
+                new LocalLimits(LocalRateLimiter.DEFAULT_MAX_ENTRIES, () -> 1));
     }
 
     /**
@@ -205,11 +207,6 @@ final class RateLimitDecisions {
             }
         }
         return FailureMode.OPEN;
-    }
-
-    /** The limits this instance enforces in memory while Redis cannot decide. */
-    LocalLimits local() {
-        return local;
     }
 
     /**

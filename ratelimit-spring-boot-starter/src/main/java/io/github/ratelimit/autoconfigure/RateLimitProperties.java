@@ -4,6 +4,7 @@ import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.PlanSource.Quota;
+import io.github.ratelimit.local.LocalRateLimiter;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.redis.RedisSingleUseTokens;
 import java.time.Duration;
@@ -167,7 +168,7 @@ public class RateLimitProperties implements Validator {
         private int instances = 1;
 
         /** How many (limit, identifier) pairs each instance keeps at most while it decides locally. */
-        private long maxEntries = 100_000;
+        private long maxEntries = LocalRateLimiter.DEFAULT_MAX_ENTRIES;
 
         public int getInstances() {
             return instances;

@@ -12,7 +12,8 @@ final class RedisStartupFailureAnalyzer extends AbstractFailureAnalyzer<RedisNot
                 "Rate limiting could not reach Redis " + cause.target() + " at startup: " + cause.reason(),
                 "Start Redis or correct spring.data.redis.* (url, host, port, username, password), or set"
                         + " ratelimit.redis.require-at-startup=false to start without Redis and connect in the"
-                        + " background (rate limits then follow ratelimit.failure-mode, in memory per instance by default; tokens and locks answer 503 until it answers).",
+                        + " background (rate limits then follow ratelimit.failure-mode, in memory per instance by"
+                        + " default; tokens and locks answer 503 until it answers).",
                 cause);
     }
 }

@@ -31,6 +31,9 @@ import java.util.function.LongSupplier;
  */
 public final class LocalRateLimiter implements RateLimiter {
 
+    /** How many limit-and-identifier pairs are kept at most unless told otherwise. */
+    public static final long DEFAULT_MAX_ENTRIES = 100_000;
+
     private final Cache<Key, State> states;
     private final LongSupplier nanoTime;
 
@@ -78,8 +81,7 @@ public final class LocalRateLimiter implements RateLimiter {
             for (LimitRequest request : distinct.values()) {
                 LimitOutcome outcome = outcomes.get(i);
                 if (allowed && outcome.allowed() && !request.checkOnly() && request.cost() > 0) {
-                    checked.get(i).take(request, now);
-                    outcomes.set(i, checked.get(i).taken(request, now, outcome));
+                    outcomes.set(i, checked.get(i).take(request, now));
                 }
                 i++;
             }
@@ -150,11 +152,8 @@ public final class LocalRateLimiter implements RateLimiter {
         /** Whether the request fits, and what the caller is told if nothing is taken. */
         abstract LimitOutcome check(LimitRequest request, long now);
 
-        /** Takes the request's cost (it fits). */
-        abstract void take(LimitRequest request, long now);
-
-        /** What the caller is told once the cost was taken. */
-        abstract LimitOutcome taken(LimitRequest request, long now, LimitOutcome checked);
+        /** Takes the request's cost (it fits), and says what the caller is told once it was taken. */
+        abstract LimitOutcome take(LimitRequest request, long now);
 
         static Duration nanos(long nanos) {
             return Duration.ofNanos(Math.max(0, nanos));
@@ -200,13 +199,9 @@ public final class LocalRateLimiter implements RateLimiter {
         }
 
         @Override
-        void take(LimitRequest request, long now) {
+        LimitOutcome take(LimitRequest request, long now) {
             entries.addLast(new long[] {now, request.cost()});
             live += request.cost();
-        }
-
-        @Override
-        LimitOutcome taken(LimitRequest request, long now, LimitOutcome checked) {
             return new LimitOutcome(
                     request,
                     true,
@@ -236,15 +231,11 @@ public final class LocalRateLimiter implements RateLimiter {
         }
 
         @Override
-        void take(LimitRequest request, long now) {
+        LimitOutcome take(LimitRequest request, long now) {
             if (count == 0) {
                 endsAt = now + request.limit().window().toNanos();
             }
             count += request.cost();
-        }
-
-        @Override
-        LimitOutcome taken(LimitRequest request, long now, LimitOutcome checked) {
             return new LimitOutcome(
                     request, true, request.limit().limit() - count, waitOf(endsAt - now), Duration.ZERO);
         }
@@ -277,12 +268,8 @@ public final class LocalRateLimiter implements RateLimiter {
         }
 
         @Override
-        void take(LimitRequest request, long now) {
+        LimitOutcome take(LimitRequest request, long now) {
             tat = tat(now) + request.cost() * interval(request);
-        }
-
-        @Override
-        LimitOutcome taken(LimitRequest request, long now, LimitOutcome checked) {
             long burst = request.limit().window().toNanos();
             return new LimitOutcome(
                     request,

@@ -10,10 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.api.options.OptionalOptions;
-import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,11 +58,7 @@ public final class RedisConnector implements AutoCloseable {
         this.retryEvery = retryEvery;
         this.onConnected = List.copyOf(onConnected);
         this.probe = new RedisHealthProbe(redisson, guard);
-        RScript probeScript = redisson.getScript(OptionalOptions.defaults()
-                .codec(StringCodec.INSTANCE)
-                .timeout(guard.probeBudget())
-                .retryAttempts(0));
-        guard.prober(() -> probeScript.evalAsync(RScript.Mode.READ_ONLY, "return 1", RScript.ReturnType.LONG));
+        guard.prober(ScriptExecutor.probe(redisson, guard.probeBudget()));
     }
 
     /** Starts connecting in the background; calls are answered without Redis until it answers. */
@@ -129,12 +122,9 @@ public final class RedisConnector implements AutoCloseable {
     }
 
     private void ping() {
-        RScript script = redisson.getScript(OptionalOptions.defaults()
-                .codec(StringCodec.INSTANCE)
-                .timeout(connectTimeout)
-                .retryAttempts(0));
         try {
-            script.evalAsync(RScript.Mode.READ_ONLY, "return 1", RScript.ReturnType.LONG)
+            ScriptExecutor.probe(redisson, connectTimeout)
+                    .get()
                     .toCompletableFuture()
                     .get(connectTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -232,18 +233,7 @@ public final class RedisGuard {
             return CompletableFuture.failedFuture(e instanceof RedisUnavailableException ? e : failure(e));
         }
         CompletableFuture<T> result = new CompletableFuture<>();
-        AtomicBoolean settled = new AtomicBoolean();
-        io.netty.util.Timeout timer = BudgetTimer.after(budget, () -> {
-            if (settled.compareAndSet(false, true)) {
-                future.cancel(false); // what has not been sent yet is not sent
-                result.completeExceptionally(timedOut(new TimeoutException()));
-            }
-        });
-        future.whenComplete((reply, error) -> {
-            if (!settled.compareAndSet(false, true)) {
-                return;
-            }
-            timer.cancel();
+        within(future, budget, () -> result.completeExceptionally(timedOut(new TimeoutException())), (reply, error) -> {
             if (error == null) {
                 answered();
                 result.complete(reply);
@@ -252,6 +242,31 @@ public final class RedisGuard {
             }
         });
         return result;
+    }
+
+    /**
+     * Settles a call once, whichever comes first: its answer ({@code onAnswer}, on the thread that completes it), or
+     * the end of {@code limit} (then the call is cancelled, so that what has not been sent yet is never sent, and
+     * {@code onTimeout} runs on the {@link BudgetTimer}'s thread).
+     */
+    private static <T> void within(
+            CompletableFuture<T> call,
+            Duration limit,
+            Runnable onTimeout,
+            BiConsumer<? super T, ? super Throwable> onAnswer) {
+        AtomicBoolean settled = new AtomicBoolean();
+        io.netty.util.Timeout timer = BudgetTimer.after(limit, () -> {
+            if (settled.compareAndSet(false, true)) {
+                call.cancel(false);
+                onTimeout.run();
+            }
+        });
+        call.whenComplete((reply, error) -> {
+            if (settled.compareAndSet(false, true)) {
+                timer.cancel();
+                onAnswer.accept(reply, error);
+            }
+        });
     }
 
     /** Throws without touching Redis while it is not connected or the breaker is open. */
@@ -297,10 +312,11 @@ public final class RedisGuard {
     }
 
     /**
-     * A failed call: counted, and after {@code failureThreshold} in a row the guard opens. When the last of them ran out
-     * of budget and a prober is set, the guard first asks Redis directly: calls can run out of budget before they were
-     * even sent (a cold or busy JVM: class loading, JIT, a starved event loop), and that is no evidence that Redis fails.
-     * If the probe is answered in time the count starts again and the guard stays closed; otherwise it opens.
+     * A failed call: counted, and after {@code failureThreshold} in a row the guard opens. When the last of them ran
+     * out of budget and a prober is set, the guard first asks Redis directly: calls can run out of budget before they
+     * were even sent (a cold or busy JVM: class loading, JIT, a starved event loop), and that is no evidence that
+     * Redis fails. If the probe is answered in time the count starts again and the guard stays closed; otherwise it
+     * opens.
      */
     private RedisUnavailableException failed(String message, Throwable cause, boolean timedOut) {
         failures.incrementAndGet();
@@ -337,19 +353,11 @@ public final class RedisGuard {
             open(message);
             return;
         }
-        AtomicBoolean settled = new AtomicBoolean();
-        io.netty.util.Timeout timer = BudgetTimer.after(probeBudget, () -> {
-            if (settled.compareAndSet(false, true)) {
-                answer.cancel(false);
-                open(message + "; nor did it answer a probe within " + probeBudget.toMillis() + " ms");
-                probing.set(false);
-            }
-        });
-        answer.whenComplete((reply, error) -> {
-            if (!settled.compareAndSet(false, true)) {
-                return;
-            }
-            timer.cancel();
+        Runnable timedOut = () -> {
+            open(message + "; nor did it answer a probe within " + probeBudget.toMillis() + " ms");
+            probing.set(false);
+        };
+        within(answer, probeBudget, timedOut, (reply, error) -> {
             if (error != null) {
                 open(message + "; a probe failed too: " + Futures.cause(error).getMessage());
             } else {

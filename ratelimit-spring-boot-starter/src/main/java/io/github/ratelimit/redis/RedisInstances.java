@@ -30,7 +30,6 @@ public final class RedisInstances implements AutoCloseable {
     private final Duration every;
     private final ScheduledExecutorService timer;
     private volatile int count;
-    private volatile boolean seen;
 
     /**
      * @param redisson the client; not closed by this class
@@ -68,11 +67,6 @@ public final class RedisInstances implements AutoCloseable {
         return count;
     }
 
-    /** Whether a count was read from Redis since start. */
-    public boolean counted() {
-        return seen;
-    }
-
     /** Announces this instance once, and keeps the count Redis answers; a failure keeps the last count. */
     CompletableFuture<Integer> announce() {
         return send(every.multipliedBy(3).toMillis()).whenComplete((live, error) -> {
@@ -81,7 +75,6 @@ public final class RedisInstances implements AutoCloseable {
                     log.debug("{} live instance(s) share the rate limits", live);
                 }
                 count = live;
-                seen = true;
             }
         });
     }

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
@@ -108,9 +109,20 @@ final class ScriptExecutor {
 
     /** Scripts with strings in and out, the guard's budget as timeout, and no retries (see the class comment). */
     static RScript boundedScript(RedissonClient redisson, RedisGuard guard) {
+        return boundedScript(redisson, guard.budget());
+    }
+
+    /** Asks Redis whether it answers at all: a script that only returns, within {@code timeout}, never retried. */
+    static Supplier<CompletionStage<?>> probe(RedissonClient redisson, Duration timeout) {
+        RScript script = boundedScript(redisson, timeout);
+        return () -> script.evalAsync(RScript.Mode.READ_ONLY, "return 1", RScript.ReturnType.LONG);
+    }
+
+    /** Scripts with strings in and out, {@code timeout} as timeout, and no retries. */
+    static RScript boundedScript(RedissonClient redisson, Duration timeout) {
         return redisson.getScript(OptionalOptions.defaults()
                 .codec(StringCodec.INSTANCE)
-                .timeout(guard.budget())
+                .timeout(timeout)
                 .retryAttempts(0));
     }
 

@@ -12,10 +12,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.api.options.OptionalOptions;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * The guard opens on evidence that Redis fails, not on calls that ran out of budget inside the JVM before Redis saw
@@ -35,11 +32,7 @@ class RedisGuardProbeTest {
         redis = RedisProcess.start();
         client = redis.newClient();
         guard = new RedisGuard(redis.url(), BUDGET, 3, Duration.ofSeconds(30));
-        RScript script = client.getScript(OptionalOptions.defaults()
-                .codec(StringCodec.INSTANCE)
-                .timeout(guard.probeBudget())
-                .retryAttempts(0));
-        guard.prober(() -> script.evalAsync(RScript.Mode.READ_ONLY, "return 1", RScript.ReturnType.LONG));
+        guard.prober(ScriptExecutor.probe(client, guard.probeBudget())); // as RedisConnector sets it
     }
 
     @AfterEach
