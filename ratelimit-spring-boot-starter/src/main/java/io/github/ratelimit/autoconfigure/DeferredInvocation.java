@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -13,6 +14,7 @@ import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -21,14 +23,29 @@ import reactor.core.scheduler.Schedulers;
  * step on the calling thread; one returning {@code Mono}, {@code Flux} or {@code CompletionStage} takes the step
  * without blocking any thread: for a publisher, when it is subscribed (every subscription decides again), with the
  * caller taken from the Reactor context; for a stage, when the method is called. The method itself is called only
- * once the step succeeded, on the thread that completed it.
+ * once the step succeeded, on Reactor's parallel scheduler ({@link #AFTER_REDIS}).
  *
  * <p>Whatever the step holds (a lock, a consumed token) is finished exactly once: when the method's result completes,
  * fails or is cancelled, or, when the subscriber cancels before the method ran, as soon as the step completes.
  */
 final class DeferredInvocation {
 
+    /**
+     * Where what follows an answer from Redis runs when nothing waits for it: never on the thread that completed the
+     * answer, one of Redisson's I/O threads or the budget timer's. Every moment the application's code (a handler, a
+     * response being written, classes loaded on a first call) spends on such a thread delays the answers of every other
+     * call behind it, until they run out of their budget and are decided without Redis.
+     */
+    static final Scheduler AFTER_REDIS = Schedulers.parallel();
+
+    private static final Executor AFTER_REDIS_EXECUTOR = task -> AFTER_REDIS.schedule(task);
+
     private DeferredInvocation() {}
+
+    /** A stage of Redis's answer as a Mono whose subscriber is signalled on {@link #AFTER_REDIS}. */
+    static <T> Mono<T> fromRedis(CompletionStage<T> answer) {
+        return Mono.fromCompletionStage(answer).publishOn(AFTER_REDIS);
+    }
 
     /** What the method's result did, for {@link Step#finish}. */
     enum End {
@@ -141,7 +158,8 @@ final class DeferredInvocation {
         Ending<R> ending = new Ending<>(step);
         // the step's effect is kept when the subscriber leaves before it is known, and given back when it is
         Mono<R> resource = Mono.fromFuture(started, true)
-                .doOnCancel(() -> started.thenAccept(result -> ending.end(result, End.NOT_STARTED)));
+                .doOnCancel(() -> started.thenAccept(result -> ending.end(result, End.NOT_STARTED)))
+                .publishOn(AFTER_REDIS);
         return as.apply(Flux.usingWhen(
                 resource,
                 result -> {
@@ -186,7 +204,7 @@ final class DeferredInvocation {
             if (state.getAndSet(2) == 2) {
                 return Mono.empty();
             }
-            return Mono.fromCompletionStage(step.finish(result, end))
+            return fromRedis(step.finish(result, end))
                     .onErrorResume(error -> Mono.empty())
                     .then();
         }
@@ -208,29 +226,34 @@ final class DeferredInvocation {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return started.thenCompose(result -> {
-            CompletionStage<Object> returned;
-            try {
-                MethodInvocation call = fresh(invocation);
-                step.prepare(result, call.getArguments());
-                @SuppressWarnings("unchecked")
-                CompletionStage<Object> proceeded = (CompletionStage<Object>) call.proceed();
-                returned = proceeded == null ? CompletableFuture.completedFuture(null) : proceeded;
-            } catch (Throwable e) {
-                returned = CompletableFuture.failedFuture(e);
-            }
-            return returned.handle((value, error) -> step.finish(
-                                    result, error == null && !step.failure(value) ? End.COMPLETED : End.FAILED)
-                            .handle((ended, endError) -> {
-                                if (error != null) {
-                                    throw error instanceof CompletionException completion
-                                            ? completion
-                                            : new CompletionException(error);
-                                }
-                                return value;
-                            }))
-                    .thenCompose(Function.identity());
-        });
+        return started.thenComposeAsync(
+                        result -> {
+                            CompletionStage<Object> returned;
+                            try {
+                                MethodInvocation call = fresh(invocation);
+                                step.prepare(result, call.getArguments());
+                                @SuppressWarnings("unchecked")
+                                CompletionStage<Object> proceeded = (CompletionStage<Object>) call.proceed();
+                                returned = proceeded == null ? CompletableFuture.completedFuture(null) : proceeded;
+                            } catch (Throwable e) {
+                                returned = CompletableFuture.failedFuture(e);
+                            }
+                            return returned.handle((value, error) -> step.finish(
+                                                    result,
+                                                    error == null && !step.failure(value) ? End.COMPLETED : End.FAILED)
+                                            .handle((ended, endError) -> {
+                                                if (error != null) {
+                                                    throw error instanceof CompletionException completion
+                                                            ? completion
+                                                            : new CompletionException(error);
+                                                }
+                                                return value;
+                                            }))
+                                    .thenCompose(Function.identity());
+                        },
+                        AFTER_REDIS_EXECUTOR)
+                // the caller's own stages run after the step's end, which Redis may have completed
+                .thenApplyAsync(Function.identity(), AFTER_REDIS_EXECUTOR);
     }
 
     /** An invocation that can be proceeded now, once per subscription, whatever happened to the original. */

@@ -113,7 +113,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits {
         }
 
         Mono<Void> count(RateLimitDecisions decisions) {
-            return Mono.fromCompletionStage(decisions.decideAsync(what, requests, failureModes))
+            return DeferredInvocation.fromRedis(decisions.decideAsync(what, requests, failureModes))
                     .then();
         }
     }
@@ -140,7 +140,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits {
         if (match.requests().isEmpty()) {
             return Mono.just(Failures.NONE);
         }
-        return Mono.fromCompletionStage(decisions.decideAsync(match.what(), match.requests(), match.failureModes()))
+        return DeferredInvocation.fromRedis(decisions.decideAsync(match.what(), match.requests(), match.failureModes()))
                 .flatMap(outcome -> {
                     RuntimeException refusal = outcome.refusal();
                     if (refusal != null) {

@@ -137,6 +137,21 @@ class ReactiveStackTests {
             return Mono.just("report for " + tenant);
         }
 
+        @RateLimited(limit = 5, windowMs = 60_000, key = "'threads'")
+        Mono<String> monoThread() {
+            return Mono.fromSupplier(() -> Thread.currentThread().getName());
+        }
+
+        @RateLimited(limit = 5, windowMs = 60_000, key = "'threads'")
+        CompletionStage<String> stageThread() {
+            return CompletableFuture.completedFuture(Thread.currentThread().getName());
+        }
+
+        @Locked(name = "threads", key = "'threads'", leaseMs = 30_000)
+        Mono<String> lockedThread() {
+            return Mono.fromSupplier(() -> Thread.currentThread().getName());
+        }
+
         @GetMapping("/plain")
         @RateLimited(limit = 5, windowMs = 60_000, key = "'plain'")
         String plain() {
@@ -230,6 +245,34 @@ class ReactiveStackTests {
                     .failsWithin(Duration.ofSeconds(5))
                     .withThrowableOfType(java.util.concurrent.ExecutionException.class)
                     .withCauseInstanceOf(RateLimitExceededException.class);
+        });
+    }
+
+    /**
+     * Redis's answers complete on Redisson's I/O threads (and a timed-out call on the budget timer's): the method, and
+     * what its subscriber does with the result after a step that ended in Redis (a lock released), must run elsewhere,
+     * or their time delays the answers of every other call until those run out of their budget.
+     */
+    @Test
+    void theMethodAndItsSubscriberNeverRunOnRedisThreads() {
+        runner.run(context -> {
+            Api api = context.getBean(Api.class);
+            Duration wait = Duration.ofSeconds(5);
+            for (int i = 0; i < 3; i++) {
+                List<String> threads = new ArrayList<>();
+                threads.addAll(List.of(api.monoThread()
+                        .map(method -> method + "|" + Thread.currentThread().getName())
+                        .block(wait)
+                        .split("\\|")));
+                threads.addAll(List.of(api.lockedThread()
+                        .map(method -> method + "|" + Thread.currentThread().getName())
+                        .block(wait)
+                        .split("\\|")));
+                threads.add(api.stageThread().toCompletableFuture().get(5, TimeUnit.SECONDS));
+                assertThat(threads).hasSize(5).allSatisfy(thread -> assertThat(thread)
+                        .doesNotStartWith("redisson")
+                        .doesNotStartWith("ratelimit-budget-timer"));
+            }
         });
     }
 
