@@ -120,6 +120,16 @@ public @interface RateLimited {
     RetryAdvice retryAdvice() default RetryAdvice.DEFAULT;
 
     /**
+     * How long a refused call may wait for room, in milliseconds, before it is refused: it waits until the time Redis
+     * says it could be admitted (staggered, so that callers refused together, on every instance, come back one slot
+     * apart) and asks again, as long as that time falls before the end of the wait; a call that could not be admitted
+     * in time is refused at once. 0 (the default) refuses at once. On a blocking stack the calling thread waits; a
+     * method returning {@code Mono}, {@code Flux} or {@code CompletionStage} waits on a timer. A call with several
+     * limits waits as long as the longest of them allows.
+     */
+    long waitMs() default 0;
+
+    /**
      * A method of the same bean to call instead of refusing (the Resilience4j convention): same parameters, optionally
      * followed by a {@code RateLimitExceededException} parameter, and a return type the limited method can return;
      * its result is returned to the caller. A wrong name or signature fails the start. For a method returning

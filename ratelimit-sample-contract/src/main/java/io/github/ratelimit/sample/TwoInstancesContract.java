@@ -40,6 +40,28 @@ abstract class TwoInstancesContract {
         }
     }
 
+    /**
+     * {@code GET /api/wait} admits five per second per client and lets a refused call wait up to five seconds: twenty
+     * calls at once from one client over both instances all succeed, the last after about three seconds.
+     */
+    @Test
+    void waitingCallsOverBothInstancesAreAllServedSpreadOverSeconds() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+                ConfigurableApplicationContext one = start(redis.port());
+                ConfigurableApplicationContext two = start(redis.port())) {
+            Burst burst = Burst.send("127.0.0.32", List.of(port(one), port(two)), "/api/wait", 20);
+
+            assertThat(burst.statuses())
+                    .as("answers in %d ms", burst.elapsedMs())
+                    .containsOnly(200);
+            List<Long> millis =
+                    burst.answers().stream().map(Burst.Answer::millis).sorted().toList();
+            // five at once, the fifteen others one slot (200 ms) apart from the second on: the last near 3.8 s
+            assertThat(millis.get(4)).as("the first five, in %s", millis).isLessThan(1_000);
+            assertThat(millis.get(19)).as("the last, in %s", millis).isBetween(3_000L, 5_000L);
+        }
+    }
+
     private ConfigurableApplicationContext start(int redisPort) {
         return new SpringApplicationBuilder(application())
                 .run("--server.port=0", "--spring.data.redis.url=redis://127.0.0.1:" + redisPort);

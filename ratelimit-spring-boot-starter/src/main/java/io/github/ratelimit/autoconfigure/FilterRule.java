@@ -6,6 +6,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -168,7 +169,15 @@ final class FilterRule {
                 spec.failureMode(),
                 spec.retryAdvice(),
                 spec.countOn(),
-                perPath);
+                perPath,
+                checkedWait(spec.maxWait(), prefix));
+    }
+
+    private static Duration checkedWait(Duration maxWait, String prefix) {
+        if (maxWait != null && maxWait.isNegative()) {
+            throw new InvalidFilterRuleException(prefix + ".wait", "must not be negative, but was " + maxWait);
+        }
+        return maxWait;
     }
 
     /** A SpEL expression over the rule variables, or an error naming the property. */

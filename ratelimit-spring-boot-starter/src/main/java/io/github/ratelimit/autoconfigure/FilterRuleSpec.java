@@ -7,6 +7,7 @@ import io.github.ratelimit.annotation.RetryAdvice;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.context.properties.bind.Name;
 
 /**
  * One rule of the path-rule filters (servlet and WebFlux), exactly as bound from {@code ratelimit.filter.rules[i]}; checked and compiled once
@@ -34,6 +35,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     {@code #client}); null to ask the plan source
  * @param countOn which requests take from the budget: every admitted one ({@code call}), or only those answered with
  *     a status of 400 or more or failing with an exception ({@code failure}; checked before, taken after)
+ * @param maxWait ({@code wait}) how long a refused request may wait for room before it is refused (such as 5s); none by default
  */
 public record FilterRuleSpec(
         String name,
@@ -50,7 +52,8 @@ public record FilterRuleSpec(
         @DefaultValue("default") RetryAdvice retryAdvice,
         String plans,
         String plan,
-        @DefaultValue("call") CountOn countOn) {
+        @DefaultValue("call") CountOn countOn,
+        @Name("wait") Duration maxWait) {
 
     /**
      * One limit of a rule.

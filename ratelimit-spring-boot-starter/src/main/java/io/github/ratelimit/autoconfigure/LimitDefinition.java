@@ -7,6 +7,7 @@ import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -27,6 +28,7 @@ import java.util.Objects;
  * @param retryAdvice what a refused caller is told
  * @param countOn which calls take from the budget
  * @param perPath whether each concrete path is counted apart (rules only)
+ * @param maxWait how long a refused call may wait for room; zero refuses at once
  */
 record LimitDefinition(
         String source,
@@ -37,7 +39,8 @@ record LimitDefinition(
         FailureMode failureMode,
         RetryAdvice retryAdvice,
         CountOn countOn,
-        boolean perPath) {
+        boolean perPath,
+        Duration maxWait) {
 
     public LimitDefinition {
         Objects.requireNonNull(source, "source");
@@ -49,6 +52,11 @@ record LimitDefinition(
         retryAdvice = retryAdvice == null ? RetryAdvice.DEFAULT : retryAdvice;
         countOn = countOn == null ? CountOn.CALL : countOn;
         failureMode = failureMode == null ? FailureMode.DEFAULT : failureMode;
+        maxWait = maxWait == null ? Duration.ZERO : maxWait;
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException(
+                    "the wait must not be negative, but was " + maxWait + " (" + source + ")");
+        }
     }
 
     /**

@@ -7,6 +7,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -19,10 +20,24 @@ import org.springframework.expression.Expression;
 
 /** The compiled limits of one method: parsed expressions, checked once at startup. */
 record MethodLimits(
-        MethodExpressions expressions, List<CompiledLimit> limits, Fallback fallback, Set<FailureMode> failureModes) {
+        MethodExpressions expressions,
+        List<CompiledLimit> limits,
+        Fallback fallback,
+        Set<FailureMode> failureModes,
+        Duration maxWait) {
 
     MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, Fallback fallback) {
-        this(expressions, limits, fallback, failureModes(limits));
+        this(expressions, limits, fallback, failureModes(limits), longestWait(limits));
+    }
+
+    /** How long a refused call waits: the longest any of its limits allows. */
+    private static Duration longestWait(List<CompiledLimit> limits) {
+        Duration wait = Duration.ZERO;
+        for (CompiledLimit limit : limits) {
+            Duration mine = limit.definition().maxWait();
+            wait = mine.compareTo(wait) > 0 ? mine : wait;
+        }
+        return wait;
     }
 
     private static Set<FailureMode> failureModes(List<CompiledLimit> limits) {

@@ -7,6 +7,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
@@ -64,12 +65,14 @@ final class PathRules {
      * @param what the matching rules, for the fallback log
      * @param failureModes what the matching rules do when Redis cannot decide
      * @param missingKey a rule's key that is absent from the request, which refuses it with 400; null otherwise
+     * @param maxWait how long a refused request waits: the longest any matching rule allows
      */
     record Match(
             List<LimitRequest> requests,
             String what,
             Set<FailureMode> failureModes,
-            RateLimitEvaluationException missingKey) {}
+            RateLimitEvaluationException missingKey,
+            Duration maxWait) {}
 
     /**
      * @param method the HTTP method
@@ -78,9 +81,10 @@ final class PathRules {
      */
     Match match(String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
         if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
-            return new Match(List.of(), null, Set.of(), null);
+            return new Match(List.of(), null, Set.of(), null, Duration.ZERO);
         }
         Set<FailureMode> failureModes = EnumSet.noneOf(FailureMode.class);
+        Duration wait = Duration.ZERO;
         List<String> names = new ArrayList<>();
         List<LimitRequest> requests = new ArrayList<>();
         for (FilterRule rule : rules) {
@@ -97,11 +101,13 @@ final class PathRules {
                             new RateLimitEvaluationException(
                                     "Rate limit rule '" + rule.name + "' found no key in a request to " + rawPath,
                                     "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
-                                    null));
+                                    null),
+                            Duration.ZERO);
                 }
                 identifier = ClientIdentifier.of("ip", view.clientAddress());
             }
             failureModes.add(rule.definition.failureMode());
+            wait = rule.definition.maxWait().compareTo(wait) > 0 ? rule.definition.maxWait() : wait;
             names.add(rule.name);
             List<RateLimit> limits = rule.planGroup == null
                     ? rule.limits
@@ -114,7 +120,7 @@ final class PathRules {
                 requests.add(rule.definition.request(limit, identifier, rule.cost, decisions));
             }
         }
-        return new Match(requests, "rules " + names, failureModes, null);
+        return new Match(requests, "rules " + names, failureModes, null, wait);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.local.LocalRateLimiter;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -122,8 +123,17 @@ final class RateLimitDecisions {
      *     being the application's mode)
      */
     public Outcome decide(String what, List<LimitRequest> requests, Set<FailureMode> failureModes) {
+        return decide(what, requests, failureModes, Duration.ZERO);
+    }
+
+    /**
+     * Decides one call, waiting up to {@code wait} for room when refused (see {@link RateLimiter#tryAcquire(List,
+     * Duration)}). When Redis cannot decide, the call's failure mode decides at once, without waiting.
+     */
+    public Outcome decide(String what, List<LimitRequest> requests, Set<FailureMode> failureModes, Duration wait) {
         try {
-            return decided(limiter.get().tryAcquire(requests));
+            RateLimiter limiter = this.limiter.get();
+            return decided(wait.isZero() ? limiter.tryAcquire(requests) : limiter.tryAcquire(requests, wait));
         } catch (RedisUnavailableException e) {
             return withoutRedis(what, requests, failureModes, e);
         }
@@ -135,9 +145,16 @@ final class RateLimitDecisions {
      */
     public CompletionStage<Outcome> decideAsync(
             String what, List<LimitRequest> requests, Set<FailureMode> failureModes) {
+        return decideAsync(what, requests, failureModes, Duration.ZERO);
+    }
+
+    /** {@link #decide(String, List, Set, Duration)} without blocking the calling thread: the waits are timers. */
+    public CompletionStage<Outcome> decideAsync(
+            String what, List<LimitRequest> requests, Set<FailureMode> failureModes, Duration wait) {
         CompletionStage<Decision> decision;
         try {
-            decision = limiter.get().tryAcquireAsync(requests);
+            RateLimiter limiter = this.limiter.get();
+            decision = wait.isZero() ? limiter.tryAcquireAsync(requests) : limiter.tryAcquireAsync(requests, wait);
         } catch (RuntimeException e) {
             decision = CompletableFuture.failedFuture(e);
         }

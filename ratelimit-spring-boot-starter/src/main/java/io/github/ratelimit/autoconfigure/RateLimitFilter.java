@@ -84,7 +84,8 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
             chain.doFilter(request, response);
             return;
         }
-        RateLimitDecisions.Outcome outcome = decisions.decide(match.what(), match.requests(), match.failureModes());
+        RateLimitDecisions.Outcome outcome =
+                decisions.decide(match.what(), match.requests(), match.failureModes(), match.maxWait());
         RuntimeException refusal = outcome.refusal();
         if (refusal != null) {
             answer(request, response, refusal);

@@ -56,7 +56,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
         List<LimitRequest> requests =
                 limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
         RateLimitDecisions.Outcome outcome =
-                decisions.decide(limits.expressions().source(), requests, limits.failureModes());
+                decisions.decide(limits.expressions().source(), requests, limits.failureModes(), limits.maxWait());
         try {
             admit(outcome, context, limits);
         } catch (RefusedByLimits refused) {
@@ -110,7 +110,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
             List<LimitRequest> requests =
                     limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
             return decisions
-                    .decideAsync(limits.expressions().source(), requests, limits.failureModes())
+                    .decideAsync(limits.expressions().source(), requests, limits.failureModes(), limits.maxWait())
                     .thenApply(outcome -> {
                         admit(outcome, context, limits);
                         return RateLimitDecisions.failures(requests);

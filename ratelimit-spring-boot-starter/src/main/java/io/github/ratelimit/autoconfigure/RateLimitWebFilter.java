@@ -140,7 +140,8 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits {
         if (match.requests().isEmpty()) {
             return Mono.just(Failures.NONE);
         }
-        return DeferredInvocation.fromRedis(decisions.decideAsync(match.what(), match.requests(), match.failureModes()))
+        return DeferredInvocation.fromRedis(
+                        decisions.decideAsync(match.what(), match.requests(), match.failureModes(), match.maxWait()))
                 .flatMap(outcome -> {
                     RuntimeException refusal = outcome.refusal();
                     if (refusal != null) {

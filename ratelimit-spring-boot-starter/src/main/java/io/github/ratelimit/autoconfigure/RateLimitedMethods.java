@@ -4,9 +4,11 @@ import io.github.ratelimit.annotation.NotRateLimited;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.RateLimits;
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -128,6 +130,9 @@ final class RateLimitedMethods {
         } catch (IllegalArgumentException e) {
             throw expressions.invalid(e.getMessage());
         }
+        if (annotation.waitMs() < 0) {
+            throw expressions.invalid(Messages.atLeast("waitMs", 0, annotation.waitMs()));
+        }
         if (annotation.key().length == 0) {
             throw expressions.invalid("key must name at least one expression");
         }
@@ -198,7 +203,8 @@ final class RateLimitedMethods {
                 annotation.failureMode(),
                 annotation.retryAdvice(),
                 annotation.countOn(),
-                false);
+                false,
+                Duration.ofMillis(annotation.waitMs()));
     }
 
     private static Object constantValue(Expression expression) {

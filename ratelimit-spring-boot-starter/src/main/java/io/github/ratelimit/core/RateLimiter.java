@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -26,6 +27,33 @@ public interface RateLimiter {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * Takes every request's cost as soon as every limit has room, waiting at most {@code maxWait}: a refused call waits
+     * until the time the limiter advises and asks again, until that advice lies beyond the deadline; then the last
+     * refusal is returned at once, without waiting for nothing. The requests are made with staggered advice, so that
+     * callers refused together, on any instance, are told times one slot apart and do not come back together: a
+     * waiting call takes two decisions when nobody else takes its slot, a few more under contention, never a poll. A
+     * zero {@code maxWait} is {@link #tryAcquire(List)}. Interrupted while waiting, it returns the refusal with the
+     * thread's interrupt flag set.
+     *
+     * @param requests at least one
+     * @param maxWait how long the call may wait for room, at least zero
+     * @return the decision that admitted the call, or the last refusal
+     */
+    default Decision tryAcquire(List<LimitRequest> requests, Duration maxWait) {
+        return Waiting.blocking(this, requests, maxWait);
+    }
+
+    /**
+     * {@link #tryAcquire(List, Duration)} without blocking any thread: the waits are timers.
+     *
+     * @param requests at least one
+     * @param maxWait how long the call may wait for room, at least zero
+     */
+    default CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests, Duration maxWait) {
+        return Waiting.async(this, requests, maxWait);
     }
 
     /**

@@ -51,6 +51,7 @@ class RateLimitFilterTest {
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
+                null,
                 null);
     }
 
@@ -141,6 +142,7 @@ class RateLimitFilterTest {
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
+                null,
                 null);
         RateLimitFilter perPathFilter = filter(List.of(perPath), false);
         assertThat(call(perPathFilter, "GET", "/items/1", "203.0.113.5").getStatus())
@@ -171,6 +173,7 @@ class RateLimitFilterTest {
                 false,
                 io.github.ratelimit.annotation.FailureMode.DEFAULT,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
                 null,
                 null,
                 null);
@@ -245,6 +248,7 @@ class RateLimitFilterTest {
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
+                null,
                 null);
         RateLimitFilter byIp = filter(List.of(fallback), false);
         assertThat(call(byIp, "GET", "/x", "203.0.113.31").getStatus()).isEqualTo(200);
@@ -272,6 +276,7 @@ class RateLimitFilterTest {
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
+                null,
                 null);
         RateLimitFilter filter = filter(List.of(shadow), false);
         List<Long> remaining = new java.util.ArrayList<>();
@@ -297,6 +302,7 @@ class RateLimitFilterTest {
                 false,
                 io.github.ratelimit.annotation.FailureMode.DEFAULT,
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
+                null,
                 null,
                 null,
                 null);

@@ -36,6 +36,7 @@ class RedisUnavailableMappingTest {
                 io.github.ratelimit.annotation.RetryAdvice.DEFAULT,
                 null,
                 null,
+                null,
                 null);
         return new RateLimitFilter(
                 List.of(rule),

@@ -137,6 +137,12 @@ class ReactiveStackTests {
             return Mono.just("report for " + tenant);
         }
 
+        @GetMapping("/waits")
+        @RateLimited(limit = 1, windowMs = 400, key = "'waits'", waitMs = 5_000)
+        Mono<String> waits() {
+            return Mono.just("your turn");
+        }
+
         @RateLimited(limit = 5, windowMs = 60_000, key = "'threads'")
         Mono<String> monoThread() {
             return Mono.fromSupplier(() -> Thread.currentThread().getName());
@@ -273,6 +279,34 @@ class ReactiveStackTests {
                         .doesNotStartWith("redisson")
                         .doesNotStartWith("ratelimit-budget-timer"));
             }
+        });
+    }
+
+    /**
+     * A refused subscription waits for its slot on a timer, no thread blocked (BlockHound): three at once on a limit of
+     * one per 400 ms are all served, the last two one slot after another.
+     */
+    @Test
+    void aRefusedCallWaitsForItsSlotWithoutBlockingAThread() {
+        runner.run(context -> {
+            WebTestClient client = WebTestClient.bindToApplicationContext(context)
+                    .configureClient()
+                    .responseTimeout(Duration.ofSeconds(10))
+                    .build();
+            long started = System.nanoTime();
+            List<Integer> statuses = Flux.range(0, 3)
+                    .flatMap(i -> Mono.fromCallable(() -> client.get()
+                                    .uri("/waits")
+                                    .exchange()
+                                    .returnResult(String.class)
+                                    .getStatus()
+                                    .value())
+                            .subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic()))
+                    .collectList()
+                    .block(Duration.ofSeconds(20));
+            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertThat(statuses).containsExactly(200, 200, 200);
+            assertThat(elapsedMs).as("two waits of one slot each").isGreaterThanOrEqualTo(750);
         });
     }
 
