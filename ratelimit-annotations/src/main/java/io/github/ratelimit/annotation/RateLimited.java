@@ -130,6 +130,26 @@ public @interface RateLimited {
     long waitMs() default 0;
 
     /**
+     * What a call costs, known only once it ran (the tokens a model's answer used, the rows an export wrote): a SpEL
+     * expression over the method's result {@code #result} (the value of a {@code Mono} or {@code CompletionStage}) and
+     * the same variables as {@link #key()}, giving a whole number of at least 0, such as {@code "#result.tokens"}. A
+     * call is admitted while the budget has anything left (one unit, checked without taking); once it returned, what
+     * the expression gives is charged to every identifier of the call, atomically, even past zero, and later calls are
+     * refused (or wait, see {@link #waitMs()}) until the budget has recovered. What past zero means depends on the
+     * {@link #algorithm()}: a sliding window refuses while the last window's true count is at its limit, a fixed window
+     * until it ends, a token bucket until it has refilled what it owes. Empty (the default): the call takes
+     * {@link #cost()} before it runs. Not with {@link #cost()}, with {@link CountOn#FAILURE}, nor on a method returning
+     * {@code Flux}.
+     */
+    String charge() default "";
+
+    /**
+     * Whether a call that failed (threw, or its {@code Mono} or {@code CompletionStage} failed) is charged too, its
+     * {@code #result} being null: {@code charge = "#result?.tokens ?: 100"}. By default a failed call is not charged.
+     */
+    boolean chargeFailures() default false;
+
+    /**
      * A method of the same bean to call instead of refusing (the Resilience4j convention): same parameters, optionally
      * followed by a {@code RateLimitExceededException} parameter, and a return type the limited method can return;
      * its result is returned to the caller. A wrong name or signature fails the start. For a method returning

@@ -62,6 +62,42 @@ abstract class TwoInstancesContract {
         }
     }
 
+    /**
+     * {@code POST /api/complete} charges each user 100 tokens per word after the call, of 1,000 per minute: 3-word
+     * prompts, alternating between the instances, get four answers (the fourth takes the budget past zero), then 429;
+     * another user is not affected.
+     */
+    @Test
+    void costsKnownAfterTheCallAreChargedAcrossInstances() {
+        try (RedisProcess redis = RedisProcess.start();
+                ConfigurableApplicationContext one = start(redis.port());
+                ConfigurableApplicationContext two = start(redis.port())) {
+            int[] ports = {port(one), port(two)};
+            List<Integer> statuses = new ArrayList<>();
+            List<String> bodies = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                RawHttp.Response answer = RawHttp.post(
+                        "127.0.0.33",
+                        ports[i % 2],
+                        "/api/complete",
+                        Map.of("X-User-Id", "ada"),
+                        "{\"prompt\": \"tell me more\"}");
+                statuses.add(answer.status());
+                bodies.add(answer.body());
+            }
+            assertThat(statuses).as("bodies %s", bodies).containsExactly(200, 200, 200, 200, 429, 429);
+            assertThat(bodies.get(0)).contains("\"tokens\":300");
+            assertThat(RawHttp.post(
+                                    "127.0.0.33",
+                                    ports[0],
+                                    "/api/complete",
+                                    Map.of("X-User-Id", "grace"),
+                                    "{\"prompt\": \"hello\"}")
+                            .status())
+                    .isEqualTo(200);
+        }
+    }
+
     private ConfigurableApplicationContext start(int redisPort) {
         return new SpringApplicationBuilder(application())
                 .run("--server.port=0", "--spring.data.redis.url=redis://127.0.0.1:" + redisPort);

@@ -70,6 +70,9 @@ final class DeferredInvocation {
             return false;
         }
 
+        /** Sees each value the method's result gives (a {@code Mono}'s one, a stage's), before its end. */
+        default void value(R result, Object value) {}
+
         /** Hands what the step produced to the method's arguments, before it is called. */
         default void prepare(R result, Object[] arguments) {}
 
@@ -168,6 +171,7 @@ final class DeferredInvocation {
                     }
                     try {
                         return Flux.from(publisher(invocation, step, result)).doOnNext(value -> {
+                            step.value(result, value);
                             if (step.failure(value)) {
                                 ending.failed = true;
                             }
@@ -238,17 +242,24 @@ final class DeferredInvocation {
                             } catch (Throwable e) {
                                 returned = CompletableFuture.failedFuture(e);
                             }
-                            return returned.handle((value, error) -> step.finish(
-                                                    result,
-                                                    error == null && !step.failure(value) ? End.COMPLETED : End.FAILED)
-                                            .handle((ended, endError) -> {
-                                                if (error != null) {
-                                                    throw error instanceof CompletionException completion
-                                                            ? completion
-                                                            : new CompletionException(error);
-                                                }
-                                                return value;
-                                            }))
+                            return returned.handle((value, error) -> {
+                                        if (error == null) {
+                                            step.value(result, value);
+                                        }
+                                        return step.finish(
+                                                        result,
+                                                        error == null && !step.failure(value)
+                                                                ? End.COMPLETED
+                                                                : End.FAILED)
+                                                .handle((ended, endError) -> {
+                                                    if (error != null) {
+                                                        throw error instanceof CompletionException completion
+                                                                ? completion
+                                                                : new CompletionException(error);
+                                                    }
+                                                    return value;
+                                                });
+                                    })
                                     .thenCompose(Function.identity());
                         },
                         AFTER_REDIS_EXECUTOR)

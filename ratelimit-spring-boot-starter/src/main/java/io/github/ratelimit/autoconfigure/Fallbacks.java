@@ -18,6 +18,8 @@ final class Fallbacks {
     private final AtomicLong failedOpen = new AtomicLong();
     private final AtomicLong failedClosed = new AtomicLong();
     private final AtomicLong decidedLocally = new AtomicLong();
+    private final AtomicLong chargedUnits = new AtomicLong();
+    private final AtomicLong chargesLost = new AtomicLong();
     private final LogThrottle throttle = new LogThrottle(Duration.ofSeconds(10));
 
     /** A call let through unchecked because Redis was unavailable. */
@@ -35,6 +37,35 @@ final class Fallbacks {
         if (throttle.due(count == 1)) {
             log.warn("Rate limit {} not checked, {}; {} so far): {}", what, outcome, count, cause.getMessage());
         }
+    }
+
+    /**
+     * A charge after a call: counted; a failed one is logged (the first, then at most one line every 10 s) and lost.
+     *
+     * @param error why it failed, or null when it was taken
+     */
+    public void charged(String what, long units, Throwable error) {
+        if (error == null) {
+            chargedUnits.addAndGet(units);
+            return;
+        }
+        long count = chargesLost.incrementAndGet();
+        if (throttle.due(count == 1)) {
+            log.warn(
+                    "Rate limit charge of {} unit(s) after {} lost ({} so far): {}",
+                    units,
+                    what,
+                    count,
+                    error.getMessage());
+        }
+    }
+
+    public long chargedUnits() {
+        return chargedUnits.get();
+    }
+
+    public long chargesLost() {
+        return chargesLost.get();
     }
 
     /** A call decided in this instance's memory (local limits log when they start and stop, not each call). */

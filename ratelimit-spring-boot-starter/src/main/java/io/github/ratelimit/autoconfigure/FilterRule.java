@@ -170,7 +170,8 @@ final class FilterRule {
                 spec.retryAdvice(),
                 spec.countOn(),
                 perPath,
-                checkedWait(spec.maxWait(), prefix));
+                checkedWait(spec.maxWait(), prefix),
+                false);
     }
 
     private static Duration checkedWait(Duration maxWait, String prefix) {

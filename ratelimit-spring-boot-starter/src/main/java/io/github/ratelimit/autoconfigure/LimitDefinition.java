@@ -29,6 +29,8 @@ import java.util.Objects;
  * @param countOn which calls take from the budget
  * @param perPath whether each concrete path is counted apart (rules only)
  * @param maxWait how long a refused call may wait for room; zero refuses at once
+ * @param charged whether calls are charged what they used after they ran (checked for one unit before, without
+ *     taking)
  */
 record LimitDefinition(
         String source,
@@ -40,7 +42,8 @@ record LimitDefinition(
         RetryAdvice retryAdvice,
         CountOn countOn,
         boolean perPath,
-        Duration maxWait) {
+        Duration maxWait,
+        boolean charged) {
 
     public LimitDefinition {
         Objects.requireNonNull(source, "source");
@@ -68,10 +71,10 @@ record LimitDefinition(
         return new LimitRequest(
                 limit,
                 identifier,
-                cost,
+                charged ? 1 : cost,
                 shadow || decisions.allShadow(),
                 decisions.staggered(retryAdvice),
-                countOn == CountOn.FAILURE);
+                countOn == CountOn.FAILURE || charged);
     }
 
     /** What operators see of it: one entry per limit. */

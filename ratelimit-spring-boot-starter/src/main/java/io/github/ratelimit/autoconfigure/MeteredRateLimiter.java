@@ -89,6 +89,11 @@ final class MeteredRateLimiter implements RateLimiter {
         delegate.forgetLocalState();
     }
 
+    @Override
+    public java.util.concurrent.CompletionStage<Void> chargeAsync(List<LimitRequest> requests, long units) {
+        return delegate.chargeAsync(requests, units);
+    }
+
     private static String worse(String a, String b) {
         if (a.equals("rejected") || b.equals("rejected")) {
             return "rejected";

@@ -62,6 +62,10 @@ final class MethodExpressions {
         return found;
     }
 
+    Method method() {
+        return method;
+    }
+
     /** The method as messages name it: {@code com.example.Service.call(String, int)}. */
     String source() {
         return source;
@@ -72,6 +76,11 @@ final class MethodExpressions {
     }
 
     Expression parse(String text, String attribute) {
+        return parse(text, attribute, Set.of());
+    }
+
+    /** {@link #parse(String, String)} for an expression that may name further variables (such as {@code #result}). */
+    Expression parse(String text, String attribute, Set<String> more) {
         if (text == null || text.isBlank()) {
             throw invalid(attribute + " must not be empty");
         }
@@ -81,11 +90,18 @@ final class MethodExpressions {
         } catch (ParseException e) {
             throw invalid(attribute + " '" + text + "' is not a valid SpEL expression: " + e.getSimpleMessage());
         }
-        String unknown = SpelVariables.firstUnknown(expression, variables);
+        Set<String> known = variables;
+        if (!more.isEmpty()) {
+            known = new HashSet<>(variables);
+            known.addAll(more);
+        }
+        String unknown = SpelVariables.firstUnknown(expression, known);
         if (unknown != null) {
+            Set<String> builtIn = new TreeSet<>(BUILT_IN_VARIABLES);
+            builtIn.addAll(more);
             throw invalid(attribute + " '" + text + "' names #" + unknown
                     + ", which is neither a parameter of the method nor one of "
-                    + new TreeSet<>(BUILT_IN_VARIABLES) + " (compile with -parameters to use parameter names)");
+                    + builtIn + " (compile with -parameters to use parameter names)");
         }
         return expression;
     }

@@ -26,6 +26,8 @@ record MethodLimits(
         Set<FailureMode> failureModes,
         Duration maxWait) {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MethodLimits.class);
+
     MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, Fallback fallback) {
         this(expressions, limits, fallback, failureModes(limits), longestWait(limits));
     }
@@ -57,7 +59,107 @@ record MethodLimits(
             List<KeyExpression> keys,
             Expression cost,
             String costText,
-            Expression plan) {}
+            Expression plan,
+            Charge charge) {}
+
+    /**
+     * What a charged limit's calls are charged once they ran.
+     *
+     * @param units the expression over {@code #result}
+     * @param text the expression as written
+     * @param failures whether failed calls are charged too ({@code #result} null)
+     */
+    record Charge(Expression units, String text, boolean failures) {}
+
+    /** What one call is charged: the requests of one charged limit, and the units. */
+    record Charged(List<LimitRequest> requests, long units) {}
+
+    /** Whether some limit of the method charges calls after they ran. */
+    boolean charges() {
+        return limits.stream().anyMatch(l -> l.charge() != null);
+    }
+
+    /**
+     * What a failed call takes: the requests of the limits that count failures only (decided before without taking),
+     * now taking their cost.
+     */
+    List<LimitRequest> failures(List<LimitRequest> requests) {
+        if (!countsFailures()) {
+            return List.of();
+        }
+        List<LimitRequest> failures = new ArrayList<>();
+        for (LimitRequest request : requests) {
+            for (CompiledLimit compiled : limits) {
+                if (compiled.definition().countOn() == CountOn.FAILURE
+                        && compiled.definition().limits().contains(request.limit())) {
+                    failures.add(request.taking());
+                    break;
+                }
+            }
+        }
+        return failures;
+    }
+
+    /**
+     * What a call that ran is charged, per charged limit: its requests and the units its expression gives for the
+     * result. A failed call is charged only by limits that charge failures. An expression that gives no whole number
+     * of at least 0 is logged and charges nothing (the call has run; its answer stands).
+     */
+    List<Charged> charged(
+            List<LimitRequest> requests,
+            Object target,
+            Object[] args,
+            CallerContext caller,
+            Object result,
+            boolean failed) {
+        List<Charged> charged = new ArrayList<>();
+        EvaluationContext context = null;
+        for (CompiledLimit compiled : limits) {
+            Charge charge = compiled.charge();
+            if (charge == null || (failed && !charge.failures())) {
+                continue;
+            }
+            List<LimitRequest> mine = new ArrayList<>();
+            for (LimitRequest request : requests) {
+                if (compiled.definition().limits().contains(request.limit())) {
+                    mine.add(request);
+                }
+            }
+            if (context == null) {
+                context = expressions.context(target, args, caller);
+                context.setVariable("result", failed ? null : result);
+            }
+            Long units = units(charge, context);
+            if (units != null && units > 0 && !mine.isEmpty()) {
+                charged.add(new Charged(mine, units));
+            }
+        }
+        return charged;
+    }
+
+    private Long units(Charge charge, EvaluationContext context) {
+        Object value;
+        try {
+            value = charge.units().getValue(context);
+        } catch (EvaluationException | IllegalStateException e) {
+            log.error(
+                    "Rate limit charge '{}' of {} failed, nothing charged: {}",
+                    charge.text(),
+                    expressions.source(),
+                    e.getMessage());
+            return null;
+        }
+        if ((value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte)
+                && ((Number) value).longValue() >= 0) {
+            return ((Number) value).longValue();
+        }
+        log.error(
+                "Rate limit charge '{}' of {} must give a whole number of at least 0, but gave {}; nothing charged",
+                charge.text(),
+                expressions.source(),
+                value);
+        return null;
+    }
 
     /** Whether some limit of the method counts failed calls only. */
     boolean countsFailures() {

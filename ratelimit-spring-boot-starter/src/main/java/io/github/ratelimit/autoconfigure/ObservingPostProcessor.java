@@ -195,6 +195,11 @@ final class ObservingPostProcessor implements BeanPostProcessor {
         public void forgetLocalState() {
             delegate.forgetLocalState();
         }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Void> chargeAsync(List<LimitRequest> requests, long units) {
+            return delegate.chargeAsync(requests, units);
+        }
     }
 
     private static final class ObservedTokens implements SingleUseTokens {

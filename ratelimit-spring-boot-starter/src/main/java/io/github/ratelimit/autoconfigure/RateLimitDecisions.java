@@ -171,6 +171,42 @@ final class RateLimitDecisions {
     }
 
     /**
+     * Charges what calls used after they ran (see {@link RateLimiter#chargeAsync}), waiting for it within the budget so
+     * that the caller's next call meets it. Never fails the call, which has run: a charge Redis could not take is
+     * logged (once until a charge succeeds again) and lost.
+     */
+    public void charge(String what, List<MethodLimits.Charged> charges) {
+        try {
+            chargeAsync(what, charges).toCompletableFuture().join();
+        } catch (CompletionException e) {
+            // logged where it failed
+        }
+    }
+
+    /** {@link #charge} without blocking: the stage completes once every charge was taken, or failed and was logged. */
+    public CompletionStage<Void> chargeAsync(String what, List<MethodLimits.Charged> charges) {
+        if (charges.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<?>[] all = new CompletableFuture<?>[charges.size()];
+        for (int i = 0; i < all.length; i++) {
+            MethodLimits.Charged charged = charges.get(i);
+            CompletionStage<Void> charge;
+            try {
+                charge = limiter.get().chargeAsync(charged.requests(), charged.units());
+            } catch (RuntimeException e) {
+                charge = CompletableFuture.failedFuture(e);
+            }
+            all[i] = charge.handle((done, error) -> {
+                        fallbacks.charged(what, charged.units(), error == null ? null : Futures.cause(error));
+                        return null;
+                    })
+                    .toCompletableFuture();
+        }
+        return CompletableFuture.allOf(all);
+    }
+
+    /**
      * What a call that failed takes, after the fact: the requests of its limits that count failures only (decided
      * before the call without taking anything), now taking their cost. Empty when none of its limits counts failures.
      */

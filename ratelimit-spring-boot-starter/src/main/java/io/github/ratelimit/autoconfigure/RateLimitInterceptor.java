@@ -65,7 +65,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
             }
             return limits.fallback().invoke(invocation.getThis(), invocation.getArguments(), refused);
         }
-        if (!limits.countsFailures()) {
+        if (!limits.countsFailures() && !limits.charges()) {
             return invocation.proceed();
         }
         Object result;
@@ -73,11 +73,17 @@ final class RateLimitInterceptor implements MethodInterceptor {
             result = invocation.proceed();
         } catch (Throwable failure) {
             countFailure(decisions, limits, requests);
+            decisions.charge(
+                    limits.expressions().source(),
+                    limits.charged(requests, invocation.getThis(), invocation.getArguments(), context, null, true));
             throw failure;
         }
         if (HttpFailures.isFailure(result)) {
             countFailure(decisions, limits, requests);
         }
+        decisions.charge(
+                limits.expressions().source(),
+                limits.charged(requests, invocation.getThis(), invocation.getArguments(), context, result, false));
         return result;
     }
 
@@ -87,14 +93,27 @@ final class RateLimitInterceptor implements MethodInterceptor {
 
     /** Takes the budget of the limits that count failures only, after a failure (the call is over: no headers). */
     private static void countFailure(RateLimitDecisions decisions, MethodLimits limits, List<LimitRequest> requests) {
-        List<LimitRequest> failures = RateLimitDecisions.failures(requests);
+        List<LimitRequest> failures = limits.failures(requests);
         if (!failures.isEmpty()) {
             decisions.decide(limits.expressions().source(), failures, limits.failureModes());
         }
     }
 
-    /** The decision step of a reactive method: its resource is what a failure would count. */
-    private final class Decide implements DeferredInvocation.Step<List<LimitRequest>> {
+    /** What a reactive call was admitted with, and the value its result gave (for a charge). */
+    private static final class Admitted {
+
+        final List<LimitRequest> requests;
+        final CallerContext caller;
+        volatile Object value;
+
+        Admitted(List<LimitRequest> requests, CallerContext caller) {
+            this.requests = requests;
+            this.caller = caller;
+        }
+    }
+
+    /** The decision step of a reactive method: its resource is what a failure would count and a charge take. */
+    private final class Decide implements DeferredInvocation.Step<Admitted> {
 
         private final MethodLimits limits;
         private final MethodInvocation invocation;
@@ -105,7 +124,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
         }
 
         @Override
-        public CompletionStage<List<LimitRequest>> start(CallerContext context) {
+        public CompletionStage<Admitted> start(CallerContext context) {
             RateLimitDecisions decisions = decisions();
             List<LimitRequest> requests =
                     limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
@@ -113,8 +132,13 @@ final class RateLimitInterceptor implements MethodInterceptor {
                     .decideAsync(limits.expressions().source(), requests, limits.failureModes(), limits.maxWait())
                     .thenApply(outcome -> {
                         admit(outcome, context, limits);
-                        return RateLimitDecisions.failures(requests);
+                        return new Admitted(requests, context);
                     });
+        }
+
+        @Override
+        public void value(Admitted admitted, Object value) {
+            admitted.value = value;
         }
 
         @Override
@@ -123,11 +147,27 @@ final class RateLimitInterceptor implements MethodInterceptor {
         }
 
         @Override
-        public CompletionStage<?> finish(List<LimitRequest> failures, DeferredInvocation.End end) {
-            if (end != DeferredInvocation.End.FAILED || failures.isEmpty()) {
-                return CompletableFuture.completedFuture(null);
+        public CompletionStage<?> finish(Admitted admitted, DeferredInvocation.End end) {
+            boolean failed = end == DeferredInvocation.End.FAILED;
+            CompletionStage<?> counted = CompletableFuture.completedFuture(null);
+            List<LimitRequest> failures = failed ? limits.failures(admitted.requests) : List.of();
+            if (!failures.isEmpty()) {
+                counted = decisions().decideAsync(limits.expressions().source(), failures, limits.failureModes());
             }
-            return decisions().decideAsync(limits.expressions().source(), failures, limits.failureModes());
+            if (!limits.charges() || (!failed && end != DeferredInvocation.End.COMPLETED)) {
+                return counted;
+            }
+            CompletionStage<Void> charged = decisions()
+                    .chargeAsync(
+                            limits.expressions().source(),
+                            limits.charged(
+                                    admitted.requests,
+                                    invocation.getThis(),
+                                    invocation.getArguments(),
+                                    admitted.caller,
+                                    admitted.value,
+                                    failed));
+            return counted.thenCombine(charged, (a, b) -> null);
         }
     }
 

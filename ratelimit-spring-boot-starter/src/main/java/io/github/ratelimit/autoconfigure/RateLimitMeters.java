@@ -37,6 +37,13 @@ final class RateLimitMeters implements MeterBinder {
                     .description("Rate limit decisions made without Redis")
                     .tag("policy", "closed")
                     .register(registry);
+            FunctionCounter.builder("ratelimit.charged", fallbacks, Fallbacks::chargedUnits)
+                    .description("Units charged to rate limits after the calls that used them")
+                    .baseUnit("units")
+                    .register(registry);
+            FunctionCounter.builder("ratelimit.charges.lost", fallbacks, Fallbacks::chargesLost)
+                    .description("Charges after a call that Redis could not take")
+                    .register(registry);
         }
         if (guard != null) {
             FunctionCounter.builder("ratelimit.redis.failures", guard, RedisGuard::failures)

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.NotRateLimited;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.RateLimits;
@@ -151,7 +152,13 @@ final class RateLimitedMethods {
             }
         }
         return new MethodLimits.CompiledLimit(
-                definition(expressions, List.of(limit), null, keys, annotation), limit, keys, cost, costText, null);
+                definition(expressions, List.of(limit), null, keys, annotation),
+                limit,
+                keys,
+                cost,
+                costText,
+                null,
+                charge(annotation, method, expressions));
     }
 
     /** A plan group's limits: the group must exist; the limits, the name and the algorithm are the plans'. */
@@ -184,7 +191,34 @@ final class RateLimitedMethods {
                 customer,
                 costText.equals("1") ? null : expressions.parse(costText, "cost"),
                 costText,
-                annotation.plan().isEmpty() ? null : expressions.parse(annotation.plan(), "plan"));
+                annotation.plan().isEmpty() ? null : expressions.parse(annotation.plan(), "plan"),
+                charge(annotation, expressions.method(), expressions));
+    }
+
+    /** The charge after the call, checked: null when the annotation has none. */
+    private static MethodLimits.Charge charge(RateLimited annotation, Method method, MethodExpressions expressions) {
+        String text = annotation.charge().trim();
+        if (text.isEmpty()) {
+            if (annotation.chargeFailures()) {
+                throw expressions.invalid("chargeFailures is set without charge");
+            }
+            return null;
+        }
+        if (!annotation.cost().trim().equals("1")) {
+            throw expressions.invalid("charge '" + text + "' and cost '" + annotation.cost()
+                    + "' are both given; a charged call takes what charge gives after it ran, leave out cost");
+        }
+        if (annotation.countOn() == CountOn.FAILURE) {
+            throw expressions.invalid("charge '" + text
+                    + "' with countOn = FAILURE; a charged limit counts what calls used, leave out countOn");
+        }
+        if (reactor.core.publisher.Flux.class.isAssignableFrom(method.getReturnType())) {
+            throw expressions.invalid(
+                    "charge '" + text + "' on a method returning Flux; charge needs one result (a plain"
+                            + " value, Mono or CompletionStage)");
+        }
+        return new MethodLimits.Charge(
+                expressions.parse(text, "charge", Set.of("result")), text, annotation.chargeFailures());
     }
 
     /** The annotation's side of its definition: everything but how its keys and cost are read. */
@@ -204,7 +238,8 @@ final class RateLimitedMethods {
                 annotation.retryAdvice(),
                 annotation.countOn(),
                 false,
-                Duration.ofMillis(annotation.waitMs()));
+                Duration.ofMillis(annotation.waitMs()),
+                !annotation.charge().isBlank());
     }
 
     private static Object constantValue(Expression expression) {

@@ -57,6 +57,22 @@ public interface RateLimiter {
     }
 
     /**
+     * Charges {@code units} to every request's limit and identifier after the fact (a cost known only once a call ran,
+     * such as the tokens a model's answer used), whether or not they have room: a limit may go past zero, and then
+     * refuses until it has recovered. Each limit and identifier is charged once, atomically; the requests' own costs
+     * are ignored. What past zero means depends on the algorithm: a sliding window refuses while the last window's
+     * true count is at its limit, a fixed window until it ends, a token bucket until it has refilled what it owes. The
+     * stage fails with {@link RedisUnavailableException} when the backend could not take the charge in time. Optional.
+     *
+     * @param requests the limits and identifiers to charge
+     * @param units how many units, at least zero
+     */
+    default CompletionStage<Void> chargeAsync(List<LimitRequest> requests, long units) {
+        return CompletableFuture.failedFuture(
+                new UnsupportedOperationException("this rate limiter cannot charge after the fact"));
+    }
+
+    /**
      * Forgets everything counted for one identifier under one limit, as if it had never called (an operator
      * unblocking a customer). Optional.
      *

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -41,6 +42,9 @@ public final class RedisRateLimiter implements RateLimiter {
 
     static final LuaScript SCRIPT = LuaScript.load("ratelimit", "ring");
     static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback", "ring");
+
+    /** Charges units after the fact, past zero if need be (ratelimit_charge.lua). */
+    static final LuaScript CHARGE = LuaScript.load("ratelimit_charge", "ring");
 
     /** How long a give-back's marker keeps a repeated give-back of the same call from counting twice, at most. */
     static final long GIVE_BACK_MARKER_MS = 10_000;
@@ -549,6 +553,42 @@ public final class RedisRateLimiter implements RateLimiter {
             localRefusals.forget(key);
             guard.call(() -> resets.publishAsync(key));
         }
+    }
+
+    /**
+     * Charges every request's limit and identifier, past zero if need be: one script call per hash slot, each key's
+     * charge atomic (see ratelimit_charge.lua for what past zero means per algorithm). The requests' own costs are
+     * ignored.
+     */
+    @Override
+    public CompletableFuture<Void> chargeAsync(List<LimitRequest> requests, long units) {
+        if (units < 0) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(Messages.negative("units", units)));
+        }
+        if (units == 0 || requests.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Map<Integer, List<Object>> keysBySlot = new LinkedHashMap<>();
+        Map<Integer, List<Object>> argsBySlot = new LinkedHashMap<>();
+        Set<String> seen = new java.util.HashSet<>();
+        for (LimitRequest request : requests) {
+            String tag = RedisKeys.tag(request.identifier());
+            String key = keys.rateLimitKey(request.limit(), tag);
+            if (!seen.add(key)) {
+                continue; // the same limit and identifier is charged once
+            }
+            int slot = RedisKeys.slot(tag);
+            keysBySlot.computeIfAbsent(slot, s -> new ArrayList<>()).add(key);
+            List<Object> args = argsBySlot.computeIfAbsent(slot, s -> new ArrayList<>());
+            args.add(RateLimitScriptCodec.algorithmCode(request.limit()));
+            args.add(request.limit().limit());
+            args.add(request.limit().windowMs());
+            args.add(units);
+        }
+        List<CompletableFuture<?>> charges = new ArrayList<>(keysBySlot.size());
+        keysBySlot.forEach((slot, slotKeys) -> charges.add(guard.callAsync(
+                () -> executor.run(CHARGE, slotKeys, argsBySlot.get(slot).toArray()))));
+        return CompletableFuture.allOf(charges.toArray(CompletableFuture[]::new));
     }
 
     /**

@@ -142,6 +142,17 @@ class RateLimitAutoConfigurationTests {
     }
 
     @Test
+    void aChargeThatCannotWorkFailsTheStartSayingWhy() {
+        assertStartFails(
+                BadCharges.class, "BadCharges$Service.withCost()", "charge '#result' and cost '2' are both given");
+        assertStartFails(ChargeWithCountOn.class, "withCountOn()", "with countOn = FAILURE");
+        assertStartFails(ChargeOnFlux.class, "onFlux()", "on a method returning Flux");
+        assertStartFails(ChargeFailuresOnly.class, "failuresOnly()", "chargeFailures is set without charge");
+        assertStartFails(ChargeUnknown.class, "unknown()", "charge '#answer' names #answer");
+        assertStartFails(ChargeNegativeWait.class, "negativeWait()", "waitMs must be at least 0");
+    }
+
+    @Test
     void badNameFailsTheStart() {
         assertStartFails(BadName.class, "BadName$Service.call()", "limit name must be");
     }
@@ -238,6 +249,101 @@ class RateLimitAutoConfigurationTests {
         static class Service {
             @RateLimited(limit = 5, windowMs = 1000, key = "'k'", cost = "10")
             public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class BadCharges {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 5, windowMs = 1000, key = "'k'", cost = "2", charge = "#result")
+            public int withCost() {
+                return 1;
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ChargeWithCountOn {
+        @Bean
+        Target service() {
+            return new Target();
+        }
+
+        static class Target {
+            @RateLimited(
+                    limit = 5,
+                    windowMs = 1000,
+                    key = "'k'",
+                    charge = "#result",
+                    countOn = io.github.ratelimit.annotation.CountOn.FAILURE)
+            public int withCountOn() {
+                return 1;
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ChargeOnFlux {
+        @Bean
+        Target service() {
+            return new Target();
+        }
+
+        static class Target {
+            @RateLimited(limit = 5, windowMs = 1000, key = "'k'", charge = "#result")
+            public reactor.core.publisher.Flux<Integer> onFlux() {
+                return reactor.core.publisher.Flux.just(1);
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ChargeFailuresOnly {
+        @Bean
+        Target service() {
+            return new Target();
+        }
+
+        static class Target {
+            @RateLimited(limit = 5, windowMs = 1000, key = "'k'", chargeFailures = true)
+            public int failuresOnly() {
+                return 1;
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ChargeUnknown {
+        @Bean
+        Target service() {
+            return new Target();
+        }
+
+        static class Target {
+            @RateLimited(limit = 5, windowMs = 1000, key = "'k'", charge = "#answer")
+            public int unknown() {
+                return 1;
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ChargeNegativeWait {
+        @Bean
+        Target service() {
+            return new Target();
+        }
+
+        static class Target {
+            @RateLimited(limit = 5, windowMs = 1000, key = "'k'", waitMs = -1)
+            public int negativeWait() {
+                return 1;
+            }
         }
     }
 

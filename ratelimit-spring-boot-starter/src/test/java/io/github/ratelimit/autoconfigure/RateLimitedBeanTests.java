@@ -58,6 +58,22 @@ class RateLimitedBeanTests {
         @RateLimited(limit = 5, windowMs = 3_600_000, key = "#tenant")
         public void twoLimits(String tenant) {}
 
+        @RateLimited(limit = 10, windowMs = 60_000, key = "#user", charge = "#result ?: 4")
+        public Integer used(String user, int tokens, boolean fail) {
+            if (fail) {
+                throw new IllegalStateException("failed");
+            }
+            return tokens;
+        }
+
+        @RateLimited(limit = 10, windowMs = 60_000, key = "#user", charge = "#result ?: 4", chargeFailures = true)
+        public Integer usedOrFailed(String user, int tokens, boolean fail) {
+            if (fail) {
+                throw new IllegalStateException("failed");
+            }
+            return tokens;
+        }
+
         @RateLimited(limit = 1, windowMs = 60_000, key = "#tenant", algorithm = Algorithm.TOKEN_BUCKET)
         public CompletionStage<String> later(String tenant) {
             return CompletableFuture.completedFuture("done");
@@ -97,6 +113,30 @@ class RateLimitedBeanTests {
                     .hasMessageContaining("Reports.generate");
             assertThat(reports.runs()).isEqualTo(2);
             assertThat(reports.generate(tenant())).startsWith("report for");
+        });
+    }
+
+    /**
+     * 10 units, charged what the result says after the call: admitted while anything is left, past zero after; a call
+     * that throws is charged only when chargeFailures says so ({@code #result} null, so 4).
+     */
+    @Test
+    void callsAreChargedWhatTheyUsedAfterTheyRan() {
+        runner.run(context -> {
+            Reports reports = context.getBean(Reports.class);
+            String user = "u-" + java.util.UUID.randomUUID();
+            assertThat(reports.used(user, 6, false)).isEqualTo(6);
+            assertThatThrownBy(() -> reports.used(user, 0, true)).isInstanceOf(IllegalStateException.class);
+            assertThat(reports.used(user, 6, false)).isEqualTo(6); // 4 were left: admitted, and now past zero
+            assertThatThrownBy(() -> reports.used(user, 1, false)).isInstanceOf(RateLimitExceededException.class);
+
+            String other = "u-" + java.util.UUID.randomUUID();
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> reports.usedOrFailed(other, 0, true))
+                        .isInstanceOf(IllegalStateException.class);
+            }
+            assertThatThrownBy(() -> reports.usedOrFailed(other, 1, false))
+                    .isInstanceOf(RateLimitExceededException.class);
         });
     }
 
