@@ -98,6 +98,30 @@ abstract class TwoInstancesContract {
         }
     }
 
+    /**
+     * {@code GET /api/weather} calls the stub (3 per second for everyone) under an outbound rule of 2 per second shared
+     * by both instances, waiting for a slot: eight calls at once over both instances all get the stub's answer (never
+     * the 502 of a refusal by the stub), the last after at least three seconds.
+     */
+    @Test
+    void outboundCallsShareOneBudgetAcrossInstances() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+                ConfigurableApplicationContext one = start(redis.port());
+                ConfigurableApplicationContext two = start(redis.port())) {
+            Burst burst = Burst.send("127.0.0.34", List.of(port(one), port(two)), "/api/weather", 8);
+
+            assertThat(burst.statuses())
+                    .as("answers in %d ms", burst.elapsedMs())
+                    .containsOnly(200);
+            long last = burst.answers().stream()
+                    .mapToLong(Burst.Answer::millis)
+                    .max()
+                    .orElseThrow();
+            // 2 per second: the 7th and 8th calls go in the fourth second
+            assertThat(last).isGreaterThanOrEqualTo(2_900);
+        }
+    }
+
     private ConfigurableApplicationContext start(int redisPort) {
         return new SpringApplicationBuilder(application())
                 .run("--server.port=0", "--spring.data.redis.url=redis://127.0.0.1:" + redisPort);

@@ -98,18 +98,7 @@ final class FilterRule {
             throw new InvalidFilterRuleException(prefix + ".limits", "must list at least one limit");
         }
         for (int i = 0; planGroup == null && i < spec.limits().size(); i++) {
-            FilterRuleSpec.LimitSpec limit = spec.limits().get(i);
-            String at = prefix + ".limits[" + i + "]";
-            if (limit.limit() < 1) {
-                throw new InvalidFilterRuleException(at + ".limit", Messages.atLeast(null, 1, limit.limit()));
-            }
-            if (limit.window() == null || limit.window().toMillis() < 1) {
-                throw new InvalidFilterRuleException(
-                        at + ".window", "must be at least 1 ms (such as 1s, 1m, 1h), but was " + limit.window());
-            }
-            Algorithm algorithm = limit.algorithm() == null ? Algorithm.SLIDING_WINDOW : limit.algorithm();
-            compiled.add(
-                    RateLimit.of(name, algorithm, limit.limit(), limit.window().toMillis()));
+            compiled.add(limit(spec.limits().get(i), name, prefix + ".limits[" + i + "]"));
         }
         this.limits = List.copyOf(compiled);
         this.key = spec.key() == null || spec.key().isBlank()
@@ -172,6 +161,19 @@ final class FilterRule {
                 perPath,
                 checkedWait(spec.maxWait(), prefix),
                 false);
+    }
+
+    /** One limit of a rule ({@code at} names it, such as {@code ratelimit.filter.rules[0].limits[1]}), checked. */
+    static RateLimit limit(FilterRuleSpec.LimitSpec limit, String name, String at) {
+        if (limit.limit() < 1) {
+            throw new InvalidFilterRuleException(at + ".limit", Messages.atLeast(null, 1, limit.limit()));
+        }
+        if (limit.window() == null || limit.window().toMillis() < 1) {
+            throw new InvalidFilterRuleException(
+                    at + ".window", "must be at least 1 ms (such as 1s, 1m, 1h), but was " + limit.window());
+        }
+        Algorithm algorithm = limit.algorithm() == null ? Algorithm.SLIDING_WINDOW : limit.algorithm();
+        return RateLimit.of(name, algorithm, limit.limit(), limit.window().toMillis());
     }
 
     private static Duration checkedWait(Duration maxWait, String prefix) {

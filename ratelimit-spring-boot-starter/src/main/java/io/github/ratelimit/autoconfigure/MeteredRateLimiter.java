@@ -94,6 +94,12 @@ final class MeteredRateLimiter implements RateLimiter {
         return delegate.chargeAsync(requests, units);
     }
 
+    @Override
+    public java.util.concurrent.CompletionStage<Boolean> pauseAsync(
+            RateLimit limit, ClientIdentifier identifier, java.time.Duration duration) {
+        return delegate.pauseAsync(limit, identifier, duration);
+    }
+
     private static String worse(String a, String b) {
         if (a.equals("rejected") || b.equals("rejected")) {
             return "rejected";

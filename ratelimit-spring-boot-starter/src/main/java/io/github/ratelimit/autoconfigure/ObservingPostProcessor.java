@@ -200,6 +200,12 @@ final class ObservingPostProcessor implements BeanPostProcessor {
         public java.util.concurrent.CompletionStage<Void> chargeAsync(List<LimitRequest> requests, long units) {
             return delegate.chargeAsync(requests, units);
         }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Boolean> pauseAsync(
+                RateLimit limit, ClientIdentifier identifier, java.time.Duration duration) {
+            return delegate.pauseAsync(limit, identifier, duration);
+        }
     }
 
     private static final class ObservedTokens implements SingleUseTokens {

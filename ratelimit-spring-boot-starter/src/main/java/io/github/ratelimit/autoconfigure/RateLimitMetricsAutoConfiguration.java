@@ -34,10 +34,18 @@ public final class RateLimitMetricsAutoConfiguration {
             ObjectProvider<Fallbacks> fallbacks,
             ObjectProvider<RedisGuard> guard,
             ObjectProvider<MeterRegistry> registries,
-            ObjectProvider<RateLimitDecisions> decisions) {
+            ObjectProvider<RateLimitDecisions> decisions,
+            ObjectProvider<OutboundLimits> outbound) {
         return () -> {
             MeterBinder binder = MeteringPostProcessor.binder(fallbacks.getIfAvailable(), guard.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);
+            OutboundLimits clients = outbound.getIfAvailable();
+            if (clients != null && !clients.isEmpty()) {
+                registries.orderedStream().forEach(registry -> io.micrometer.core.instrument.FunctionCounter.builder(
+                                "ratelimit.client.pauses", clients, OutboundLimits::pauses)
+                        .description("Outbound rules paused by this instance after an upstream's Retry-After")
+                        .register(registry));
+            }
             RateLimitDecisions flow = decisions.getIfAvailable();
             if (flow != null) {
                 List<MeterRegistry> all = registries.orderedStream().toList();

@@ -456,6 +456,32 @@ public class RateLimitProperties implements Validator {
         /** How many leading bits of an IPv6 address identify one client. */
         private int ipv6PrefixLength = 64;
 
+        /**
+         * Outbound limits: rules (name, hosts, paths, methods, limits, wait, failure-mode) for the calls the
+         * application's RestClient, RestTemplate and WebClient send, each rule one budget shared by every instance (see
+         * the README).
+         */
+        private List<ClientRuleSpec> rules = new ArrayList<>();
+
+        /** The longest an upstream's Retry-After (after a 429 or 503) pauses an outbound rule. */
+        private Duration maxPause = Duration.ofMinutes(10);
+
+        public List<ClientRuleSpec> getRules() {
+            return rules;
+        }
+
+        public void setRules(List<ClientRuleSpec> rules) {
+            this.rules = rules;
+        }
+
+        public Duration getMaxPause() {
+            return maxPause;
+        }
+
+        public void setMaxPause(Duration maxPause) {
+            this.maxPause = maxPause;
+        }
+
         public List<String> getTrustedProxies() {
             return trustedProxies;
         }
@@ -610,6 +636,9 @@ public class RateLimitProperties implements Validator {
         if (p.client.ipv6PrefixLength < 1 || p.client.ipv6PrefixLength > 128) {
             errors.rejectValue(
                     "client.ipv6PrefixLength", "range", Messages.between(null, 1, 128, p.client.ipv6PrefixLength));
+        }
+        if (p.client.maxPause == null || p.client.maxPause.toMillis() < 1) {
+            errors.rejectValue("client.maxPause", "min", Messages.atLeast(null, "1 ms", p.client.maxPause));
         }
         try {
             p.plans.compiled();

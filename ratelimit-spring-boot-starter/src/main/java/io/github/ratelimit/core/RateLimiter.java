@@ -73,6 +73,17 @@ public interface RateLimiter {
     }
 
     /**
+     * Refuses every call of a limit and identifier for a while, on every instance: for a limit that is a fixed window
+     * of limit 1 whose calls cost 0 (decided with the call's other limits, in the same round trip), such as the pause
+     * of outbound calls after an upstream answered 429 with {@code Retry-After}. A pause already in force for longer is
+     * kept. The stage completes with whether this call started a pause (false when it extended one or one was in
+     * force). Optional.
+     */
+    default CompletionStage<Boolean> pauseAsync(RateLimit limit, ClientIdentifier identifier, Duration duration) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("this rate limiter cannot pause"));
+    }
+
+    /**
      * Forgets everything counted for one identifier under one limit, as if it had never called (an operator
      * unblocking a customer). Optional.
      *

@@ -9,6 +9,7 @@ import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,6 +43,9 @@ public final class RedisRateLimiter implements RateLimiter {
 
     static final LuaScript SCRIPT = LuaScript.load("ratelimit", "ring");
     static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback", "ring");
+
+    /** Pauses a limit (ratelimit_pause.lua). */
+    static final LuaScript PAUSE = LuaScript.load("ratelimit_pause");
 
     /** Charges units after the fact, past zero if need be (ratelimit_charge.lua). */
     static final LuaScript CHARGE = LuaScript.load("ratelimit_charge", "ring");
@@ -589,6 +593,18 @@ public final class RedisRateLimiter implements RateLimiter {
         keysBySlot.forEach((slot, slotKeys) -> charges.add(guard.callAsync(
                 () -> executor.run(CHARGE, slotKeys, argsBySlot.get(slot).toArray()))));
         return CompletableFuture.allOf(charges.toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> pauseAsync(RateLimit limit, ClientIdentifier identifier, Duration duration) {
+        if (limit.algorithm() != Algorithm.FIXED_WINDOW || limit.limit() != 1) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "a pause is a fixed window of limit 1, but '" + limit.name() + "' is " + limit));
+        }
+        long ms = Math.max(1, duration.toMillis());
+        String key = keys.rateLimitKey(limit, RedisKeys.tag(identifier));
+        return guard.callAsync(() -> executor.run(PAUSE, List.of(key), new Object[] {ms}))
+                .thenApply(reply -> ScriptExecutor.number(reply.get(0)) == 1);
     }
 
     /**

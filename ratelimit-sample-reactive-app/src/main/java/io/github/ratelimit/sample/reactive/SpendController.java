@@ -2,16 +2,71 @@ package io.github.ratelimit.sample.reactive;
 
 import io.github.ratelimit.annotation.RateLimited;
 import java.util.Map;
+import org.springframework.core.env.Environment;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.publisher.Mono;
 
-/** Limits on what the application spends: a call that waits for a slot instead of being refused. */
+/**
+ * Limits on what the application spends: a call that waits for a slot instead of being refused, outbound calls under
+ * one budget for every instance, and costs charged after the call.
+ */
 @RestController
 class SpendController {
+
+    private final WebClient.Builder clients;
+    private final Environment environment;
+    private volatile WebClient stub;
+
+    SpendController(WebClient.Builder clients, Environment environment) {
+        this.clients = clients;
+        this.environment = environment;
+    }
+
+    /** Stands in for a third-party API with a quota: 3 calls per second for all callers together. */
+    @GetMapping("/stub/weather")
+    @RateLimited(limit = 3, windowMs = 1000, name = "stub-weather", key = "'everyone'")
+    Mono<Map<String, Integer>> stubWeather() {
+        return Mono.just(Map.of("temperature", 21));
+    }
+
+    /**
+     * Calls the stub on this instance through a client built from Boot's builder, under the outbound rule
+     * {@code weather} (2 per second shared by every instance, waiting up to 10 s for a slot on a timer): the stub's
+     * answer, or 502 if the stub refused.
+     */
+    @GetMapping("/api/weather")
+    Mono<ResponseEntity<String>> weather() {
+        return stub().get()
+                .uri("/stub/weather")
+                .retrieve()
+                .bodyToMono(String.class)
+                .map(body -> ResponseEntity.ok()
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .body(body))
+                .onErrorResume(
+                        WebClientResponseException.TooManyRequests.class,
+                        refused -> Mono.just(
+                                ResponseEntity.status(HttpStatus.BAD_GATEWAY).build()));
+    }
+
+    private WebClient stub() {
+        WebClient client = stub;
+        if (client == null) {
+            client = clients.baseUrl("http://localhost:" + environment.getProperty("local.server.port"))
+                    .build();
+            stub = client;
+        }
+        return client;
+    }
 
     /**
      * Five calls per second per client, and a refused call waits up to five seconds for its slot (on a timer: no thread
