@@ -66,7 +66,8 @@ import redis.embedded.RedisServer;
  * first round that only warms up. Options: {@code --windows=N} (rounds measured, default 5),
  * {@code --window-ms=N} (1000), {@code --warmup-ms=N} (before each window, 300),
  * {@code --concurrency=1,8,64}, {@code --keys=hot,10k} (also {@code refused}, {@code async}, {@code observed}, {@code durable}), {@code --only=<parts of workload names, comma-separated>} (plus the
- * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}.
+ * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}; {@code --outbound} measures what an
+ * outbound rule adds to an HTTP call instead ({@link OutboundLatency}).
  */
 public final class Benchmarks {
 
@@ -126,6 +127,17 @@ public final class Benchmarks {
                 .setting("appendonly no")
                 .build();
         server.start();
+        if (options.containsKey("outbound")) {
+            try {
+                OutboundLatency.run(
+                        "redis://127.0.0.1:" + port,
+                        Integer.parseInt(options.getOrDefault("rounds", "5")),
+                        Integer.parseInt(options.getOrDefault("calls", "2000")));
+            } finally {
+                server.stop();
+            }
+            return;
+        }
         System.out.println("scripts measured: " + scriptDigests());
         try {
             Benchmarks benchmarks = new Benchmarks(options, "redis://127.0.0.1:" + port);

@@ -68,6 +68,7 @@ class OutboundLimitsTests {
                         RateLimitAutoConfiguration.class,
                         RateLimitClientAutoConfiguration.class,
                         RestClientAutoConfiguration.class,
+                        org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration.class,
                         WebClientAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
@@ -134,6 +135,10 @@ class OutboundLimitsTests {
                                     refused.decision().retryAfter())
                             .isBetween(Duration.ofMillis(1_000), Duration.ofMillis(2_100)));
             assertThatThrownBy(() -> restCall(one, url())).isInstanceOf(RateLimitExceededException.class);
+            assertThatThrownBy(() -> one.getBean(org.springframework.boot.restclient.RestTemplateBuilder.class)
+                            .build()
+                            .getForObject(url(), String.class))
+                    .isInstanceOf(RateLimitExceededException.class);
             assertThat(calls).hasValue(1);
             assertThat(one.getBean(OutboundLimits.class).pauses()).isEqualTo(1);
             assertThat(two.getBean(OutboundLimits.class).pauses()).isZero();

@@ -117,6 +117,47 @@ class RateLimitFilterTest {
                 .isEqualTo(200);
     }
 
+    /**
+     * A rule with {@code wait: 2s} and a limit of 1 per 300 ms: a second request waits for its slot and is admitted;
+     * with a limit of 1 per minute, the wait could not end in time, so the second request is refused at once.
+     */
+    @Test
+    void aRulesWaitLetsARefusedRequestWaitForItsSlotWhenItComesInTime() throws Exception {
+        String name = "wait-" + unique();
+        FilterRuleSpec soon = withWait(rule(0, name, List.of("/soon"), "ip", 1, Duration.ofMillis(300)));
+        FilterRuleSpec late = withWait(rule(1, name + "-late", List.of("/late"), "ip", 1, Duration.ofMinutes(1)));
+        RateLimitFilter filter = filter(List.of(soon, late), false);
+        assertThat(call(filter, "GET", "/soon", "203.0.113.2").getStatus()).isEqualTo(200);
+        long started = System.nanoTime();
+        assertThat(call(filter, "GET", "/soon", "203.0.113.2").getStatus()).isEqualTo(200);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(Duration.ofMillis(150));
+
+        assertThat(call(filter, "GET", "/late", "203.0.113.2").getStatus()).isEqualTo(200);
+        MockHttpServletResponse refused = call(filter, "GET", "/late", "203.0.113.2");
+        assertThat(refused.getStatus()).isEqualTo(429);
+        assertThat(Long.parseLong(refused.getHeader("Retry-After"))).isGreaterThan(50);
+    }
+
+    private static FilterRuleSpec withWait(FilterRuleSpec rule) {
+        return new FilterRuleSpec(
+                rule.name(),
+                rule.paths(),
+                rule.methods(),
+                rule.limits(),
+                rule.key(),
+                rule.missingKey(),
+                rule.cost(),
+                rule.order(),
+                rule.shadow(),
+                rule.perPath(),
+                rule.failureMode(),
+                rule.retryAdvice(),
+                rule.plans(),
+                rule.plan(),
+                rule.countOn(),
+                Duration.ofSeconds(2));
+    }
+
     @Test
     void keysUseTheMatchedRuleNotTheRawPathUnlessPerPath() throws Exception {
         String shared = "users-" + unique();
