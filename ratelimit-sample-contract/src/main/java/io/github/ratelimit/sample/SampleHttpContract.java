@@ -74,6 +74,22 @@ abstract class SampleHttpContract {
                 .contains("\"instance\":\"/api/hello\"");
     }
 
+    /**
+     * The samples exempt 127.0.0.99 ({@code ratelimit.exempt.ips}): 25 calls in a row on {@code /api/hello} (five per
+     * second) and on a path rule's {@code /api/public/ping} (20 per minute) are all answered, with no RateLimit fields.
+     */
+    @Test
+    void anExemptClientIsNeverLimited() {
+        for (int i = 0; i < 25; i++) {
+            RawHttp.Response hello = get("127.0.0.99", "/api/hello");
+            assertThat(hello.status()).isEqualTo(200);
+            assertThat(hello.header("RateLimit")).isNull();
+            RawHttp.Response ping = get("127.0.0.99", "/api/public/ping");
+            assertThat(ping.status()).isEqualTo(200);
+            assertThat(ping.header("RateLimit")).isNull();
+        }
+    }
+
     @Test
     void helloIsLimitedPerClient() {
         for (int i = 0; i < 5; i++) {

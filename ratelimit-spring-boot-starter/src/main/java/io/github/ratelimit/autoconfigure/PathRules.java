@@ -80,7 +80,7 @@ final class PathRules {
      * @param path the same, parsed
      */
     Match match(String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
-        if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
+        if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path)) || decisions.exempt(view)) {
             return new Match(List.of(), null, Set.of(), null, Duration.ZERO);
         }
         Set<FailureMode> failureModes = EnumSet.noneOf(FailureMode.class);

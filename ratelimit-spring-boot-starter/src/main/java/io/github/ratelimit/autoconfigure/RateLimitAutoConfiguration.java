@@ -199,7 +199,8 @@ public final class RateLimitAutoConfiguration {
                     () -> properties.getRetryAdvice().getDefault() == RetryAdvice.STAGGERED,
                     fallbacks,
                     new Plans(properties.getPlans().compiled(), planSource::getIfAvailable),
-                    new LocalLimits(local.getMaxEntries(), live));
+                    new LocalLimits(local.getMaxEntries(), live),
+                    Exemptions.of(properties.getExempt()));
         }
 
         /** This instance's announcement in Redis, and the count of live instances that local limits divide by. */

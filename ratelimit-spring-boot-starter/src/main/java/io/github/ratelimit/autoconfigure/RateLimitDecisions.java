@@ -34,6 +34,7 @@ final class RateLimitDecisions {
     private final Fallbacks fallbacks;
     private final Plans plans;
     private final ShadowRejections shadowRejections = new ShadowRejections();
+    private final Exemptions exemptions;
 
     /**
      * @param limiter the limiter, looked up on each call
@@ -77,6 +78,22 @@ final class RateLimitDecisions {
             Fallbacks fallbacks,
             Plans plans,
             LocalLimits local) {
+        this(limiter, allShadow, failureMode, staggeredByDefault, fallbacks, plans, local, Exemptions.NONE);
+    }
+
+    /**
+     * @param exemptions the trusted callers no rate limit applies to
+     */
+    RateLimitDecisions(
+            Supplier<RateLimiter> limiter,
+            BooleanSupplier allShadow,
+            Supplier<FailureMode> failureMode,
+            BooleanSupplier staggeredByDefault,
+            Fallbacks fallbacks,
+            Plans plans,
+            LocalLimits local,
+            Exemptions exemptions) {
+        this.exemptions = exemptions;
         this.plans = plans;
         this.limiter = limiter;
         this.allShadow = allShadow;
@@ -98,6 +115,11 @@ final class RateLimitDecisions {
     /** Whether a limit declaring this advice staggers it, the application-wide default applied. */
     public boolean staggered(RetryAdvice advice) {
         return advice == RetryAdvice.STAGGERED || (advice == RetryAdvice.DEFAULT && staggeredByDefault.getAsBoolean());
+    }
+
+    /** Whether no rate limit applies to this caller ({@code ratelimit.exempt}): it is neither limited nor counted. */
+    public boolean exempt(io.github.ratelimit.core.CallerContext caller) {
+        return exemptions.exempt(caller);
     }
 
     /** Whether every limit is in shadow mode right now. */

@@ -53,6 +53,9 @@ final class RateLimitInterceptor implements MethodInterceptor {
         DeferredInvocation.checkMayBlock(method, "@RateLimited");
         CallerContext context = callerOutsideReactor();
         RateLimitDecisions decisions = decisions();
+        if (decisions.exempt(context)) {
+            return invocation.proceed();
+        }
         List<LimitRequest> requests =
                 limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
         RateLimitDecisions.Outcome outcome =
@@ -126,6 +129,9 @@ final class RateLimitInterceptor implements MethodInterceptor {
         @Override
         public CompletionStage<Admitted> start(CallerContext context) {
             RateLimitDecisions decisions = decisions();
+            if (decisions.exempt(context)) {
+                return CompletableFuture.completedFuture(new Admitted(List.of(), context));
+            }
             List<LimitRequest> requests =
                     limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
             return decisions

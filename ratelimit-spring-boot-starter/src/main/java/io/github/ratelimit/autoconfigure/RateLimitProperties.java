@@ -57,6 +57,8 @@ public class RateLimitProperties implements Validator {
     private final Redis redis = new Redis();
 
     /** What refused callers are told about when to retry. */
+    private final Exempt exempt = new Exempt();
+
     private final RetryAdviceSettings retryAdvice = new RetryAdviceSettings();
 
     /** The RateLimit and RateLimit-Policy response fields. */
@@ -504,6 +506,50 @@ public class RateLimitProperties implements Validator {
         }
     }
 
+    public Exempt getExempt() {
+        return exempt;
+    }
+
+    /**
+     * Trusted callers no rate limit applies to (annotations and path rules): neither limited nor counted, and given no
+     * RateLimit fields.
+     */
+    public static class Exempt {
+
+        /** Client addresses or CIDR blocks, as the client address is found (see ratelimit.client.trusted-proxies). */
+        private List<String> ips = new ArrayList<>();
+
+        /** Authenticated principals' names. */
+        private List<String> principals = new ArrayList<>();
+
+        /** Header names and the values that exempt a request, such as an internal API key (compared in constant time). */
+        private Map<String, List<String>> headers = new java.util.LinkedHashMap<>();
+
+        public List<String> getIps() {
+            return ips;
+        }
+
+        public void setIps(List<String> ips) {
+            this.ips = ips;
+        }
+
+        public List<String> getPrincipals() {
+            return principals;
+        }
+
+        public void setPrincipals(List<String> principals) {
+            this.principals = principals;
+        }
+
+        public Map<String, List<String>> getHeaders() {
+            return headers;
+        }
+
+        public void setHeaders(Map<String, List<String>> headers) {
+            this.headers = headers;
+        }
+    }
+
     /** The path-rule filter (servlet or WebFlux) and its rules. */
     public static class Filter {
 
@@ -645,6 +691,24 @@ public class RateLimitProperties implements Validator {
         } catch (IllegalArgumentException e) {
             errors.rejectValue("plans.groups", "invalid", e.getMessage());
         }
+        for (int i = 0; i < p.exempt.ips.size(); i++) {
+            try {
+                Cidr.parse(p.exempt.ips.get(i), "exempt ip");
+            } catch (IllegalArgumentException e) {
+                errors.rejectValue(
+                        "exempt.ips[" + i + "]",
+                        "format",
+                        "must be an IP address or a CIDR block such as 10.0.0.0/8 or 2001:db8::/32");
+            }
+        }
+        p.exempt.headers.forEach((name, values) -> {
+            if (name == null
+                    || name.isBlank()
+                    || values == null
+                    || values.stream().anyMatch(v -> v == null || v.isEmpty())) {
+                errors.rejectValue("exempt.headers", "empty", "names a header '" + name + "' with an empty value");
+            }
+        });
         for (int i = 0; i < p.client.trustedProxies.size(); i++) {
             try {
                 Cidr.parse(p.client.trustedProxies.get(i), "trusted proxy");

@@ -158,6 +158,49 @@ class RateLimitFilterTest {
                 Duration.ofSeconds(2));
     }
 
+    /**
+     * Exempt callers ({@code ratelimit.exempt}): an address block and an internal key header. Their requests are never
+     * limited, get no RateLimit fields, and are not counted: a rule keyed by a constant admits exactly its limit to
+     * others afterwards.
+     */
+    @Test
+    void exemptCallersAreNeitherLimitedNorCounted() throws Exception {
+        RateLimitProperties.Exempt exempt = new RateLimitProperties.Exempt();
+        exempt.setIps(List.of("198.51.100.0/24"));
+        exempt.setHeaders(java.util.Map.of("X-Internal-Key", List.of("s3cret")));
+        String name = "exempt-" + unique();
+        RateLimitFilter filter = new RateLimitFilter(
+                List.of(rule(0, name, List.of("/shared"), "spel:'everyone'", 3, Duration.ofMinutes(1))),
+                List.of(),
+                new RateLimitDecisions(
+                        () -> limiter,
+                        () -> false,
+                        () -> FailureMode.OPEN,
+                        () -> false,
+                        new Fallbacks(),
+                        Plans.NONE,
+                        new LocalLimits(100, () -> 1),
+                        Exemptions.of(exempt)),
+                new ClientAddresses(List.of(), 64),
+                MvcExceptionResolvers::withStarterHandlers,
+                true,
+                io.github.ratelimit.autoconfigure.KeyResolvers.BUILT_IN);
+        for (int i = 0; i < 5; i++) {
+            MockHttpServletResponse byAddress = call(filter, "GET", "/shared", "198.51.100.7");
+            assertThat(byAddress.getStatus()).isEqualTo(200);
+            assertThat(byAddress.getHeader("RateLimit")).isNull();
+            assertThat(call(filter, "GET", "/shared", "203.0.113.60", "X-Internal-Key", "s3cret")
+                            .getStatus())
+                    .isEqualTo(200);
+        }
+        List<Integer> others = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            others.add(call(filter, "GET", "/shared", "203.0.113.61", "X-Internal-Key", "wrong")
+                    .getStatus());
+        }
+        assertThat(others).containsExactly(200, 200, 200, 429);
+    }
+
     @Test
     void keysUseTheMatchedRuleNotTheRawPathUnlessPerPath() throws Exception {
         String shared = "users-" + unique();

@@ -44,6 +44,8 @@ class StartupFailureReportTests {
                 "ratelimit.redis.timeout=0              | ratelimit.redis.timeout          | must be at least 1 ms",
                 "ratelimit.client.trusted-proxies=not-an-ip | ratelimit.client.trustedProxies[0] | must be an IP address",
                 "ratelimit.client.ipv6-prefix-length=500 | ratelimit.client.ipv6PrefixLength | must be between 1 and 128",
+                "ratelimit.exempt.ips=10.0.0.0/99       | ratelimit.exempt.ips[0]          | must be an IP address",
+                "ratelimit.client.max-pause=0            | ratelimit.client.maxPause        | must be at least 1 ms",
             })
     void invalidPropertiesAreReportedByName(String property, String reported, String rule, CapturedOutput output) {
         assertThatThrownBy(

@@ -1,0 +1,90 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.core.CallerContext;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The trusted callers no rate limit applies to ({@code ratelimit.exempt}): client addresses in the given blocks, the
+ * given principals, requests carrying one of the given values of a header (such as an internal API key, compared in
+ * constant time). An exempt call is neither limited nor counted, and gets no RateLimit fields.
+ */
+final class Exemptions {
+
+    static final Exemptions NONE = new Exemptions(List.of(), Set.of(), Map.of());
+
+    private final List<Cidr> addresses;
+    private final Set<String> principals;
+    private final Map<String, List<byte[]>> headers;
+
+    private Exemptions(List<Cidr> addresses, Set<String> principals, Map<String, List<byte[]>> headers) {
+        this.addresses = addresses;
+        this.principals = principals;
+        this.headers = headers;
+    }
+
+    /** From the properties, checked (an invalid block names its property). */
+    static Exemptions of(RateLimitProperties.Exempt settings) {
+        List<Cidr> addresses = new ArrayList<>();
+        for (int i = 0; i < settings.getIps().size(); i++) {
+            addresses.add(Cidr.parse(settings.getIps().get(i), "ratelimit.exempt.ips[" + i + "]"));
+        }
+        Map<String, List<byte[]>> headers = new java.util.LinkedHashMap<>();
+        settings.getHeaders().forEach((name, values) -> {
+            List<byte[]> bytes = new ArrayList<>();
+            for (String value : values) {
+                bytes.add(value.getBytes(StandardCharsets.UTF_8));
+            }
+            headers.put(name, List.copyOf(bytes));
+        });
+        if (addresses.isEmpty() && settings.getPrincipals().isEmpty() && headers.isEmpty()) {
+            return NONE;
+        }
+        return new Exemptions(List.copyOf(addresses), Set.copyOf(settings.getPrincipals()), Map.copyOf(headers));
+    }
+
+    boolean isEmpty() {
+        return this == NONE;
+    }
+
+    /** Whether no rate limit applies to this caller. */
+    boolean exempt(CallerContext caller) {
+        if (this == NONE) {
+            return false;
+        }
+        if (!principals.isEmpty()) {
+            String principal = caller.principalName();
+            if (principal != null && principals.contains(principal)) {
+                return true;
+            }
+        }
+        if (!addresses.isEmpty()) {
+            String text = caller.clientAddress();
+            InetAddress address = text == null ? null : IpAddresses.parse(text);
+            if (address != null) {
+                for (Cidr block : addresses) {
+                    if (block.contains(address)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        for (Map.Entry<String, List<byte[]>> header : headers.entrySet()) {
+            String value = caller.header(header.getKey());
+            if (value != null) {
+                byte[] given = value.getBytes(StandardCharsets.UTF_8);
+                for (byte[] expected : header.getValue()) {
+                    if (MessageDigest.isEqual(given, expected)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+}
