@@ -147,6 +147,7 @@ class ArchitectureTest {
 
     static final List<String> PUBLIC_API = List.of(
             // SPIs
+            "core.ClientBlocks",
             "core.CallerContext",
             "core.ConcurrencyLimiter",
             "core.KeyResolver",
@@ -171,6 +172,7 @@ class ArchitectureTest {
             // the limiter in memory, for when Redis cannot decide
             "local.LocalRateLimiter",
             // the Redis implementations of the SPIs, for use without the auto-configuration
+            "redis.RedisBlocks",
             "redis.RedisConcurrencyLimiter",
             "redis.RedisConnector",
             "redis.RedisGuard",

@@ -122,6 +122,71 @@ abstract class TwoInstancesContract {
         }
     }
 
+    /**
+     * An operator blocks 127.0.0.61 through one instance's endpoint: the other refuses its calls at once with 429 and
+     * Retry-After the time left (another client is served); lifted through the other instance, the first serves it
+     * again within a second. Bad input is a 400 naming what was wrong, and stores nothing.
+     */
+    @Test
+    void anOperatorBlocksAClientOnEveryInstanceAndLiftsIt() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+                ConfigurableApplicationContext one = start(redis.port());
+                ConfigurableApplicationContext two = start(redis.port())) {
+            String blocks = "/actuator/ratelimits/blocks";
+            for (String bad : List.of(
+                    "{\"value\": \"127.0.0.61\", \"duration\": \"30s\"}",
+                    "{\"key\": \"ip\", \"value\": \"127.0.0.61\", \"duration\": \"abc\"}",
+                    "{\"key\": \"ip\", \"value\": \"127.0.0.61\", \"duration\": \"2d\"}")) {
+                RawHttp.Response refused = RawHttp.post("127.0.0.1", port(one), blocks, Map.of(), bad);
+                assertThat(refused.status()).as(bad).isEqualTo(400);
+                assertThat(refused.body()).as(bad).contains("error");
+            }
+            assertThat(RawHttp.get("127.0.0.61", port(two), "/api/hello", Map.of())
+                            .status())
+                    .isEqualTo(200);
+
+            RawHttp.Response blocked = RawHttp.post(
+                    "127.0.0.1",
+                    port(one),
+                    blocks,
+                    Map.of(),
+                    "{\"key\": \"ip\", \"value\": \"127.0.0.61\", \"duration\": \"30s\"}");
+            assertThat(blocked.status()).isEqualTo(204);
+            RawHttp.Response refused = awaitStatus("127.0.0.61", port(two), "/api/hello", 429);
+            assertThat(Long.parseLong(refused.header("Retry-After"))).isBetween(25L, 30L);
+            assertThat(RawHttp.get("127.0.0.62", port(two), "/api/hello", Map.of())
+                            .status())
+                    .isEqualTo(200);
+
+            assertThat(RawHttp.send(
+                                    "127.0.0.1",
+                                    port(two),
+                                    "DELETE",
+                                    blocks + "?key=ip&value=127.0.0.61",
+                                    Map.of(),
+                                    null)
+                            .status())
+                    .isEqualTo(204);
+            assertThat(awaitStatus("127.0.0.61", port(one), "/api/hello", 200).status())
+                    .isEqualTo(200);
+        }
+    }
+
+    /** Calls until the answer has the status, for at most a second (the time a change may take to reach an instance). */
+    private static RawHttp.Response awaitStatus(String client, int port, String path, int status)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        RawHttp.Response answer;
+        do {
+            answer = RawHttp.get(client, port, path, Map.of());
+            if (answer.status() == status) {
+                return answer;
+            }
+            Thread.sleep(50);
+        } while (System.nanoTime() - deadline < 0);
+        throw new AssertionError("no " + status + " within a second; last " + answer.status() + " " + answer.body());
+    }
+
     private ConfigurableApplicationContext start(int redisPort) {
         return new SpringApplicationBuilder(application())
                 .run("--server.port=0", "--spring.data.redis.url=redis://127.0.0.1:" + redisPort);

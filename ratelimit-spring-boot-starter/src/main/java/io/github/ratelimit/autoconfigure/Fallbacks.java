@@ -20,6 +20,9 @@ final class Fallbacks {
     private final AtomicLong decidedLocally = new AtomicLong();
     private final AtomicLong chargedUnits = new AtomicLong();
     private final AtomicLong chargesLost = new AtomicLong();
+    private final AtomicLong blockedCalls = new AtomicLong();
+    private final java.util.Set<io.github.ratelimit.core.ClientIdentifier> loggedBlocks =
+            java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final LogThrottle throttle = new LogThrottle(Duration.ofSeconds(10));
 
     /** A call let through unchecked because Redis was unavailable. */
@@ -66,6 +69,18 @@ final class Fallbacks {
 
     public long chargesLost() {
         return chargesLost.get();
+    }
+
+    /** A call refused because an operator blocked its client: counted; logged once per client and instance. */
+    public void blocked(io.github.ratelimit.core.ClientIdentifier client) {
+        blockedCalls.incrementAndGet();
+        if (loggedBlocks.size() < 10_000 && loggedBlocks.add(client)) {
+            log.warn("Calls of {} {} are refused: an operator blocked it", client.kind(), client.value());
+        }
+    }
+
+    public long blockedCalls() {
+        return blockedCalls.get();
     }
 
     /** A call decided in this instance's memory (local limits log when they start and stop, not each call). */

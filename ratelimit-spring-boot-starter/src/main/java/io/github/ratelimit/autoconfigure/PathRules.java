@@ -66,13 +66,25 @@ final class PathRules {
      * @param failureModes what the matching rules do when Redis cannot decide
      * @param missingKey a rule's key that is absent from the request, which refuses it with 400; null otherwise
      * @param maxWait how long a refused request waits: the longest any matching rule allows
+     * @param blocked the refusal when an operator blocked the caller (then nothing is decided), else null
      */
     record Match(
             List<LimitRequest> requests,
             String what,
             Set<FailureMode> failureModes,
             RateLimitEvaluationException missingKey,
-            Duration maxWait) {}
+            Duration maxWait,
+            RateLimitDecisions.Outcome blocked) {
+
+        Match(
+                List<LimitRequest> requests,
+                String what,
+                Set<FailureMode> failureModes,
+                RateLimitEvaluationException missingKey,
+                Duration maxWait) {
+            this(requests, what, failureModes, missingKey, maxWait, null);
+        }
+    }
 
     /**
      * @param method the HTTP method
@@ -120,7 +132,10 @@ final class PathRules {
                 requests.add(rule.definition.request(limit, identifier, rule.cost, decisions));
             }
         }
-        return new Match(requests, "rules " + names, failureModes, null, wait);
+        if (requests.isEmpty()) {
+            return new Match(requests, "rules " + names, failureModes, null, wait);
+        }
+        return new Match(requests, "rules " + names, failureModes, null, wait, decisions.blocked(view, requests));
     }
 
     /**

@@ -10,6 +10,7 @@ import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.redis.RedisBlocks;
 import io.github.ratelimit.redis.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
@@ -188,7 +189,8 @@ public final class RateLimitAutoConfiguration {
                 RateLimitProperties properties,
                 Fallbacks fallbacks,
                 ObjectProvider<PlanSource> planSource,
-                ObjectProvider<RedisInstances> instances) {
+                ObjectProvider<RedisInstances> instances,
+                ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks) {
             RateLimitProperties.LocalLimitSettings local = properties.getLocalLimits();
             RedisInstances counted = instances.getIfAvailable();
             IntSupplier live = counted != null ? counted::count : local::getInstances;
@@ -200,7 +202,8 @@ public final class RateLimitAutoConfiguration {
                     fallbacks,
                     new Plans(properties.getPlans().compiled(), planSource::getIfAvailable),
                     new LocalLimits(local.getMaxEntries(), live),
-                    Exemptions.of(properties.getExempt()));
+                    Exemptions.of(properties.getExempt()),
+                    blocks::getIfAvailable);
         }
 
         /** This instance's announcement in Redis, and the count of live instances that local limits divide by. */
@@ -215,6 +218,16 @@ public final class RateLimitAutoConfiguration {
                     ANNOUNCE_EVERY);
             instances.start();
             return instances;
+        }
+
+        /** The clients blocked by operators, on every instance sharing the key prefix. */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnBean(RedissonClient.class)
+        @ConditionalOnMissingBean(io.github.ratelimit.core.ClientBlocks.class)
+        RedisBlocks rateLimitBlocks(RedissonClient redisson, RedisGuard guard, RateLimitProperties properties) {
+            RedisBlocks blocks = new RedisBlocks(redisson, guard, properties.getKeyPrefix(), Duration.ofSeconds(1));
+            blocks.start();
+            return blocks;
         }
 
         /** The plans of {@code ratelimit.plans.customers}; an application's own source replaces it. */

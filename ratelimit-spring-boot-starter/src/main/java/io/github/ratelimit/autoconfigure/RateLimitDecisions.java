@@ -2,6 +2,8 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
+import io.github.ratelimit.core.ClientBlocks;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimitExceededException;
@@ -35,6 +37,7 @@ final class RateLimitDecisions {
     private final Plans plans;
     private final ShadowRejections shadowRejections = new ShadowRejections();
     private final Exemptions exemptions;
+    private final Supplier<ClientBlocks> blocks;
 
     /**
      * @param limiter the limiter, looked up on each call
@@ -93,6 +96,23 @@ final class RateLimitDecisions {
             Plans plans,
             LocalLimits local,
             Exemptions exemptions) {
+        this(limiter, allShadow, failureMode, staggeredByDefault, fallbacks, plans, local, exemptions, () -> null);
+    }
+
+    /**
+     * @param blocks the clients blocked by operators, when there is a Redis for them (null otherwise)
+     */
+    RateLimitDecisions(
+            Supplier<RateLimiter> limiter,
+            BooleanSupplier allShadow,
+            Supplier<FailureMode> failureMode,
+            BooleanSupplier staggeredByDefault,
+            Fallbacks fallbacks,
+            Plans plans,
+            LocalLimits local,
+            Exemptions exemptions,
+            Supplier<ClientBlocks> blocks) {
+        this.blocks = blocks;
         this.exemptions = exemptions;
         this.plans = plans;
         this.limiter = limiter;
@@ -120,6 +140,43 @@ final class RateLimitDecisions {
     /** Whether no rate limit applies to this caller ({@code ratelimit.exempt}): it is neither limited nor counted. */
     public boolean exempt(io.github.ratelimit.core.CallerContext caller) {
         return exemptions.exempt(caller);
+    }
+
+    /**
+     * The refusal of a call whose caller an operator blocked, or null: a block of the caller's address ({@code ip}) or
+     * principal applies whatever the call's keys, a block of another kind when one of the call's identifiers has that
+     * kind and value. Read from memory (see {@link ClientBlocks}); the refusal's advice is the time the block has left.
+     */
+    public Outcome blocked(io.github.ratelimit.core.CallerContext caller, List<LimitRequest> requests) {
+        ClientBlocks blocked = blocks.get();
+        if (blocked == null || blocked.isEmpty()) {
+            return null;
+        }
+        List<ClientIdentifier> candidates = new java.util.ArrayList<>(requests.size() + 2);
+        if (caller.clientAddress() != null) {
+            candidates.add(ClientIdentifier.of("ip", caller.clientAddress()));
+        }
+        if (caller.principalName() != null) {
+            candidates.add(ClientIdentifier.of("principal", caller.principalName()));
+        }
+        for (LimitRequest request : requests) {
+            candidates.add(request.identifier());
+        }
+        for (ClientIdentifier candidate : candidates) {
+            java.time.Duration left = blocked.blockedFor(candidate);
+            if (left != null) {
+                fallbacks.blocked(candidate);
+                long ms = Math.max(1, left.toMillis());
+                LimitRequest request = LimitRequest.of(
+                        io.github.ratelimit.core.RateLimit.of(
+                                "blocked", io.github.ratelimit.annotation.Algorithm.FIXED_WINDOW, 1, ms),
+                        candidate,
+                        1);
+                return new Refused(new Decision(
+                        false, List.of(new Decision.LimitOutcome(request, false, 0, left, left)), blocked.now()));
+            }
+        }
+        return null;
     }
 
     /** Whether every limit is in shadow mode right now. */

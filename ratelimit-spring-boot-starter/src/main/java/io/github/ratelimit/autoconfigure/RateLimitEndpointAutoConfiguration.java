@@ -25,9 +25,16 @@ public final class RateLimitEndpointAutoConfiguration {
             ObjectProvider<DeclaredLimits> sources,
             RateLimiter limiter,
             RateLimitProperties properties,
-            ObjectProvider<RateLimitDecisions> decisions) {
+            ObjectProvider<RateLimitDecisions> decisions,
+            ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks) {
         RateLimitDecisions flow = decisions.getIfAvailable();
         return new RateLimitsEndpoint(
-                sources, limiter, properties.getActuator().isResetEnabled(), flow == null ? Plans.NONE : flow.plans());
+                sources,
+                limiter,
+                properties.getActuator().isResetEnabled(),
+                flow == null ? Plans.NONE : flow.plans(),
+                blocks::getIfAvailable,
+                properties.getActuator().isWriteEnabled(),
+                properties.getActuator().getMaxBlock());
     }
 }

@@ -84,8 +84,9 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
             chain.doFilter(request, response);
             return;
         }
-        RateLimitDecisions.Outcome outcome =
-                decisions.decide(match.what(), match.requests(), match.failureModes(), match.maxWait());
+        RateLimitDecisions.Outcome outcome = match.blocked() != null
+                ? match.blocked()
+                : decisions.decide(match.what(), match.requests(), match.failureModes(), match.maxWait());
         RuntimeException refusal = outcome.refusal();
         if (refusal != null) {
             answer(request, response, refusal);

@@ -58,8 +58,11 @@ final class RateLimitInterceptor implements MethodInterceptor {
         }
         List<LimitRequest> requests =
                 limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
-        RateLimitDecisions.Outcome outcome =
-                decisions.decide(limits.expressions().source(), requests, limits.failureModes(), limits.maxWait());
+        RateLimitDecisions.Outcome outcome = decisions.blocked(context, requests);
+        if (outcome == null) {
+            outcome =
+                    decisions.decide(limits.expressions().source(), requests, limits.failureModes(), limits.maxWait());
+        }
         try {
             admit(outcome, context, limits);
         } catch (RefusedByLimits refused) {
@@ -134,12 +137,15 @@ final class RateLimitInterceptor implements MethodInterceptor {
             }
             List<LimitRequest> requests =
                     limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
-            return decisions
-                    .decideAsync(limits.expressions().source(), requests, limits.failureModes(), limits.maxWait())
-                    .thenApply(outcome -> {
-                        admit(outcome, context, limits);
-                        return new Admitted(requests, context);
-                    });
+            RateLimitDecisions.Outcome blocked = decisions.blocked(context, requests);
+            CompletionStage<RateLimitDecisions.Outcome> decided = blocked != null
+                    ? CompletableFuture.completedFuture(blocked)
+                    : decisions.decideAsync(
+                            limits.expressions().source(), requests, limits.failureModes(), limits.maxWait());
+            return decided.thenApply(outcome -> {
+                admit(outcome, context, limits);
+                return new Admitted(requests, context);
+            });
         }
 
         @Override

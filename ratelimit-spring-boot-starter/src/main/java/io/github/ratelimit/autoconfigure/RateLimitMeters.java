@@ -41,6 +41,9 @@ final class RateLimitMeters implements MeterBinder {
                     .description("Units charged to rate limits after the calls that used them")
                     .baseUnit("units")
                     .register(registry);
+            FunctionCounter.builder("ratelimit.blocks.refused", fallbacks, Fallbacks::blockedCalls)
+                    .description("Calls refused because an operator blocked their client")
+                    .register(registry);
             FunctionCounter.builder("ratelimit.charges.lost", fallbacks, Fallbacks::chargesLost)
                     .description("Charges after a call that Redis could not take")
                     .register(registry);

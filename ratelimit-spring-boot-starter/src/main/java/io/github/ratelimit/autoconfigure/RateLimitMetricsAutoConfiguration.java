@@ -35,10 +35,26 @@ public final class RateLimitMetricsAutoConfiguration {
             ObjectProvider<RedisGuard> guard,
             ObjectProvider<MeterRegistry> registries,
             ObjectProvider<RateLimitDecisions> decisions,
-            ObjectProvider<OutboundLimits> outbound) {
+            ObjectProvider<OutboundLimits> outbound,
+            ObjectProvider<RateLimitsEndpoint> endpoint) {
         return () -> {
             MeterBinder binder = MeteringPostProcessor.binder(fallbacks.getIfAvailable(), guard.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);
+            RateLimitsEndpoint operator = endpoint.getIfAvailable();
+            if (operator != null) {
+                registries.orderedStream().forEach(registry -> {
+                    io.micrometer.core.instrument.FunctionCounter.builder(
+                                    "ratelimit.operator.changes", operator, RateLimitsEndpoint::blocksSet)
+                            .description("Changes operators made through the ratelimits endpoint")
+                            .tag("action", "block")
+                            .register(registry);
+                    io.micrometer.core.instrument.FunctionCounter.builder(
+                                    "ratelimit.operator.changes", operator, RateLimitsEndpoint::blocksLifted)
+                            .description("Changes operators made through the ratelimits endpoint")
+                            .tag("action", "lift")
+                            .register(registry);
+                });
+            }
             OutboundLimits clients = outbound.getIfAvailable();
             if (clients != null && !clients.isEmpty()) {
                 registries.orderedStream().forEach(registry -> io.micrometer.core.instrument.FunctionCounter.builder(

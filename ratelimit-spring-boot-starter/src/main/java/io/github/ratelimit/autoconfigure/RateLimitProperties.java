@@ -342,6 +342,31 @@ public class RateLimitProperties implements Validator {
         /** Whether the endpoint may reset a client's counts (a write operation); reading is always allowed. */
         private boolean resetEnabled;
 
+        /**
+         * Whether the endpoint may change what every instance enforces: block and unblock clients (write operations;
+         * secure the endpoint before enabling it).
+         */
+        private boolean writeEnabled;
+
+        /** The longest block an operator may set. */
+        private Duration maxBlock = Duration.ofDays(1);
+
+        public boolean isWriteEnabled() {
+            return writeEnabled;
+        }
+
+        public void setWriteEnabled(boolean writeEnabled) {
+            this.writeEnabled = writeEnabled;
+        }
+
+        public Duration getMaxBlock() {
+            return maxBlock;
+        }
+
+        public void setMaxBlock(Duration maxBlock) {
+            this.maxBlock = maxBlock;
+        }
+
         public boolean isResetEnabled() {
             return resetEnabled;
         }
@@ -682,6 +707,9 @@ public class RateLimitProperties implements Validator {
         if (p.client.ipv6PrefixLength < 1 || p.client.ipv6PrefixLength > 128) {
             errors.rejectValue(
                     "client.ipv6PrefixLength", "range", Messages.between(null, 1, 128, p.client.ipv6PrefixLength));
+        }
+        if (p.actuator.maxBlock == null || p.actuator.maxBlock.toMillis() < 1) {
+            errors.rejectValue("actuator.maxBlock", "min", Messages.atLeast(null, "1 ms", p.actuator.maxBlock));
         }
         if (p.client.maxPause == null || p.client.maxPause.toMillis() < 1) {
             errors.rejectValue("client.maxPause", "min", Messages.atLeast(null, "1 ms", p.client.maxPause));

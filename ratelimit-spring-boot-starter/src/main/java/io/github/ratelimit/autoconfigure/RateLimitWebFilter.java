@@ -140,18 +140,20 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits {
         if (match.requests().isEmpty()) {
             return Mono.just(Failures.NONE);
         }
-        return DeferredInvocation.fromRedis(
-                        decisions.decideAsync(match.what(), match.requests(), match.failureModes(), match.maxWait()))
-                .flatMap(outcome -> {
-                    RuntimeException refusal = outcome.refusal();
-                    if (refusal != null) {
-                        return Mono.error(refusal);
-                    }
-                    if (outcome.admitted() != null) {
-                        caller.allowed(outcome.admitted());
-                    }
-                    return Mono.just(new Failures(
-                            match.what(), RateLimitDecisions.failures(match.requests()), match.failureModes()));
-                });
+        Mono<RateLimitDecisions.Outcome> decided = match.blocked() != null
+                ? Mono.just(match.blocked())
+                : DeferredInvocation.fromRedis(
+                        decisions.decideAsync(match.what(), match.requests(), match.failureModes(), match.maxWait()));
+        return decided.flatMap(outcome -> {
+            RuntimeException refusal = outcome.refusal();
+            if (refusal != null) {
+                return Mono.error(refusal);
+            }
+            if (outcome.admitted() != null) {
+                caller.allowed(outcome.admitted());
+            }
+            return Mono.just(
+                    new Failures(match.what(), RateLimitDecisions.failures(match.requests()), match.failureModes()));
+        });
     }
 }

@@ -1,23 +1,30 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import java.security.Principal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.convert.DurationStyle;
 
 /**
  * The {@code ratelimits} endpoint: every limit the application knows (annotations and filter rules, with their
@@ -46,14 +53,142 @@ class RateLimitsEndpoint {
     /** @param plans the plan groups, to show a client's plan */
     public RateLimitsEndpoint(
             ObjectProvider<DeclaredLimits> sources, RateLimiter limiter, boolean resetEnabled, Plans plans) {
+        this(sources, limiter, resetEnabled, plans, () -> null, false, Duration.ofDays(1));
+    }
+
+    /**
+     * @param blocks the clients blocked by operators, or a supplier of null without Redis
+     * @param writeEnabled whether blocks may be set and lifted here ({@code ratelimit.actuator.write-enabled})
+     * @param maxBlock the longest block ({@code ratelimit.actuator.max-block})
+     */
+    RateLimitsEndpoint(
+            ObjectProvider<DeclaredLimits> sources,
+            RateLimiter limiter,
+            boolean resetEnabled,
+            Plans plans,
+            Supplier<ClientBlocks> blocks,
+            boolean writeEnabled,
+            Duration maxBlock) {
         this.sources = sources;
         this.limiter = limiter;
         this.resetEnabled = resetEnabled;
         this.plans = plans;
+        this.blocks = blocks;
+        this.writeEnabled = writeEnabled;
+        this.maxBlock = maxBlock;
+    }
+
+    /** The name under which blocks are set ({@code POST}) and lifted ({@code DELETE}); no limit may be read by it. */
+    static final String BLOCKS = "blocks";
+
+    private static final org.slf4j.Logger audit = org.slf4j.LoggerFactory.getLogger("io.github.ratelimit.audit");
+
+    private final Supplier<ClientBlocks> blocks;
+    private final boolean writeEnabled;
+    private final Duration maxBlock;
+    private final AtomicLong blocksSet = new AtomicLong();
+    private final AtomicLong blocksLifted = new AtomicLong();
+
+    long blocksSet() {
+        return blocksSet.get();
+    }
+
+    long blocksLifted() {
+        return blocksLifted.get();
+    }
+
+    /**
+     * Blocks a client on every instance: {@code POST /actuator/ratelimits/blocks} with JSON {@code {"key": "ip",
+     * "value": "203.0.113.9", "duration": "30s"}}. Every limited call of the client is refused with 429 and
+     * {@code Retry-After} the time left, until the block ends by itself or is lifted. Logged with who made it.
+     */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> write(
+            @Selector String name,
+            @Nullable String key,
+            @Nullable String value,
+            @Nullable String duration,
+            @Nullable Principal principal) {
+        if (!BLOCKS.equals(name)) {
+            return new WebEndpointResponse<>(
+                    Map.of("error", "only blocks can be written: POST /actuator/ratelimits/blocks"), 404);
+        }
+        WebEndpointResponse<Map<String, Object>> refused = writable();
+        if (refused != null) {
+            return refused;
+        }
+        if (key == null || key.isBlank() || value == null || value.isBlank()) {
+            return new WebEndpointResponse<>(
+                    Map.of("error", "give the client as key and value, such as ip and an address"), 400);
+        }
+        if (value.length() > 256) {
+            return new WebEndpointResponse<>(Map.of("error", "value must be at most 256 characters"), 400);
+        }
+        Duration lasts;
+        try {
+            lasts = duration == null ? null : DurationStyle.detectAndParse(duration.trim());
+        } catch (IllegalArgumentException e) {
+            return new WebEndpointResponse<>(
+                    Map.of("error", "duration must be a duration such as 30s, 10m or 1h, but was '" + duration + "'"),
+                    400);
+        }
+        if (lasts == null || lasts.toMillis() < 1 || lasts.compareTo(maxBlock) > 0) {
+            return new WebEndpointResponse<>(
+                    Map.of(
+                            "error",
+                            "duration must be between 1ms and " + maxBlock + " (ratelimit.actuator.max-block), but was "
+                                    + duration),
+                    400);
+        }
+        ClientIdentifier client = ClientIdentifier.of(ClientIdentifier.normalizeKind(key), value);
+        blocks.get().block(client, lasts);
+        blocksSet.incrementAndGet();
+        audit.info("{} blocked {} {} for {} on every instance", who(principal), client.kind(), client.value(), lasts);
+        return new WebEndpointResponse<>(204);
+    }
+
+    private WebEndpointResponse<Map<String, Object>> writable() {
+        if (!writeEnabled) {
+            return new WebEndpointResponse<>(
+                    Map.of("error", "writing is disabled; set ratelimit.actuator.write-enabled=true"), 403);
+        }
+        if (blocks.get() == null) {
+            return new WebEndpointResponse<>(Map.of("error", "blocks need Redis, which is not configured"), 503);
+        }
+        return null;
+    }
+
+    private static String who(Principal principal) {
+        return principal == null ? "An operator (no principal)" : "Operator '" + principal.getName() + "'";
+    }
+
+    /** Lifts a block: {@code DELETE /actuator/ratelimits/blocks?key=ip&value=203.0.113.9}. */
+    private WebEndpointResponse<Map<String, Object>> lift(String key, String value, Principal principal) {
+        WebEndpointResponse<Map<String, Object>> refused = writable();
+        if (refused != null) {
+            return refused;
+        }
+        if (key == null || key.isBlank() || value == null || value.isBlank()) {
+            return new WebEndpointResponse<>(Map.of("error", "give the client as key and value"), 400);
+        }
+        ClientIdentifier client = ClientIdentifier.of(ClientIdentifier.normalizeKind(key), value);
+        boolean lifted = blocks.get().lift(client);
+        blocksLifted.incrementAndGet();
+        audit.info(
+                "{} lifted the block of {} {} on every instance ({})",
+                who(principal),
+                client.kind(),
+                client.value(),
+                lifted ? "it was in force" : "there was none");
+        return new WebEndpointResponse<>(204);
     }
 
     @ReadOperation
     public Map<String, Object> limits() {
+        return limitsAndBlocks();
+    }
+
+    private Map<String, Object> limitsAndBlocks() {
         List<Map<String, Object>> limits = new ArrayList<>();
         for (DeclaredLimit declared : declared()) {
             Map<String, Object> entry = new LinkedHashMap<>();
@@ -70,7 +205,17 @@ class RateLimitsEndpoint {
             entry.put("source", declared.source());
             limits.add(entry);
         }
-        return Map.of("limits", limits, "resetEnabled", resetEnabled);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("limits", limits);
+        answer.put("resetEnabled", resetEnabled);
+        answer.put("writeEnabled", writeEnabled);
+        ClientBlocks blocked = blocks.get();
+        if (blocked != null) {
+            Map<String, Long> left = new LinkedHashMap<>();
+            blocked.list().forEach((client, time) -> left.put(client, time.toMillis()));
+            answer.put("blocks", left);
+        }
+        return answer;
     }
 
     /**
@@ -120,10 +265,21 @@ class RateLimitsEndpoint {
         return new WebEndpointResponse<>(answer, 200);
     }
 
-    /** Forgets what one client was counted under every limit of a name (parameters as for {@link #state}). */
+    /** {@link #reset(String, String, String, String, Principal)} without a principal. */
+    public WebEndpointResponse<Map<String, Object>> reset(String name, String key, String value, String path) {
+        return reset(name, key, value, path, null);
+    }
+
+    /**
+     * Forgets what one client was counted under every limit of a name (parameters as for {@link #state}); under the
+     * name {@code blocks}, lifts the client's block instead.
+     */
     @DeleteOperation
     public WebEndpointResponse<Map<String, Object>> reset(
-            @Selector String name, String key, String value, @Nullable String path) {
+            @Selector String name, String key, String value, @Nullable String path, @Nullable Principal principal) {
+        if (BLOCKS.equals(name)) {
+            return lift(key, value, principal);
+        }
         if (!resetEnabled) {
             return new WebEndpointResponse<>(
                     Map.of("error", "resetting is disabled; set ratelimit.actuator.reset-enabled=true"), 403);
