@@ -125,12 +125,15 @@ record MethodLimits(
                     mine.add(request);
                 }
             }
+            if (mine.isEmpty()) {
+                continue; // an exempt call: nothing was asked, nothing is charged
+            }
             if (context == null) {
                 context = expressions.context(target, args, caller);
                 context.setVariable("result", failed ? null : result);
             }
             Long units = units(charge, context);
-            if (units != null && units > 0 && !mine.isEmpty()) {
+            if (units != null && units > 0) {
                 charged.add(new Charged(mine, units));
             }
         }

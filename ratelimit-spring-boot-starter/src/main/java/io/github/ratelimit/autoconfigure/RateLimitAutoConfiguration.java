@@ -203,7 +203,8 @@ public final class RateLimitAutoConfiguration {
                     new Plans(properties.getPlans().compiled(), planSource::getIfAvailable),
                     new LocalLimits(local.getMaxEntries(), live),
                     Exemptions.of(properties.getExempt()),
-                    blocks::getIfAvailable);
+                    // looked up once it exists, not on every call
+                    org.springframework.util.function.SingletonSupplier.of(blocks::getIfAvailable));
         }
 
         /** This instance's announcement in Redis, and the count of live instances that local limits divide by. */

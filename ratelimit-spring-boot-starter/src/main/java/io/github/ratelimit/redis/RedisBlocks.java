@@ -73,7 +73,11 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
             return;
         }
         try {
-            changes.addListenerAsync(String.class, (channel, message) -> timer.execute(this::refresh))
+            changes.addListenerAsync(String.class, (channel, message) -> {
+                        if (!timer.isShutdown()) {
+                            timer.execute(this::refresh);
+                        }
+                    })
                     .whenComplete((id, error) -> {
                         if (error != null) {
                             listening.set(false);
