@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The limits this instance enforces in memory while Redis cannot decide (failure mode local): each limit divided by
  * the number of live instances, at least one unit (and at least the call's cost), on a {@link LocalRateLimiter}. Says
- * once in the log when local limits start and when they stop; what was counted here is forgotten when Redis decides
- * again, and is never carried over to Redis.
+ * once in the log when local limits start and when they stop. What was counted here is never carried over to Redis, and
+ * is kept until its windows have passed: a Redis that comes and goes (single calls running out of their budget while it
+ * answers) does not give a fresh local share on each return.
  */
 final class LocalLimits {
 
@@ -57,10 +58,9 @@ final class LocalLimits {
         return limiter.tryAcquire(shares);
     }
 
-    /** Redis decided a call: local limits stop, if they were in force, and what they counted is forgotten. */
+    /** Redis decided a call: local limits stop, if they were in force (what they counted stays until its windows pass). */
     void redisDecides() {
         if (active.get() && active.compareAndSet(true, false)) {
-            limiter.forgetLocalState();
             log.warn(
                     "Rate limits are decided by Redis again; {} call(s) were decided in this instance's memory"
                             + " meanwhile (not carried over)",

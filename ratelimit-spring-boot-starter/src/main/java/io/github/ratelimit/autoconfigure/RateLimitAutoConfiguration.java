@@ -192,6 +192,7 @@ public final class RateLimitAutoConfiguration {
                 ObjectProvider<RedisInstances> instances,
                 ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks) {
             RateLimitProperties.LocalLimitSettings local = properties.getLocalLimits();
+            io.github.ratelimit.core.ClientBlocks operatorBlocks = blocks.getIfAvailable();
             RedisInstances counted = instances.getIfAvailable();
             IntSupplier live = counted != null ? counted::count : local::getInstances;
             return new RateLimitDecisions(
@@ -203,8 +204,8 @@ public final class RateLimitAutoConfiguration {
                     new Plans(properties.getPlans().compiled(), planSource::getIfAvailable),
                     new LocalLimits(local.getMaxEntries(), live),
                     Exemptions.of(properties.getExempt()),
-                    // looked up once it exists, not on every call
-                    org.springframework.util.function.SingletonSupplier.of(blocks::getIfAvailable));
+                    // resolved now: a lookup in the bean factory on a call could park an event loop on its lock
+                    () -> operatorBlocks);
         }
 
         /** This instance's announcement in Redis, and the count of live instances that local limits divide by. */

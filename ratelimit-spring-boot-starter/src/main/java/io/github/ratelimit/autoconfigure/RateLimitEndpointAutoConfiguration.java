@@ -28,12 +28,13 @@ public final class RateLimitEndpointAutoConfiguration {
             ObjectProvider<RateLimitDecisions> decisions,
             ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks) {
         RateLimitDecisions flow = decisions.getIfAvailable();
+        io.github.ratelimit.core.ClientBlocks operatorBlocks = blocks.getIfAvailable();
         return new RateLimitsEndpoint(
                 sources,
                 limiter,
                 properties.getActuator().isResetEnabled(),
                 flow == null ? Plans.NONE : flow.plans(),
-                blocks::getIfAvailable,
+                () -> operatorBlocks,
                 properties.getActuator().isWriteEnabled(),
                 properties.getActuator().getMaxBlock());
     }
