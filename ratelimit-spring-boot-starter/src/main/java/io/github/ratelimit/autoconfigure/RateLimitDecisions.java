@@ -81,25 +81,11 @@ final class RateLimitDecisions {
             Fallbacks fallbacks,
             Plans plans,
             LocalLimits local) {
-        this(limiter, allShadow, failureMode, staggeredByDefault, fallbacks, plans, local, Exemptions.NONE);
+        this(limiter, allShadow, failureMode, staggeredByDefault, fallbacks, plans, local, Exemptions.NONE, () -> null);
     }
 
     /**
      * @param exemptions the trusted callers no rate limit applies to
-     */
-    RateLimitDecisions(
-            Supplier<RateLimiter> limiter,
-            BooleanSupplier allShadow,
-            Supplier<FailureMode> failureMode,
-            BooleanSupplier staggeredByDefault,
-            Fallbacks fallbacks,
-            Plans plans,
-            LocalLimits local,
-            Exemptions exemptions) {
-        this(limiter, allShadow, failureMode, staggeredByDefault, fallbacks, plans, local, exemptions, () -> null);
-    }
-
-    /**
      * @param blocks the clients blocked by operators, when there is a Redis for them (null otherwise)
      */
     RateLimitDecisions(

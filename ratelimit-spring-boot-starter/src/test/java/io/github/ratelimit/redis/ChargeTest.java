@@ -119,7 +119,7 @@ class ChargeTest {
 
         Decision refused = one.tryAcquire(check);
         assertThat(refused.allowed()).isFalse();
-        assertThat(refused.retryAfter()).isBetween(Duration.ofMillis(800), Duration.ofMillis(1_000));
+        assertThat(refused.retryAfter()).isBetween(Duration.ofMillis(500), Duration.ofMillis(1_000));
 
         Thread.sleep(refused.retryAfter().toMillis() + 5); // the advice itself: nothing to poll
         assertThat(one.tryAcquire(check).remaining()).isEqualTo(5);
