@@ -151,6 +151,7 @@ class ArchitectureTest {
             "core.CallerContext",
             "core.ConcurrencyLimiter",
             "core.KeyResolver",
+            "core.LimitOverrides",
             "core.LockManager",
             "core.PlanSource",
             "core.RateLimiter",
@@ -178,6 +179,7 @@ class ArchitectureTest {
             "redis.RedisGuard",
             "redis.RedisInstances",
             "redis.RedisLockManager",
+            "redis.RedisOverrides",
             "redis.RedisRateLimiter",
             "redis.RedisSingleUseTokens");
 }

@@ -177,6 +177,81 @@ abstract class TwoInstancesContract {
     }
 
     /**
+     * An operator overrides {@code tenant-usage} (3 per minute per tenant) through one instance: the other applies it
+     * within a second, and what the tenant used carries over (2 used, a quota of 4: two more, then 429); shadow mode
+     * on lets every call through; removing the override returns to the declared 3 (the tenant, at 4 used, is refused).
+     * Bad input is a 400 naming what was wrong, and stores nothing.
+     */
+    @Test
+    void anOperatorOverridesALimitOnEveryInstanceAndCountsCarryOver() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+                ConfigurableApplicationContext one = start(redis.port());
+                ConfigurableApplicationContext two = start(redis.port())) {
+            String override = "/actuator/ratelimits/tenant-usage/override";
+            assertThat(RawHttp.post(
+                                    "127.0.0.1",
+                                    port(one),
+                                    "/actuator/ratelimits/nope/override",
+                                    Map.of(),
+                                    "{\"limit\": 2}")
+                            .status())
+                    .isEqualTo(400);
+            for (String bad : List.of("{\"limit\": 0}", "{\"window\": \"abc\"}", "{}")) {
+                RawHttp.Response refused = RawHttp.post("127.0.0.1", port(one), override, Map.of(), bad);
+                assertThat(refused.status()).as(bad).isEqualTo(400);
+                assertThat(refused.body()).as(bad).contains("error");
+            }
+            Map<String, String> tenant = Map.of("X-Tenant-Id", "acme-" + System.nanoTime());
+            assertThat(usage(port(two), tenant)).isEqualTo(200);
+            assertThat(usage(port(two), tenant)).isEqualTo(200);
+
+            assertThat(RawHttp.post("127.0.0.1", port(one), override, Map.of(), "{\"limit\": 4}")
+                            .status())
+                    .isEqualTo(204);
+            awaitOverride(port(two), "\"limit\":4");
+            assertThat(List.of(usage(port(two), tenant), usage(port(two), tenant), usage(port(two), tenant)))
+                    .containsExactly(200, 200, 429);
+
+            assertThat(RawHttp.post("127.0.0.1", port(two), override, Map.of(), "{\"shadow\": true}")
+                            .status())
+                    .isEqualTo(204);
+            awaitOverride(port(one), "\"shadow\":true");
+            assertThat(List.of(usage(port(one), tenant), usage(port(one), tenant)))
+                    .containsExactly(200, 200);
+
+            assertThat(RawHttp.send("127.0.0.1", port(one), "DELETE", override, Map.of(), null)
+                            .status())
+                    .isEqualTo(204);
+            awaitOverride(port(two), null);
+            assertThat(usage(port(two), tenant)).isEqualTo(429);
+        }
+    }
+
+    private static int usage(int port, Map<String, String> tenant) {
+        return RawHttp.get("127.0.0.1", port, "/api/tenant-usage", tenant).status();
+    }
+
+    /**
+     * Reads an instance's view of {@code tenant-usage} until its override contains the text (or, for null, until there
+     * is none), for at most a second.
+     */
+    private static void awaitOverride(int port, String text) throws InterruptedException {
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        String view;
+        do {
+            view = RawHttp.get("127.0.0.1", port, "/actuator/ratelimits/tenant-usage", Map.of())
+                    .body();
+            int at = view.indexOf("\"override\"");
+            boolean seen = text == null ? at < 0 : at >= 0 && view.indexOf(text, at) > at;
+            if (seen) {
+                return;
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() - deadline < 0);
+        throw new AssertionError("the override " + text + " not seen within a second: " + view);
+    }
+
+    /**
      * Reads an instance's list of blocks until 127.0.0.61 is (or is no longer) among them, for at most two seconds: a
      * change reaches every instance at once through pub/sub, and within a second through its periodic read.
      */

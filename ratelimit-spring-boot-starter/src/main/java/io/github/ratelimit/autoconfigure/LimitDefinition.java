@@ -5,6 +5,7 @@ import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import java.time.Duration;
@@ -63,16 +64,20 @@ record LimitDefinition(
     }
 
     /**
-     * The request of one identifier at one cost under one of this definition's limits (or of its caller's plan's):
-     * shadow when this definition or every limit is, staggered as its advice and the application's default say,
+     * The request of one identifier at one cost under one of this definition's limits (or of its caller's plan's), as
+     * an operator's override of its name makes it (quota, window, shadow): shadow when this definition or every limit is, staggered as its advice and the application's default say,
      * checked only when it counts failures. The one place where a declaration becomes a request.
      */
     public LimitRequest request(RateLimit limit, ClientIdentifier identifier, long cost, RateLimitDecisions decisions) {
+        LimitOverrides.Change change = limit.plan() == null ? decisions.override(limit.name()) : null;
+        RateLimit effective = change == null ? limit : change.applyTo(limit);
+        boolean shadowed = change != null && change.shadow() != null ? change.shadow() : shadow;
         return new LimitRequest(
-                limit,
+                effective,
                 identifier,
-                charged ? 1 : cost,
-                shadow || decisions.allShadow(),
+                // a cost above an overridden quota takes all of it: the call is admitted only when nothing was taken
+                charged ? 1 : Math.min(cost, effective.limit()),
+                shadowed || decisions.allShadow(),
                 decisions.staggered(retryAdvice),
                 countOn == CountOn.FAILURE || charged);
     }

@@ -16,6 +16,7 @@ import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisInstances;
 import io.github.ratelimit.redis.RedisLockManager;
+import io.github.ratelimit.redis.RedisOverrides;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.redis.RedisSingleUseTokens;
 import java.time.Duration;
@@ -190,9 +191,11 @@ public final class RateLimitAutoConfiguration {
                 Fallbacks fallbacks,
                 ObjectProvider<PlanSource> planSource,
                 ObjectProvider<RedisInstances> instances,
-                ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks) {
+                ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks,
+                ObjectProvider<io.github.ratelimit.core.LimitOverrides> overrides) {
             RateLimitProperties.LocalLimitSettings local = properties.getLocalLimits();
             io.github.ratelimit.core.ClientBlocks operatorBlocks = blocks.getIfAvailable();
+            io.github.ratelimit.core.LimitOverrides operatorOverrides = overrides.getIfAvailable();
             RedisInstances counted = instances.getIfAvailable();
             IntSupplier live = counted != null ? counted::count : local::getInstances;
             return new RateLimitDecisions(
@@ -205,7 +208,8 @@ public final class RateLimitAutoConfiguration {
                     new LocalLimits(local.getMaxEntries(), live),
                     Exemptions.of(properties.getExempt()),
                     // resolved now: a lookup in the bean factory on a call could park an event loop on its lock
-                    () -> operatorBlocks);
+                    () -> operatorBlocks,
+                    () -> operatorOverrides);
         }
 
         /** This instance's announcement in Redis, and the count of live instances that local limits divide by. */
@@ -230,6 +234,17 @@ public final class RateLimitAutoConfiguration {
             RedisBlocks blocks = new RedisBlocks(redisson, guard, properties.getKeyPrefix(), Duration.ofSeconds(1));
             blocks.start();
             return blocks;
+        }
+
+        /** Operators' overrides of limits by name, on every instance sharing the key prefix. */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnBean(RedissonClient.class)
+        @ConditionalOnMissingBean(io.github.ratelimit.core.LimitOverrides.class)
+        RedisOverrides rateLimitOverrides(RedissonClient redisson, RedisGuard guard, RateLimitProperties properties) {
+            RedisOverrides overrides =
+                    new RedisOverrides(redisson, guard, properties.getKeyPrefix(), Duration.ofSeconds(1));
+            overrides.start();
+            return overrides;
         }
 
         /** The plans of {@code ratelimit.plans.customers}; an application's own source replaces it. */

@@ -5,6 +5,7 @@ import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimiter;
@@ -38,6 +39,7 @@ final class RateLimitDecisions {
     private final ShadowRejections shadowRejections = new ShadowRejections();
     private final Exemptions exemptions;
     private final Supplier<ClientBlocks> blocks;
+    private final Supplier<LimitOverrides> overrides;
 
     /**
      * @param limiter the limiter, looked up on each call
@@ -81,12 +83,23 @@ final class RateLimitDecisions {
             Fallbacks fallbacks,
             Plans plans,
             LocalLimits local) {
-        this(limiter, allShadow, failureMode, staggeredByDefault, fallbacks, plans, local, Exemptions.NONE, () -> null);
+        this(
+                limiter,
+                allShadow,
+                failureMode,
+                staggeredByDefault,
+                fallbacks,
+                plans,
+                local,
+                Exemptions.NONE,
+                () -> null,
+                () -> null);
     }
 
     /**
      * @param exemptions the trusted callers no rate limit applies to
      * @param blocks the clients blocked by operators, when there is a Redis for them (null otherwise)
+     * @param overrides operators' overrides of limits by name, when there is a Redis for them (null otherwise)
      */
     RateLimitDecisions(
             Supplier<RateLimiter> limiter,
@@ -97,8 +110,10 @@ final class RateLimitDecisions {
             Plans plans,
             LocalLimits local,
             Exemptions exemptions,
-            Supplier<ClientBlocks> blocks) {
+            Supplier<ClientBlocks> blocks,
+            Supplier<LimitOverrides> overrides) {
         this.blocks = blocks;
+        this.overrides = overrides;
         this.exemptions = exemptions;
         this.plans = plans;
         this.limiter = limiter;
@@ -163,6 +178,12 @@ final class RateLimitDecisions {
             }
         }
         return null;
+    }
+
+    /** An operator's override of the limit name in force, or null (plans' limits are never overridden). */
+    public LimitOverrides.Change override(String name) {
+        LimitOverrides current = overrides.get();
+        return current == null ? null : current.get(name);
     }
 
     /** Whether every limit is in shadow mode right now. */

@@ -26,15 +26,18 @@ public final class RateLimitEndpointAutoConfiguration {
             RateLimiter limiter,
             RateLimitProperties properties,
             ObjectProvider<RateLimitDecisions> decisions,
-            ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks) {
+            ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks,
+            ObjectProvider<io.github.ratelimit.core.LimitOverrides> overrides) {
         RateLimitDecisions flow = decisions.getIfAvailable();
         io.github.ratelimit.core.ClientBlocks operatorBlocks = blocks.getIfAvailable();
+        io.github.ratelimit.core.LimitOverrides operatorOverrides = overrides.getIfAvailable();
         return new RateLimitsEndpoint(
                 sources,
                 limiter,
                 properties.getActuator().isResetEnabled(),
                 flow == null ? Plans.NONE : flow.plans(),
                 () -> operatorBlocks,
+                () -> operatorOverrides,
                 properties.getActuator().isWriteEnabled(),
                 properties.getActuator().getMaxBlock());
     }

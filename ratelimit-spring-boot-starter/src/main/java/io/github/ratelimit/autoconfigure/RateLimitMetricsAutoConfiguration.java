@@ -53,6 +53,16 @@ public final class RateLimitMetricsAutoConfiguration {
                             .description("Changes operators made through the ratelimits endpoint")
                             .tag("action", "lift")
                             .register(registry);
+                    io.micrometer.core.instrument.FunctionCounter.builder(
+                                    "ratelimit.operator.changes", operator, RateLimitsEndpoint::overridesSet)
+                            .description("Changes operators made through the ratelimits endpoint")
+                            .tag("action", "override")
+                            .register(registry);
+                    io.micrometer.core.instrument.FunctionCounter.builder(
+                                    "ratelimit.operator.changes", operator, RateLimitsEndpoint::overridesRemoved)
+                            .description("Changes operators made through the ratelimits endpoint")
+                            .tag("action", "override_removed")
+                            .register(registry);
                 });
             }
             OutboundLimits clients = outbound.getIfAvailable();

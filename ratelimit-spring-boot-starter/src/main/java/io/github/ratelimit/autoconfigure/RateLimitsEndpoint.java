@@ -5,6 +5,7 @@ import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
+import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
@@ -53,11 +54,12 @@ class RateLimitsEndpoint {
     /** @param plans the plan groups, to show a client's plan */
     public RateLimitsEndpoint(
             ObjectProvider<DeclaredLimits> sources, RateLimiter limiter, boolean resetEnabled, Plans plans) {
-        this(sources, limiter, resetEnabled, plans, () -> null, false, Duration.ofDays(1));
+        this(sources, limiter, resetEnabled, plans, () -> null, () -> null, false, Duration.ofDays(1));
     }
 
     /**
      * @param blocks the clients blocked by operators, or a supplier of null without Redis
+     * @param overrides operators' overrides of limits by name, or a supplier of null without Redis
      * @param writeEnabled whether blocks may be set and lifted here ({@code ratelimit.actuator.write-enabled})
      * @param maxBlock the longest block ({@code ratelimit.actuator.max-block})
      */
@@ -67,8 +69,10 @@ class RateLimitsEndpoint {
             boolean resetEnabled,
             Plans plans,
             Supplier<ClientBlocks> blocks,
+            Supplier<LimitOverrides> overrides,
             boolean writeEnabled,
             Duration maxBlock) {
+        this.overrides = overrides;
         this.sources = sources;
         this.limiter = limiter;
         this.resetEnabled = resetEnabled;
@@ -84,6 +88,101 @@ class RateLimitsEndpoint {
     private static final org.slf4j.Logger audit = org.slf4j.LoggerFactory.getLogger("io.github.ratelimit.audit");
 
     private final Supplier<ClientBlocks> blocks;
+    private final Supplier<LimitOverrides> overrides;
+    private final AtomicLong overridesSet = new AtomicLong();
+    private final AtomicLong overridesRemoved = new AtomicLong();
+
+    long overridesSet() {
+        return overridesSet.get();
+    }
+
+    long overridesRemoved() {
+        return overridesRemoved.get();
+    }
+
+    /** The path under a limit's name where its override is set ({@code POST}) and removed ({@code DELETE}). */
+    static final String OVERRIDE = "override";
+
+    /**
+     * Overrides a limit name on every instance, until removed: {@code POST /actuator/ratelimits/{name}/override} with
+     * JSON {@code {"limit": 2, "window": "1s"}} (either or both) or {@code {"shadow": true}}. What was counted carries
+     * over to the new quota (a window's key does not hold its quota); a new window starts its own count.
+     */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> override(
+            @Selector String name,
+            @Selector String action,
+            @Nullable Long limit,
+            @Nullable String window,
+            @Nullable Boolean shadow,
+            @Nullable Principal principal) {
+        WebEndpointResponse<Map<String, Object>> refused = overridable(name, action);
+        if (refused != null) {
+            return refused;
+        }
+        Duration every;
+        try {
+            every = window == null ? null : DurationStyle.detectAndParse(window.trim());
+        } catch (IllegalArgumentException e) {
+            return error(400, "window must be a duration such as 1s, 1m or 1h, but was '" + window + "'");
+        }
+        LimitOverrides.Change change;
+        try {
+            change = new LimitOverrides.Change(limit, every, shadow);
+        } catch (IllegalArgumentException e) {
+            return error(400, e.getMessage());
+        }
+        overrides.get().set(name, change);
+        limiter.forgetLocalState(); // refusals kept under the old quota must not outlive it
+        overridesSet.incrementAndGet();
+        audit.info("{} overrode limit '{}' on every instance: {}", who(principal), name, change);
+        return new WebEndpointResponse<>(204);
+    }
+
+    /** Removes a limit name's override on every instance: {@code DELETE /actuator/ratelimits/{name}/override}. */
+    @DeleteOperation
+    public WebEndpointResponse<Map<String, Object>> removeOverride(
+            @Selector String name, @Selector String action, @Nullable Principal principal) {
+        WebEndpointResponse<Map<String, Object>> refused = overridable(name, action);
+        if (refused != null) {
+            return refused;
+        }
+        boolean removed = overrides.get().remove(name);
+        limiter.forgetLocalState();
+        overridesRemoved.incrementAndGet();
+        audit.info(
+                "{} removed the override of limit '{}' on every instance ({})",
+                who(principal),
+                name,
+                removed ? "it was in force" : "there was none");
+        return new WebEndpointResponse<>(204);
+    }
+
+    private WebEndpointResponse<Map<String, Object>> overridable(String name, String action) {
+        if (!OVERRIDE.equals(action)) {
+            return error(404, "no operation '" + action + "'; use /actuator/ratelimits/{name}/override");
+        }
+        if (!writeEnabled) {
+            return error(403, "writing is disabled; set ratelimit.actuator.write-enabled=true");
+        }
+        if (overrides.get() == null) {
+            return error(503, "overrides need Redis, which is not configured");
+        }
+        List<DeclaredLimit> named =
+                declared().stream().filter(d -> d.limit().name().equals(name)).toList();
+        if (named.isEmpty()) {
+            return error(400, "no limit named '" + name + "'");
+        }
+        if (named.get(0).limit().plan() != null) {
+            return error(400, "'" + name + "' is a plan group: its limits come from its plans");
+        }
+        return null;
+    }
+
+    private static WebEndpointResponse<Map<String, Object>> error(int status, String message) {
+        return new WebEndpointResponse<>(Map.of("error", message), status);
+    }
+
     private final boolean writeEnabled;
     private final Duration maxBlock;
     private final AtomicLong blocksSet = new AtomicLong();
@@ -228,7 +327,10 @@ class RateLimitsEndpoint {
      */
     @ReadOperation
     public WebEndpointResponse<Map<String, Object>> state(
-            @Selector String name, String key, String value, @Nullable String path) {
+            @Selector String name, @Nullable String key, @Nullable String value, @Nullable String path) {
+        if (key == null && value == null && path == null) {
+            return limit(name);
+        }
         Addressed addressed = address(name, key, value, path);
         if (addressed.error() != null) {
             return addressed.error();
@@ -263,6 +365,55 @@ class RateLimitsEndpoint {
         }
         answer.put("states", states);
         return new WebEndpointResponse<>(answer, 200);
+    }
+
+    /** A limit name's declared limits, its override if any, and the limits in force. */
+    private WebEndpointResponse<Map<String, Object>> limit(String name) {
+        List<DeclaredLimit> named =
+                declared().stream().filter(d -> d.limit().name().equals(name)).toList();
+        if (named.isEmpty()) {
+            return error(404, "no limit named '" + name + "'");
+        }
+        LimitOverrides current = overrides.get();
+        LimitOverrides.Change change = current == null ? null : current.get(name);
+        List<Map<String, Object>> declaredLimits = new ArrayList<>();
+        List<Map<String, Object>> effective = new ArrayList<>();
+        for (DeclaredLimit declared : named) {
+            declaredLimits.add(describe(declared.limit(), declared.shadow(), declared.source()));
+            RateLimit limit = change == null || declared.limit().plan() != null
+                    ? declared.limit()
+                    : change.applyTo(declared.limit());
+            boolean shadow = change != null && change.shadow() != null ? change.shadow() : declared.shadow();
+            effective.add(describe(limit, shadow, declared.source()));
+        }
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("name", name);
+        answer.put("declared", declaredLimits);
+        if (change != null) {
+            Map<String, Object> override = new LinkedHashMap<>();
+            if (change.limit() != null) {
+                override.put("limit", change.limit());
+            }
+            if (change.window() != null) {
+                override.put("windowMs", change.window().toMillis());
+            }
+            if (change.shadow() != null) {
+                override.put("shadow", change.shadow());
+            }
+            answer.put("override", override);
+        }
+        answer.put("effective", effective);
+        return new WebEndpointResponse<>(answer, 200);
+    }
+
+    private static Map<String, Object> describe(RateLimit limit, boolean shadow, String source) {
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put("limit", limit.limit());
+        entry.put("windowMs", limit.windowMs());
+        entry.put("algorithm", limit.algorithm());
+        entry.put("shadow", shadow);
+        entry.put("source", source);
+        return entry;
     }
 
     /** {@link #reset(String, String, String, String, Principal)} without a principal. */

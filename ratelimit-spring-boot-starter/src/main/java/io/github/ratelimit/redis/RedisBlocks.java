@@ -38,6 +38,7 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
     private volatile Map<String, Long> blocks = Map.of();
 
     private final java.util.concurrent.atomic.AtomicBoolean listening = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile boolean subscribed;
     /** The Redis time of the last read (ms) and when it was read on this JVM's monotonic clock. */
     private volatile long[] lastRead = {0, System.nanoTime()};
 
@@ -68,6 +69,11 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
     }
 
     /** Subscribes to the announcements of changes, once Redis answered; tried again on the next read if it failed. */
+    /** Whether this instance hears the announcements of changes (until then it learns of them by its reads). */
+    boolean isListening() {
+        return subscribed;
+    }
+
     private void listen() {
         if (!listening.compareAndSet(false, true)) {
             return;
@@ -81,6 +87,8 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
                     .whenComplete((id, error) -> {
                         if (error != null) {
                             listening.set(false);
+                        } else {
+                            subscribed = true;
                         }
                     });
         } catch (RuntimeException e) {

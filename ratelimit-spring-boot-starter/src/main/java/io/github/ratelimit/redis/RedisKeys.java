@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
@@ -14,9 +15,10 @@ import java.util.List;
 import org.redisson.connection.CRC16;
 
 /**
- * Key layout of rate limits: {@code <prefix>v3:{<tag>}:<name>:<algorithm><limit>/<window ms>} ({@code <algorithm>p/<window ms>} for a
- * plan's limit, whose counts do not depend on the plan or its quota), where the tag is the first 128
- * bits of the SHA-256 of the identifier, base64url, and {@code v3} the layout version (tokens and locks: {@code v2}): a release that changes what a
+ * Key layout of rate limits: {@code <prefix>v4:{<tag>}:<name>:<sw|fw>/<window ms>} for a window, whose counts do not
+ * depend on its quota ({@code <sw|fw>p/<window ms>} for a plan's), {@code <prefix>v4:{<tag>}:<name>:tb<limit>/<window ms>}
+ * for a token bucket, where the tag is the first 128 bits of the SHA-256 of the identifier, base64url, and {@code v4}
+ * the layout version (tokens and locks: {@code v2}): a release that changes what a
  * key holds changes the version, so that during a rolling upgrade no version reads counts written in another's
  * format (the new version starts from fresh counts; the old keys expire within their windows). User input reaches a key only through that hash, so no
  * identifier (braces, newlines, 8 KB strings) can change the layout or choose the Cluster slot; all keys of
@@ -28,10 +30,11 @@ final class RedisKeys {
     static final String LAYOUT = "v2:";
 
     /**
-     * The version of what rate limit keys hold (v3: the sliding window's 24-byte header, which records its capacity so
-     * that a plan's quota can change; v2 had 20 bytes without it).
+     * The version of what rate limit keys hold (v4: a window's key without its quota, so that an operator's override of
+     * the quota keeps the counts; v3: the sliding window's 24-byte header, which records its capacity so that a quota
+     * can change; v2 had 20 bytes without it).
      */
-    static final String LIMITS_LAYOUT = "v3:";
+    static final String LIMITS_LAYOUT = "v4:";
 
     /** Limits whose key parts are kept made, at most (declared limits are few; plans' limits share their parts). */
     static final int MAX_CACHED_LIMITS = 10_000;
@@ -54,8 +57,7 @@ final class RedisKeys {
 
         static LimitParts of(RateLimit limit) {
             return new LimitParts(
-                    "}:" + limit.name() + ':' + code(limit)
-                            + (limit.plan() != null ? "p" : Long.toString(limit.limit())) + '/' + limit.windowMs(),
+                    "}:" + limit.name() + ':' + code(limit) + quotaPart(limit) + '/' + limit.windowMs(),
                     Long.toString(limit.limit()) + 'x' + limit.windowMs());
         }
     }
@@ -172,6 +174,18 @@ final class RedisKeys {
 
     private LimitParts parts(RateLimit limit) {
         return limitParts.get(limit, LimitParts::of);
+    }
+
+    /**
+     * What of the quota the key holds: nothing for a window (its counts do not depend on the quota, so a quota that
+     * changes — a plan's, an operator's override — keeps what was counted), {@code p} for a plan's window, the quota
+     * for a token bucket (whose state is a time that means something only at one rate).
+     */
+    private static String quotaPart(RateLimit limit) {
+        if (limit.algorithm() == Algorithm.TOKEN_BUCKET) {
+            return Long.toString(limit.limit());
+        }
+        return limit.plan() != null ? "p" : "";
     }
 
     private static String code(RateLimit limit) {

@@ -46,6 +46,7 @@ class OperatorWritesTests {
                 false,
                 Plans.NONE,
                 () -> blocks,
+                () -> null,
                 writeEnabled,
                 Duration.ofHours(1));
     }

@@ -181,6 +181,7 @@ class RateLimitFilterTest {
                         Plans.NONE,
                         new LocalLimits(100, () -> 1),
                         Exemptions.of(exempt),
+                        () -> null,
                         () -> null),
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers,

@@ -265,7 +265,7 @@ class RateLimitedBeanTests {
             List<Object> keys = io.github.ratelimit.testing.RedisCommands.call(
                     context.getBean(org.redisson.api.RedissonClient.class), "KEYS", "beans:*");
             assertThat(keys).isNotEmpty().allSatisfy(key -> assertThat(key.toString())
-                    .matches("beans:v3:\\{[A-Za-z0-9_-]{22}\\}:[A-Za-z0-9._:/-]+:(sw|fw|tb)\\d+/\\d+"));
+                    .matches("beans:v4:\\{[A-Za-z0-9_-]{22}\\}:[A-Za-z0-9._:/-]+:(sw|fw|tb\\d+)/\\d+"));
         });
     }
 

@@ -124,7 +124,7 @@ class RedisLimitsTest {
                 String sample = RedisCommands.call(client, "RANDOMKEY");
                 for (int i = 0; i < 200; i++) {
                     Object key = RedisCommands.call(client, "RANDOMKEY");
-                    assertThat(key.toString()).matches("hostile:v3:\\{[A-Za-z0-9_-]{22}\\}:hostile:sw10/30000");
+                    assertThat(key.toString()).matches("hostile:v4:\\{[A-Za-z0-9_-]{22}\\}:hostile:sw/30000");
                     assertThat(RedisCommands.<Long>call(client, "PTTL", key)).isBetween(1L, 30_000L);
                 }
                 assertThat(sample).doesNotContain("\n");

@@ -441,7 +441,7 @@ abstract class RateLimiterContract {
         List<String> written = new ArrayList<>();
         for (String id : List.of(ip, user)) {
             clientA.getKeys()
-                    .getKeysByPattern("ratelimit:v3:{" + RedisKeys.tag(id) + "}:*")
+                    .getKeysByPattern("ratelimit:v4:{" + RedisKeys.tag(id) + "}:*")
                     .forEach(written::add);
         }
         written.removeIf(key -> key.contains("}:gb:")); // give-back markers of calls one slot refused (a cluster)

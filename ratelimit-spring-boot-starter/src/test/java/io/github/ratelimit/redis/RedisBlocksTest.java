@@ -26,13 +26,15 @@ class RedisBlocksTest {
     private RedisBlocks two;
 
     @BeforeEach
-    void start() {
+    void start() throws InterruptedException {
         clientOne = SharedRedis.get().newClient();
         clientTwo = SharedRedis.get().newClient();
         one = new RedisBlocks(clientOne, RedisGuard.defaults(), prefix, Duration.ofMinutes(1));
         two = new RedisBlocks(clientTwo, RedisGuard.defaults(), prefix, Duration.ofMinutes(1));
         one.start();
         two.start();
+        // both hear announcements before a test changes anything (else they would learn of it by their reads)
+        await(() -> one.isListening() && two.isListening());
     }
 
     @AfterEach
