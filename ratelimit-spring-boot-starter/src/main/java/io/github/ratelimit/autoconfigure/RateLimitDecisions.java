@@ -144,9 +144,9 @@ final class RateLimitDecisions {
     }
 
     /**
-     * The refusal of a call whose caller an operator blocked, or null: a block of the caller's address ({@code ip}) or
-     * principal applies whatever the call's keys, a block of another kind when one of the call's identifiers has that
-     * kind and value. Read from memory (see {@link ClientBlocks}); the refusal's advice is the time the block has left.
+     * The refusal of a call whose caller an operator blocked, or null: a block of the caller's address ({@code ip}),
+     * principal or a header's value ({@code header:x-api-key}) applies whatever the call's keys, a block of another
+     * kind (an application's own) when one of the call's identifiers has that kind and value. Read from memory (see {@link ClientBlocks}); the refusal's advice is the time the block has left.
      */
     public Outcome blocked(io.github.ratelimit.core.CallerContext caller, List<LimitRequest> requests) {
         ClientBlocks blocked = blocks.get();
@@ -159,6 +159,16 @@ final class RateLimitDecisions {
         }
         if (caller.principalName() != null) {
             candidates.add(ClientIdentifier.of("principal", caller.principalName()));
+        }
+        for (String block : blocked.list().keySet()) {
+            // a header kind (an API key) blocks the header's value whatever the call's keys
+            int space = block.indexOf(' ');
+            if (block.startsWith("header:") && space > 7) {
+                String value = caller.header(block.substring(7, space));
+                if (value != null) {
+                    candidates.add(ClientIdentifier.of(block.substring(0, space), value));
+                }
+            }
         }
         for (LimitRequest request : requests) {
             candidates.add(request.identifier());

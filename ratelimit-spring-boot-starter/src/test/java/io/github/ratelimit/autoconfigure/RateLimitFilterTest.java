@@ -203,6 +203,52 @@ class RateLimitFilterTest {
         assertThat(others).containsExactly(200, 200, 200, 429);
     }
 
+    /**
+     * An operator's block of an API key ({@code header:X-Api-Key}) refuses every request carrying it, although the
+     * rule counts by address; the time left is the advice. Requests without the key are served.
+     */
+    @Test
+    void aBlockedApiKeyIsRefusedWhateverKeyTheRuleUses() throws Exception {
+        io.github.ratelimit.redis.RedisBlocks blocks = new io.github.ratelimit.redis.RedisBlocks(
+                client,
+                io.github.ratelimit.redis.RedisGuard.defaults(),
+                "filter-blocks-" + unique() + ":",
+                Duration.ofMinutes(1));
+        try {
+            blocks.start();
+            blocks.block(
+                    io.github.ratelimit.core.ClientIdentifier.of("header:X-Api-Key", "k-bad"), Duration.ofMinutes(5));
+            RateLimitFilter filter = new RateLimitFilter(
+                    List.of(rule(0, "by-ip-" + unique(), List.of("/by-ip"), "ip", 100, Duration.ofMinutes(1))),
+                    List.of(),
+                    new RateLimitDecisions(
+                            () -> limiter,
+                            () -> false,
+                            () -> FailureMode.OPEN,
+                            () -> false,
+                            new Fallbacks(),
+                            Plans.NONE,
+                            new LocalLimits(100, () -> 1),
+                            Exemptions.NONE,
+                            () -> blocks,
+                            () -> null),
+                    new ClientAddresses(List.of(), 64),
+                    MvcExceptionResolvers::withStarterHandlers,
+                    true,
+                    io.github.ratelimit.autoconfigure.KeyResolvers.BUILT_IN);
+            MockHttpServletResponse refused = call(filter, "GET", "/by-ip", "203.0.113.80", "X-Api-Key", "k-bad");
+            assertThat(refused.getStatus()).isEqualTo(429);
+            assertThat(Long.parseLong(refused.getHeader("Retry-After"))).isBetween(290L, 300L);
+            assertThat(call(filter, "GET", "/by-ip", "203.0.113.80").getStatus())
+                    .isEqualTo(200);
+            assertThat(call(filter, "GET", "/by-ip", "203.0.113.81", "X-Api-Key", "k-good")
+                            .getStatus())
+                    .isEqualTo(200);
+        } finally {
+            blocks.close();
+        }
+    }
+
     @Test
     void keysUseTheMatchedRuleNotTheRawPathUnlessPerPath() throws Exception {
         String shared = "users-" + unique();
