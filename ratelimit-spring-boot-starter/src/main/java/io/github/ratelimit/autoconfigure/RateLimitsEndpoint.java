@@ -132,7 +132,11 @@ class RateLimitsEndpoint {
         } catch (IllegalArgumentException e) {
             return error(400, e.getMessage());
         }
-        overrides.get().set(name, change);
+        try {
+            overrides.get().set(name, change);
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return error(503, "the override was not stored: " + e.getMessage());
+        }
         limiter.forgetLocalState(); // refusals kept under the old quota must not outlive it
         overridesSet.incrementAndGet();
         audit.info("{} overrode limit '{}' on every instance: {}", who(principal), name, change);
@@ -147,7 +151,12 @@ class RateLimitsEndpoint {
         if (refused != null) {
             return refused;
         }
-        boolean removed = overrides.get().remove(name);
+        boolean removed;
+        try {
+            removed = overrides.get().remove(name);
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return error(503, "the override was not removed: " + e.getMessage());
+        }
         limiter.forgetLocalState();
         overridesRemoved.incrementAndGet();
         audit.info(
@@ -240,7 +249,11 @@ class RateLimitsEndpoint {
                     400);
         }
         ClientIdentifier client = ClientIdentifier.of(ClientIdentifier.normalizeKind(key), value);
-        blocks.get().block(client, lasts);
+        try {
+            blocks.get().block(client, lasts);
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return error(503, "the block was not stored: " + e.getMessage());
+        }
         blocksSet.incrementAndGet();
         audit.info("{} blocked {} {} for {} on every instance", who(principal), client.kind(), client.value(), lasts);
         return new WebEndpointResponse<>(204);
@@ -271,7 +284,12 @@ class RateLimitsEndpoint {
             return new WebEndpointResponse<>(Map.of("error", "give the client as key and value"), 400);
         }
         ClientIdentifier client = ClientIdentifier.of(ClientIdentifier.normalizeKind(key), value);
-        boolean lifted = blocks.get().lift(client);
+        boolean lifted;
+        try {
+            lifted = blocks.get().lift(client);
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return error(503, "the block was not lifted: " + e.getMessage());
+        }
         blocksLifted.incrementAndGet();
         audit.info(
                 "{} lifted the block of {} {} on every instance ({})",
