@@ -65,6 +65,7 @@ class NoApplicationClockTest {
                         || fileName.startsWith("RateLimitWarmUp") // bounds the warm-up at start
                         || fileName.startsWith("Waiting") // a waiting caller's own deadline; Redis gives the advice
                         || fileName.startsWith("RedisBlocks") // a block's time left since Redis's time was read
+                        || fileName.startsWith("RedisMirror") // when a read was asked for, to date what it read
                         || fileName.startsWith("OutboundLimits") // an upstream's Retry-After date without its Date
                         || fileName.startsWith("RateLimitAutoConfiguration$Disabled") // admits all, no Redis
                         || fileName.startsWith("LocalRateLimiter")) { // decides when Redis cannot

@@ -6,15 +6,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Clients blocked by an operator on every instance: a block names a kind of key and a value ({@code ip} and an
@@ -26,19 +19,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisBlocks implements ClientBlocks, AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(RedisBlocks.class);
     private static final LuaScript SCRIPT = LuaScript.load("blocks");
 
-    private final ScriptExecutor executor;
-    private final List<Object> key;
-    private final RTopic changes;
-    private final Duration refreshEvery;
-    private final ScheduledExecutorService timer;
+    private final RedisMirror mirror;
     /** The blocks as last read: member to its end on this JVM's monotonic clock (nanos). */
     private volatile Map<String, Long> blocks = Map.of();
-
-    private final java.util.concurrent.atomic.AtomicBoolean listening = new java.util.concurrent.atomic.AtomicBoolean();
-    private volatile boolean subscribed;
     /** The Redis time of the last read (ms) and when it was read on this JVM's monotonic clock. */
     private volatile long[] lastRead = {0, System.nanoTime()};
 
@@ -49,15 +34,7 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
      * @param refreshEvery how often the blocks are read again besides the announcements of changes
      */
     public RedisBlocks(RedissonClient redisson, RedisGuard guard, String keyPrefix, Duration refreshEvery) {
-        this.executor = new ScriptExecutor(redisson, guard);
-        this.key = List.of(keyPrefix + "blocks");
-        this.changes = redisson.getTopic(keyPrefix + "blocks-changed", StringCodec.INSTANCE);
-        this.refreshEvery = refreshEvery;
-        this.timer = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "ratelimit-blocks");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.mirror = new RedisMirror(redisson, guard, SCRIPT, keyPrefix + "blocks", refreshEvery, this::read);
     }
 
     /**
@@ -65,35 +42,12 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
      * first read on that Redis answers. Nothing here waits for Redis, which may not be there yet.
      */
     public void start() {
-        timer.scheduleWithFixedDelay(this::refresh, 0, refreshEvery.toMillis(), TimeUnit.MILLISECONDS);
+        mirror.start();
     }
 
-    /** Subscribes to the announcements of changes, once Redis answered; tried again on the next read if it failed. */
     /** Whether this instance hears the announcements of changes (until then it learns of them by its reads). */
     boolean isListening() {
-        return subscribed;
-    }
-
-    private void listen() {
-        if (!listening.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            changes.addListenerAsync(String.class, (channel, message) -> {
-                        if (!timer.isShutdown()) {
-                            timer.execute(this::refresh);
-                        }
-                    })
-                    .whenComplete((id, error) -> {
-                        if (error != null) {
-                            listening.set(false);
-                        } else {
-                            subscribed = true;
-                        }
-                    });
-        } catch (RuntimeException e) {
-            listening.set(false);
-        }
+        return mirror.isListening();
     }
 
     /** How long this client stays blocked, or null when it is not: from memory, no Redis call. */
@@ -130,15 +84,13 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
         if (duration.toMillis() < 1) {
             throw new IllegalArgumentException("a block lasts at least 1 ms, but was " + duration);
         }
-        executor.call(SCRIPT, key, new Object[] {"add", member(client), Long.toString(duration.toMillis())});
-        announce();
+        mirror.change("add", member(client), Long.toString(duration.toMillis()));
     }
 
     /** Lifts a client's block on every instance; whether there was one. Waits for Redis. */
     @Override
     public boolean lift(ClientIdentifier client) {
-        List<Object> reply = executor.call(SCRIPT, key, new Object[] {"del", member(client)});
-        announce();
+        List<Object> reply = mirror.change("del", member(client));
         return ScriptExecutor.number(reply.get(1)) > 0;
     }
 
@@ -155,41 +107,16 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
         return all;
     }
 
-    /** Reads the blocks from Redis now; keeps the last copy if Redis does not answer. */
-    CompletableFuture<Void> refresh() {
-        CompletableFuture<List<Object>> reply;
-        try {
-            reply = executor.callAsync(SCRIPT, key, new Object[] {"list"}).toCompletableFuture();
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
+    /** Keeps a {@code list} reply of blocks.lua: the Redis time, then each member and its end (ms). */
+    private void read(List<Object> answer, long asked) {
+        long now = ScriptExecutor.number(answer.get(0));
+        Map<String, Long> fresh = new java.util.HashMap<>();
+        for (int i = 1; i + 1 < answer.size(); i += 2) {
+            long ends = Long.parseLong(String.valueOf(answer.get(i + 1)));
+            fresh.put(String.valueOf(answer.get(i)), asked + TimeUnit.MILLISECONDS.toNanos(ends - now));
         }
-        long read = System.nanoTime();
-        return reply.handle((answer, error) -> {
-            if (error != null) {
-                log.debug("Blocks not read again; keeping the last copy", error);
-                return null;
-            }
-            long now = ScriptExecutor.number(answer.get(0));
-            Map<String, Long> fresh = new java.util.HashMap<>();
-            for (int i = 1; i + 1 < answer.size(); i += 2) {
-                long ends = Long.parseLong(String.valueOf(answer.get(i + 1)));
-                fresh.put(String.valueOf(answer.get(i)), read + TimeUnit.MILLISECONDS.toNanos(ends - now));
-            }
-            blocks = fresh.isEmpty() ? Map.of() : Map.copyOf(fresh);
-            lastRead = new long[] {now, read};
-            listen();
-            return null;
-        });
-    }
-
-    /** Every instance reads the blocks again; this one at once, and waits for that within the budget. */
-    private void announce() {
-        refresh().join();
-        try {
-            changes.publishAsync("changed");
-        } catch (RuntimeException e) {
-            log.debug("A change of the blocks was not announced; other instances read it within {}", refreshEvery, e);
-        }
+        blocks = fresh.isEmpty() ? Map.of() : Map.copyOf(fresh);
+        lastRead = new long[] {now, asked};
     }
 
     private static String member(ClientIdentifier client) {
@@ -198,13 +125,6 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
 
     @Override
     public void close() {
-        timer.shutdownNow();
-        if (listening.get()) {
-            try {
-                changes.removeAllListenersAsync();
-            } catch (RuntimeException e) {
-                log.debug("Could not stop listening for changes of the blocks", e);
-            }
-        }
+        mirror.close();
     }
 }

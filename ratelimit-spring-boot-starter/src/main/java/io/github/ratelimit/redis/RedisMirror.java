@@ -1,0 +1,139 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import org.redisson.api.RTopic;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A copy in this JVM of what operators keep in one Redis key for every instance (blocks, overrides): the key is read
+ * with its script's {@code list} operation at start, whenever an instance announces a change (pub/sub on
+ * {@code <key>-changed}) and every {@code refreshEvery} as a safety net; a change made here is written, read back at
+ * once and announced. The subscription is made from the reading thread once Redis has answered, so that no Redis
+ * state stops the application from starting. Reads and writes go through the {@link RedisGuard}.
+ */
+final class RedisMirror implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisMirror.class);
+
+    private final ScriptExecutor executor;
+    private final LuaScript script;
+    private final List<Object> key;
+    private final RTopic changes;
+    private final Duration refreshEvery;
+    private final ScheduledExecutorService timer;
+    private final BiConsumer<List<Object>, Long> onRead;
+    private final AtomicBoolean listening = new AtomicBoolean();
+    private volatile boolean subscribed;
+
+    /**
+     * @param key the key, also the name of its channel ({@code <key>-changed}) and thread
+     * @param onRead given each {@code list} reply and the JVM's monotonic time (nanos) when it was asked for
+     */
+    RedisMirror(
+            RedissonClient redisson,
+            RedisGuard guard,
+            LuaScript script,
+            String key,
+            Duration refreshEvery,
+            BiConsumer<List<Object>, Long> onRead) {
+        this.executor = new ScriptExecutor(redisson, guard);
+        this.script = script;
+        this.key = List.of(key);
+        this.changes = redisson.getTopic(key + "-changed", StringCodec.INSTANCE);
+        this.refreshEvery = refreshEvery;
+        this.onRead = onRead;
+        String name = "ratelimit-" + key.substring(key.lastIndexOf(':') + 1);
+        this.timer = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Reads at once and then every {@code refreshEvery}, from a daemon thread; never waits for Redis. */
+    void start() {
+        timer.scheduleWithFixedDelay(this::refresh, 0, refreshEvery.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Runs a write of the script, waiting for Redis; then reads back at once and announces the change. */
+    List<Object> change(Object... args) {
+        List<Object> reply = executor.call(script, key, args);
+        refresh().join();
+        try {
+            changes.publishAsync("changed");
+        } catch (RuntimeException e) {
+            log.debug("A change of {} was not announced; other instances read it within {}", key, refreshEvery, e);
+        }
+        return reply;
+    }
+
+    /** Reads the key now; keeps the last copy if Redis does not answer. */
+    CompletableFuture<Void> refresh() {
+        CompletableFuture<List<Object>> reply;
+        try {
+            reply = executor.callAsync(script, key, new Object[] {"list"}).toCompletableFuture();
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        long asked = System.nanoTime();
+        return reply.handle((answer, error) -> {
+            if (error != null) {
+                log.debug("{} not read again; keeping the last copy", key, error);
+                return null;
+            }
+            onRead.accept(answer, asked);
+            listen();
+            return null;
+        });
+    }
+
+    /** Whether this instance hears the announcements of changes (until then it learns of them by its reads). */
+    boolean isListening() {
+        return subscribed;
+    }
+
+    /** Subscribes to the announcements, once Redis answered; tried again on the next read if it failed. */
+    private void listen() {
+        if (!listening.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            changes.addListenerAsync(String.class, (channel, message) -> {
+                        if (!timer.isShutdown()) {
+                            timer.execute(this::refresh);
+                        }
+                    })
+                    .whenComplete((id, error) -> {
+                        if (error != null) {
+                            listening.set(false);
+                        } else {
+                            subscribed = true;
+                        }
+                    });
+        } catch (RuntimeException e) {
+            listening.set(false);
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        if (listening.get()) {
+            try {
+                changes.removeAllListenersAsync();
+            } catch (RuntimeException e) {
+                log.debug("Could not stop listening for changes of {}", key, e);
+            }
+        }
+    }
+}
