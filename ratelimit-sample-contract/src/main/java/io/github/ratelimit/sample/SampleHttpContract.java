@@ -3,6 +3,8 @@ package io.github.ratelimit.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
 import io.github.ratelimit.autoconfigure.RateLimitFields;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,6 +74,45 @@ abstract class SampleHttpContract {
                 .contains("\"status\":429")
                 .contains("\"violated-policies\":[\"hello\"]")
                 .contains("\"instance\":\"/api/hello\"");
+    }
+
+    /**
+     * {@code /v3/api-docs} (springdoc) says what the starter answers: hello's 429 with its headers and problem and its
+     * limit, the path rule's limit on {@code /api/public/ping}, the token answers of {@code /api/spawn-vm} and the
+     * lock's 409 on {@code POST /api/workers/{userId}}.
+     */
+    @Test
+    void theApiDescriptionDocumentsWhatTheLimiterAnswers() {
+        RawHttp.Response docs = get("127.0.0.12", "/v3/api-docs");
+        assertThat(docs.status()).isEqualTo(200);
+        DocumentContext doc = JsonPath.parse(docs.body());
+
+        Map<String, Object> hello = doc.read("$.paths['/api/hello'].get.responses");
+        assertThat(hello).containsKeys("200", "429");
+        assertThat(doc.<Map<String, Object>>read("$.paths['/api/hello'].get.responses['429'].headers"))
+                .containsOnlyKeys("Retry-After", "RateLimit-Policy", "RateLimit");
+        assertThat(doc.<String>read(
+                        "$.paths['/api/hello'].get.responses['429'].content['application/problem+json'].schema.$ref"))
+                .isEqualTo("#/components/schemas/RateLimitQuotaProblem");
+        assertThat(doc.<List<Map<String, Object>>>read("$.paths['/api/hello'].get.x-ratelimit"))
+                .singleElement()
+                .satisfies(limit -> assertThat(limit)
+                        .containsEntry("name", "hello")
+                        .containsEntry("limit", 5)
+                        .containsEntry("window", "PT1S")
+                        .containsEntry("source", "annotation"));
+
+        assertThat(doc.<List<Map<String, Object>>>read("$.paths['/api/public/ping'].get.x-ratelimit"))
+                .singleElement()
+                .satisfies(limit -> assertThat(limit)
+                        .containsEntry("name", "public")
+                        .containsEntry("limit", 20)
+                        .containsEntry("window", "PT1M")
+                        .containsEntry("source", "path-rule"));
+        assertThat(doc.<Map<String, Object>>read("$.paths['/api/spawn-vm'].get.responses"))
+                .containsKeys("400", "404", "409", "503");
+        assertThat(doc.<Map<String, Object>>read("$.paths['/api/workers/{userId}'].post.responses"))
+                .containsKeys("409", "503");
     }
 
     /**

@@ -58,6 +58,11 @@ final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
         declarations.get(method);
     }
 
+    /** The method's compiled concurrency limit, or null when it has none. */
+    Declaration declaration(Method method) {
+        return declares(method) ? declarations.get(method) : null;
+    }
+
     /** One compiled declaration. */
     record Declaration(
             MethodExpressions expressions,

@@ -44,4 +44,9 @@ final class LockedAdvisor extends AnnotationAdvisor {
     public void validate(Method method) {
         methods.get(method);
     }
+
+    /** The method's compiled lock, or null when it is not locked. */
+    LockedMethods.LockedMethod declaration(Method method) {
+        return declares(method) ? methods.get(method) : null;
+    }
 }

@@ -45,8 +45,34 @@ final class PathRules {
         this.excluded = FilterRule.parsePatterns(excludedPaths, "ratelimit.filter.exclude");
     }
 
+    /** A filter that applies rules. */
+    interface Applied {
+        PathRules pathRules();
+    }
+
     boolean isEmpty() {
         return rules.isEmpty();
+    }
+
+    /**
+     * The rules that apply to an operation as an API description names it: its method and its path template
+     * ({@code /api/items/{id}}). A rule applies when one of its patterns matches the template as written or with
+     * each variable taken as one path segment; excluded paths are left out alike.
+     */
+    List<LimitDefinition> definitionsFor(String method, String pathTemplate) {
+        List<PathContainer> paths = List.of(
+                PathContainer.parsePath(pathTemplate),
+                PathContainer.parsePath(pathTemplate.replaceAll("\\{[^/}]*}", "1")));
+        if (paths.stream().anyMatch(path -> excluded.stream().anyMatch(p -> p.matches(path)))) {
+            return List.of();
+        }
+        List<LimitDefinition> found = new ArrayList<>();
+        for (FilterRule rule : rules) {
+            if (paths.stream().anyMatch(path -> rule.matches(method, path))) {
+                found.add(rule.definition);
+            }
+        }
+        return found;
     }
 
     /** The limits of every rule. */

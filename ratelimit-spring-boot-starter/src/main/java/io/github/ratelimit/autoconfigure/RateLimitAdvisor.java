@@ -69,4 +69,9 @@ final class RateLimitAdvisor extends AnnotationAdvisor implements DeclaredLimits
     public void validate(Method method) {
         methods.get(method);
     }
+
+    /** The method's compiled limits, or null when it is not rate limited. */
+    MethodLimits declaration(Method method) {
+        return declares(method) ? methods.get(method) : null;
+    }
 }

@@ -24,7 +24,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  * request are decided in one round trip, all or nothing, with the same 429 answer as {@code @RateLimited}.
  * Counters are per rule (the rule's name), not per concrete path, unless a rule asks for per-path counts.
  */
-final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimits {
+final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimits, PathRules.Applied {
 
     private final PathRules rules;
     private final RateLimitDecisions decisions;
@@ -54,6 +54,11 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
         this.clients = clients;
         this.exceptionResolver = exceptionResolver;
         this.allPolicies = allPolicies;
+    }
+
+    @Override
+    public PathRules pathRules() {
+        return rules;
     }
 
     /** The limits of every rule. */

@@ -329,6 +329,30 @@ public class RateLimitProperties implements Validator {
         }
     }
 
+    /** The OpenAPI description, when springdoc is present. */
+    private final OpenApi openapi = new OpenApi();
+
+    public OpenApi getOpenapi() {
+        return openapi;
+    }
+
+    /** What the starter adds to the application's OpenAPI description (springdoc). */
+    public static class OpenApi {
+        /**
+         * Whether to add what the starter can answer (429, the token and lock answers, 503) and the limits
+         * (x-ratelimit) to each operation.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
     /** The actuator endpoint. */
     private final Actuator actuator = new Actuator();
 

@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
  * reactive {@code @RateLimited}, {@code @SingleUse} and {@code @Locked} methods find it. Refusals are error signals
  * that {@link RateLimitWebExceptionHandler} answers.
  */
-final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits {
+final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits, PathRules.Applied {
 
     private final PathRules rules;
     private final RateLimitDecisions decisions;
@@ -63,6 +63,11 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits {
     @Override
     public int getOrder() {
         return order;
+    }
+
+    @Override
+    public PathRules pathRules() {
+        return rules;
     }
 
     @Override

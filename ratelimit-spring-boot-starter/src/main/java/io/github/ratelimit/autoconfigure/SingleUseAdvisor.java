@@ -39,4 +39,9 @@ final class SingleUseAdvisor extends AnnotationAdvisor {
     public void validate(Method method) {
         methods.get(method);
     }
+
+    /** The method's compiled token check, or null when it takes no single-use token. */
+    SingleUseMethods.SingleUseMethod declaration(Method method) {
+        return declares(method) ? methods.get(method) : null;
+    }
 }

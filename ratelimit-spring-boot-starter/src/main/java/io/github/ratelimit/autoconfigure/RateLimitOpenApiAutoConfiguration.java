@@ -1,0 +1,58 @@
+package io.github.ratelimit.autoconfigure;
+
+import org.springdoc.core.customizers.GlobalOpenApiCustomizer;
+import org.springdoc.core.customizers.GlobalOperationCustomizer;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Adds what the starter can answer to the application's OpenAPI description, when springdoc is on the classpath:
+ * {@code ratelimit.openapi.enabled=false} leaves the description as springdoc makes it.
+ */
+@AutoConfiguration(
+        after = {
+            RateLimitAutoConfiguration.class,
+            RateLimitWebAutoConfiguration.class,
+            RateLimitReactiveWebAutoConfiguration.class
+        })
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@ConditionalOnClass(GlobalOpenApiCustomizer.class)
+public final class RateLimitOpenApiAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "ratelimit.openapi.enabled", matchIfMissing = true)
+    RateLimitOpenApi rateLimitOpenApi(
+            ObjectProvider<RateLimitAdvisor> rateLimits,
+            ObjectProvider<ConcurrencyLimitedAdvisor> concurrencyLimits,
+            ObjectProvider<SingleUseAdvisor> tokens,
+            ObjectProvider<LockedAdvisor> locks,
+            ObjectProvider<PathRules.Applied> filters,
+            RateLimitProperties properties) {
+        return new RateLimitOpenApi(
+                rateLimits::getIfAvailable,
+                concurrencyLimits::getIfAvailable,
+                tokens::getIfAvailable,
+                locks::getIfAvailable,
+                () -> filters.orderedStream().map(PathRules.Applied::pathRules).toList(),
+                properties.getFailureMode());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "rateLimitOpenApiOperations")
+    @ConditionalOnBooleanProperty(name = "ratelimit.openapi.enabled", matchIfMissing = true)
+    GlobalOperationCustomizer rateLimitOpenApiOperations(RateLimitOpenApi openApi) {
+        return openApi.operations();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "rateLimitOpenApiPathRules")
+    @ConditionalOnBooleanProperty(name = "ratelimit.openapi.enabled", matchIfMissing = true)
+    GlobalOpenApiCustomizer rateLimitOpenApiPathRules(RateLimitOpenApi openApi) {
+        return openApi.pathRules();
+    }
+}
