@@ -6,9 +6,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
 import io.github.ratelimit.autoconfigure.RateLimitFields;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -113,6 +117,84 @@ abstract class SampleHttpContract {
                 .containsKeys("400", "404", "409", "503");
         assertThat(doc.<Map<String, Object>>read("$.paths['/api/workers/{userId}'].post.responses"))
                 .containsKeys("409", "503");
+    }
+
+    /**
+     * The Grafana dashboard under {@code docs/grafana} reads only what the application publishes: after a short tour
+     * (limits admitted and refused, staggered advice past its horizon, a token used twice, a lock, a concurrency slot,
+     * an operator's block), every metric its queries name is in {@code /actuator/prometheus}.
+     */
+    @Test
+    void everyMetricTheDashboardNamesIsInTheScrapeAfterATour() throws Exception {
+        for (int i = 0; i < 7; i++) {
+            get("127.0.0.13", "/api/hello");
+        }
+        for (int i = 0; i < 70; i++) {
+            get("127.0.0.14", "/api/export");
+        }
+        String token = issue("dashboard-" + UUID.randomUUID(), "{\"size\":\"small\"}");
+        spawn("?token=" + token);
+        spawn("?token=" + token);
+        assertThat(RawHttp.post(
+                                "127.0.0.15",
+                                port,
+                                "/api/workers/dashboard-" + UUID.randomUUID() + "?durationMs=0",
+                                Map.of(),
+                                null)
+                        .status())
+                .isEqualTo(200);
+        assertThat(get("127.0.0.15", "/api/slow").status()).isEqualTo(200);
+        String blocks = "/actuator/ratelimits/blocks";
+        assertThat(RawHttp.post(
+                                "127.0.0.1",
+                                port,
+                                blocks,
+                                Map.of(),
+                                "{\"key\": \"ip\", \"value\": \"127.0.0.16\", \"duration\": \"5s\"}")
+                        .status())
+                .isEqualTo(204);
+        assertThat(get("127.0.0.16", "/api/hello").status()).isEqualTo(429);
+        assertThat(RawHttp.send("127.0.0.1", port, "DELETE", blocks + "?key=ip&value=127.0.0.16", Map.of(), null)
+                        .status())
+                .isEqualTo(204);
+
+        Set<String> named = new TreeSet<>();
+        DocumentContext dashboard = JsonPath.parse(Files.readString(dashboard()));
+        List<String> queries = new ArrayList<>(dashboard.read("$.panels[*].targets[*].expr"));
+        queries.addAll(dashboard.read("$.templating.list[*].query.query"));
+        for (String query : queries) {
+            Matcher metric = METRIC.matcher(query);
+            while (metric.find()) {
+                named.add(metric.group());
+            }
+        }
+        assertThat(dashboard.<List<Object>>read("$.panels[*]")).hasSizeGreaterThanOrEqualTo(9);
+        assertThat(named).as("the metrics the dashboard reads").hasSizeGreaterThanOrEqualTo(15);
+
+        RawHttp.Response scrape = get("127.0.0.1", "/actuator/prometheus");
+        assertThat(scrape.status()).isEqualTo(200);
+        Set<String> published = new TreeSet<>();
+        for (String line : scrape.body().split("\n")) {
+            Matcher metric = METRIC.matcher(line);
+            if (!line.startsWith("#") && metric.lookingAt()) {
+                published.add(metric.group());
+            }
+        }
+        assertThat(published).as("the scrape after the tour").containsAll(named);
+    }
+
+    private static final Pattern METRIC = Pattern.compile("ratelimit_[a-z_]+");
+
+    /** The dashboard, found from the module's directory up. */
+    private static Path dashboard() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            Path candidate = dir.resolve("docs/grafana/ratelimit-dashboard.json");
+            if (Files.isRegularFile(candidate)) {
+                return candidate;
+            }
+        }
+        throw new AssertionError("docs/grafana/ratelimit-dashboard.json not found above "
+                + Path.of("").toAbsolutePath());
     }
 
     /**

@@ -7,6 +7,7 @@ import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.LinkedHashMap;
@@ -61,6 +62,16 @@ final class MeteredRateLimiter implements RateLimiter {
                         .tag("limit", name)
                         .register(registry)
                         .increment();
+            }
+            if (!outcome.allowed() && !outcome.request().shadow()) {
+                // how far ahead refused callers are sent: with staggered advice, the length of the queue of retries
+                DistributionSummary.builder("ratelimit.retry.advice")
+                        .description("Seconds refused calls were told to wait before retrying")
+                        .baseUnit("seconds")
+                        .tag("limit", name)
+                        .tag("advice", outcome.request().staggered() ? "staggered" : "earliest")
+                        .register(registry)
+                        .record(outcome.retryAfter().toMillis() / 1000.0);
             }
             String result = outcome.allowed()
                     ? "allowed"

@@ -10,6 +10,7 @@ import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.testing.RedisProcess;
 import io.github.ratelimit.testing.SharedRedis;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -78,6 +79,13 @@ class OperatorViewTests {
                             .counter()
                             .count())
                     .isEqualTo(1);
+            DistributionSummary advice = meters.get("ratelimit.retry.advice")
+                    .tags("limit", "reports", "advice", "earliest")
+                    .summary();
+            assertThat(advice.count()).as("one refusal, one advice").isEqualTo(1);
+            assertThat(advice.max())
+                    .as("seconds until the first of the two calls leaves the minute's window")
+                    .isBetween(1.0, 60.0);
             assertThat(meters.get("ratelimit.redis.duration")
                             .tag("operation", "decide")
                             .timer()
