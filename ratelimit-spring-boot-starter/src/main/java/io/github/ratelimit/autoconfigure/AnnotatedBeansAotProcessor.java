@@ -29,7 +29,13 @@ final class AnnotatedBeansAotProcessor implements BeanRegistrationAotProcessor {
     @Override
     public BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
         Class<?> type = ClassUtils.getUserClass(bean.getBeanClass());
-        List<Method> annotated = annotatedMethods(type);
+        List<Method> annotated;
+        try {
+            annotated = annotatedMethods(type);
+        } catch (LinkageError | TypeNotPresentException e) {
+            // a bean whose methods name classes absent at build time (an optional dependency) carries none of ours
+            return null;
+        }
         if (annotated.isEmpty()) {
             return null;
         }

@@ -321,14 +321,21 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
             synchronized (this) {
                 if (releases == null) {
                     RTopic topic = redisson.getTopic(keys.lockReleasedChannel(), StringCodec.INSTANCE);
-                    topic.addListener(String.class, (channel, releasedKey) -> {
-                        Set<Runnable> wakers = waiters.get(releasedKey);
-                        if (wakers != null) {
-                            // wake every waiter of this key; only one of them wins the SET NX
-                            wakers.forEach(Runnable::run);
-                        }
-                    });
                     releases = topic;
+                    // not waited for: a waiter's back-off covers the moments before the subscription is made, and no
+                    // thread (a virtual one pinned by this monitor, an I/O thread continuing the async path) blocks
+                    topic.addListenerAsync(String.class, (channel, releasedKey) -> {
+                                Set<Runnable> wakers = waiters.get(releasedKey);
+                                if (wakers != null) {
+                                    // wake every waiter of this key; only one of them wins the SET NX
+                                    wakers.forEach(Runnable::run);
+                                }
+                            })
+                            .whenComplete((id, failed) -> {
+                                if (failed != null) {
+                                    releases = null; // the next waiter subscribes again
+                                }
+                            });
                 }
             }
         }
