@@ -1,7 +1,10 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import org.springdoc.core.customizers.GlobalOpenApiCustomizer;
 import org.springdoc.core.customizers.GlobalOperationCustomizer;
+import org.springdoc.core.utils.SpringDocUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -11,7 +14,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Adds what the starter can answer to the application's OpenAPI description, when springdoc is on the classpath:
- * {@code ratelimit.openapi.enabled=false} leaves the description as springdoc makes it.
+ * {@code ratelimit.openapi.enabled=false} leaves the description as springdoc makes it. With rate limits switched off
+ * ({@code ratelimit.enabled=false}), tokens and locks, which keep working, are still described.
  */
 @AutoConfiguration(
         after = {
@@ -19,9 +23,13 @@ import org.springframework.context.annotation.Bean;
             RateLimitWebAutoConfiguration.class,
             RateLimitReactiveWebAutoConfiguration.class
         })
-@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 @ConditionalOnClass(GlobalOpenApiCustomizer.class)
 public final class RateLimitOpenApiAutoConfiguration {
+
+    static {
+        // the starter's argument resolvers fill these parameters, never the client: springdoc leaves them out
+        SpringDocUtils.getConfig().addRequestWrapperToIgnore(LockHandle.class, TokenConsumption.class);
+    }
 
     @Bean
     @ConditionalOnMissingBean

@@ -9,6 +9,8 @@ import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.testing.SharedRedis;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.util.List;
@@ -73,13 +75,13 @@ class OpenApiTests {
 
         @PostMapping("/spawn")
         @SingleUse(purpose = "spawn", token = "#token")
-        String spawn(@RequestHeader("X-Token") String token) {
+        String spawn(@RequestHeader("X-Token") String token, TokenConsumption consumption) {
             return "spawned";
         }
 
         @PostMapping("/workers/{id}")
         @Locked(name = "worker", key = "#id", leaseMs = 5000)
-        String work(@PathVariable String id) {
+        String work(@PathVariable String id, LockHandle lock) {
             return "done";
         }
 
@@ -227,6 +229,13 @@ class OpenApiTests {
             assertThat(doc.<Map<String, Object>>read("$.paths['/workers/{id}'].post.responses['409'].headers"))
                     .containsOnlyKeys("Retry-After");
 
+            assertThat(doc.<List<String>>read("$.paths['/workers/{id}'].post.parameters[*].name"))
+                    .as("the LockHandle comes from the starter, not from the client")
+                    .containsExactly("id");
+            assertThat(doc.<List<String>>read("$.paths['/spawn'].post.parameters[*].name"))
+                    .containsExactly("X-Token");
+            assertThat(doc.jsonString()).doesNotContain("LockHandle", "TokenConsumption");
+
             assertThat(responses(doc, "/slow", "get")).containsKeys("429", "503");
             assertThat(doc.<List<Map<String, Object>>>read("$.paths['/slow'].get.x-ratelimit"))
                     .singleElement()
@@ -258,6 +267,17 @@ class OpenApiTests {
             assertThat(responses(doc, "/public/health", "get")).as("excluded").doesNotContainKey("429");
             assertThat(responses(doc, "/free", "get")).containsOnlyKeys("200");
             assertThat(doc.<Map<String, Object>>read("$.paths['/free'].get")).doesNotContainKey("x-ratelimit");
+        });
+    }
+
+    @Test
+    void withRateLimitsOffTokensAndLocksAreStillDescribed() {
+        runner.withPropertyValues("ratelimit.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed();
+            DocumentContext doc = apiDocs(context);
+            assertThat(responses(doc, "/search", "get")).containsOnlyKeys("200");
+            assertThat(responses(doc, "/spawn", "post")).containsKeys("400", "404", "409", "503");
+            assertThat(responses(doc, "/workers/{id}", "post")).containsKeys("409", "503");
         });
     }
 
