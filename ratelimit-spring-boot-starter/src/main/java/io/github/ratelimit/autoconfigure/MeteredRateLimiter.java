@@ -14,17 +14,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counts decisions per limit name and outcome ({@code ratelimit.decisions}) and times the Redis round trip
- * ({@code ratelimit.redis.duration}, operation {@code decide}), and counts staggered retry advice capped at the
- * horizon ({@code ratelimit.retry.advice.capped}). Tags are limit names, never keys.
+ * ({@code ratelimit.redis.duration}, operation {@code decide}); records the retry advice of refused calls
+ * ({@code ratelimit.retry.advice}) and counts staggered advice capped at the horizon
+ * ({@code ratelimit.retry.advice.capped}). Tags are limit names and fixed words, never keys.
  */
 final class MeteredRateLimiter implements RateLimiter {
 
     private final RateLimiter delegate;
     private final MeterRegistry registry;
     private final Timer decide;
+    /** The advice summaries by limit name; names are the declared limits', so the maps stay small. */
+    private final Map<String, DistributionSummary> staggeredAdvice = new ConcurrentHashMap<>();
+
+    private final Map<String, DistributionSummary> earliestAdvice = new ConcurrentHashMap<>();
 
     MeteredRateLimiter(RateLimiter delegate, MeterRegistry registry) {
         this.delegate = delegate;
@@ -65,12 +71,7 @@ final class MeteredRateLimiter implements RateLimiter {
             }
             if (!outcome.allowed() && !outcome.request().shadow()) {
                 // how far ahead refused callers are sent: with staggered advice, the length of the queue of retries
-                DistributionSummary.builder("ratelimit.retry.advice")
-                        .description("Seconds refused calls were told to wait before retrying")
-                        .baseUnit("seconds")
-                        .tag("limit", name)
-                        .tag("advice", outcome.request().staggered() ? "staggered" : "earliest")
-                        .register(registry)
+                advice(name, outcome.request().staggered())
                         .record(outcome.retryAfter().toMillis() / 1000.0);
             }
             String result = outcome.allowed()
@@ -88,6 +89,23 @@ final class MeteredRateLimiter implements RateLimiter {
                 .register(registry)
                 .increment());
         return decision;
+    }
+
+    /**
+     * The advice summary of a limit, kept once made: a refusal served in the JVM costs a few microseconds, and looking
+     * the meter up in the registry on each one doubled what metering a refusal costs.
+     */
+    private DistributionSummary advice(String name, boolean staggered) {
+        Map<String, DistributionSummary> summaries = staggered ? staggeredAdvice : earliestAdvice;
+        DistributionSummary summary = summaries.get(name);
+        return summary != null
+                ? summary
+                : summaries.computeIfAbsent(name, n -> DistributionSummary.builder("ratelimit.retry.advice")
+                        .description("Seconds refused calls were told to wait before retrying")
+                        .baseUnit("seconds")
+                        .tag("limit", n)
+                        .tag("advice", staggered ? "staggered" : "earliest")
+                        .register(registry));
     }
 
     @Override
