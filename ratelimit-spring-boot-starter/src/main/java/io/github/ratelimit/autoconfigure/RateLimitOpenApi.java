@@ -92,7 +92,7 @@ final class RateLimitOpenApi {
         MethodLimits limits = rateLimitAdvisor == null ? null : rateLimitAdvisor.declaration(method);
         if (limits != null) {
             for (MethodLimits.CompiledLimit limit : limits.limits()) {
-                answers.rateLimit(limit.definition(), "annotation");
+                answers.rateLimit(limit.definition(), "annotation", limits.fallback() != null);
             }
         }
         ConcurrencyLimitedAdvisor concurrencyAdvisor = concurrencyLimits.get();
@@ -123,7 +123,7 @@ final class RateLimitOpenApi {
                     for (PathRules pathRules : applied) {
                         for (LimitDefinition definition :
                                 pathRules.definitionsFor(entry.getKey().name(), path)) {
-                            answers.rateLimit(definition, "path-rule");
+                            answers.rateLimit(definition, "path-rule", false);
                         }
                     }
                     answers.applyTo(entry.getValue());
@@ -170,7 +170,8 @@ final class RateLimitOpenApi {
         private boolean token;
         private boolean lock;
 
-        void rateLimit(LimitDefinition definition, String source) {
+        /** @param fallback whether the method's fallback answers its refusals instead of a 429 */
+        void rateLimit(LimitDefinition definition, String source, boolean fallback) {
             List<String> keys =
                     definition.keys().stream().map(RateLimitOpenApi::keyKind).toList();
             for (RateLimit limit : definition.limits()) {
@@ -190,13 +191,16 @@ final class RateLimitOpenApi {
                 if (definition.shadow()) {
                     entry.put("shadow", true);
                 }
+                if (fallback) {
+                    entry.put("fallback", true);
+                }
                 limits.add(entry);
                 sentences.add((limit.plan() == null ? "" : "plan " + limit.plan() + ": ") + limit.limit() + " per "
                         + window(limit.window()) + " per " + String.join(" and ", keys)
                         + (definition.shadow() ? " (counted, not enforced)" : ""));
             }
             if (!definition.shadow()) {
-                tooManyRequests = true;
+                tooManyRequests |= !fallback;
                 FailureMode mode =
                         definition.failureMode() == FailureMode.DEFAULT ? failureMode : definition.failureMode();
                 unavailable |= mode == FailureMode.CLOSED;

@@ -66,6 +66,16 @@ class OpenApiTests {
             return "ok";
         }
 
+        @GetMapping("/quote")
+        @RateLimited(name = "quote", limit = 2, windowMs = 10_000, fallback = "cached")
+        String quote() {
+            return "fresh";
+        }
+
+        String cached() {
+            return "cached";
+        }
+
         @GetMapping("/declared")
         @RateLimited(name = "declared", limit = 5, windowMs = 1000)
         @ApiResponse(responseCode = "429", description = "the application's own words")
@@ -203,6 +213,17 @@ class OpenApiTests {
             assertThat(doc.<List<Map<String, Object>>>read("$.paths['/shadowed'].get.x-ratelimit"))
                     .singleElement()
                     .satisfies(limit -> assertThat(limit).containsEntry("shadow", true));
+        });
+    }
+
+    @Test
+    void aFallbackAnswersInsteadOfThe429() {
+        runner.run(context -> {
+            DocumentContext doc = apiDocs(context);
+            assertThat(responses(doc, "/quote", "get")).doesNotContainKey("429");
+            assertThat(doc.<List<Map<String, Object>>>read("$.paths['/quote'].get.x-ratelimit"))
+                    .singleElement()
+                    .satisfies(limit -> assertThat(limit).containsEntry("fallback", true));
         });
     }
 
