@@ -27,6 +27,9 @@ final class MeteredRateLimiter implements RateLimiter {
     private final RateLimiter delegate;
     private final MeterRegistry registry;
     private final Timer decide;
+    /** The decision counters by their tags; names and plans are the declared ones, so the map stays small. */
+    private final Map<Outcome, Counter> decisions = new ConcurrentHashMap<>();
+
     /** The advice summaries by limit name; names are the declared limits', so the maps stay small. */
     private final Map<String, DistributionSummary> staggeredAdvice = new ConcurrentHashMap<>();
 
@@ -81,19 +84,31 @@ final class MeteredRateLimiter implements RateLimiter {
                             : decision.servedLocally() ? "rejected_local" : "rejected";
             outcomeByName.merge(List.of(name, plan == null ? "none" : plan), result, MeteredRateLimiter::worse);
         }
-        outcomeByName.forEach((nameAndPlan, result) -> Counter.builder("ratelimit.decisions")
-                .description("Rate limit decisions by limit name, plan and outcome")
-                .tag("limit", nameAndPlan.get(0))
-                .tag("plan", nameAndPlan.get(1))
-                .tag("outcome", result)
-                .register(registry)
-                .increment());
+        outcomeByName.forEach(
+                (nameAndPlan, result) -> decisions(new Outcome(nameAndPlan.get(0), nameAndPlan.get(1), result))
+                        .increment());
         return decision;
     }
 
+    /** The tags of a decision counter. */
+    private record Outcome(String limit, String plan, String result) {}
+
+    /** A decision counter, kept once made, as the advice summaries are. */
+    private Counter decisions(Outcome outcome) {
+        Counter counter = decisions.get(outcome);
+        return counter != null
+                ? counter
+                : decisions.computeIfAbsent(outcome, o -> Counter.builder("ratelimit.decisions")
+                        .description("Rate limit decisions by limit name, plan and outcome")
+                        .tag("limit", o.limit())
+                        .tag("plan", o.plan())
+                        .tag("outcome", o.result())
+                        .register(registry));
+    }
+
     /**
-     * The advice summary of a limit, kept once made: a refusal served in the JVM costs a few microseconds, and looking
-     * the meter up in the registry on each one doubled what metering a refusal costs.
+     * The advice summary of a limit, kept once made: a decision served in the JVM costs a few microseconds, and a
+     * meter looked up in the registry costs about a quarter of one.
      */
     private DistributionSummary advice(String name, boolean staggered) {
         Map<String, DistributionSummary> summaries = staggered ? staggeredAdvice : earliestAdvice;
