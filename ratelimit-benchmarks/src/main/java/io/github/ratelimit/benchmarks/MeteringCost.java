@@ -1,0 +1,101 @@
+package io.github.ratelimit.benchmarks;
+
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimiter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+
+/**
+ * What metering adds to a decision: a limiter that answers at once (admitting, or refusing with retry advice), called
+ * bare and as the auto-configuration wraps it when a {@code MeterRegistry} is present (Micrometer's simple registry),
+ * in alternating rounds of sequential calls; prints each round's nanoseconds per decision and the medians. No Redis:
+ * only the decorator is measured. Run with {@code --metering} (and {@code --rounds=N}, {@code --calls=N}).
+ */
+final class MeteringCost {
+
+    private MeteringCost() {}
+
+    static void run(int rounds, int calls) {
+        RateLimit limit = new RateLimit("hello", Algorithm.SLIDING_WINDOW, 5, Duration.ofSeconds(1));
+        LimitRequest request = new LimitRequest(limit, ClientIdentifier.of("ip", "127.0.0.1"), 1, false, false, false);
+        List<LimitRequest> requests = List.of(request);
+        Decision admitted = new Decision(
+                true,
+                List.of(new Decision.LimitOutcome(request, true, 3, Duration.ofMillis(700), Duration.ZERO)),
+                Instant.now());
+        Decision refused = new Decision(
+                false,
+                List.of(new Decision.LimitOutcome(request, false, 0, Duration.ofMillis(700), Duration.ofMillis(700))),
+                Instant.now());
+        for (Decision decision : List.of(admitted, refused)) {
+            RateLimiter bare = answering(decision);
+            try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+                context.registerBean(MeterRegistry.class, SimpleMeterRegistry::new);
+                context.registerBean(RateLimiter.class, () -> answering(decision));
+                context.register(RateLimitMetricsAutoConfiguration.class);
+                context.refresh();
+                RateLimiter metered = context.getBean(RateLimiter.class);
+                if (metered.getClass() == bare.getClass()) {
+                    throw new IllegalStateException("the limiter was not wrapped for metering");
+                }
+                List<Double> bareRounds = new ArrayList<>();
+                List<Double> meteredRounds = new ArrayList<>();
+                for (int round = 0; round < rounds; round++) {
+                    bareRounds.add(nanosPerCall(bare, requests, calls));
+                    meteredRounds.add(nanosPerCall(metered, requests, calls));
+                }
+                double bareMedian = median(bareRounds);
+                double meteredMedian = median(meteredRounds);
+                System.out.printf(
+                        "%s: bare %s ns, metered %s ns per decision; medians %.0f and %.0f, metering adds %.0f ns%n",
+                        decision.allowed() ? "admitted" : "refused",
+                        whole(bareRounds),
+                        whole(meteredRounds),
+                        bareMedian,
+                        meteredMedian,
+                        meteredMedian - bareMedian);
+            }
+        }
+    }
+
+    private static RateLimiter answering(Decision decision) {
+        return requests -> decision;
+    }
+
+    private static double nanosPerCall(RateLimiter limiter, List<LimitRequest> requests, int calls) {
+        long started = System.nanoTime();
+        boolean sink = false;
+        for (int i = 0; i < calls; i++) {
+            sink ^= limiter.tryAcquire(requests).allowed();
+        }
+        long elapsed = System.nanoTime() - started;
+        if (sink && calls < 0) {
+            System.out.println(); // keeps the calls from being optimised away
+        }
+        return elapsed / (double) calls;
+    }
+
+    /** The median of the rounds after the first two (warm-up). */
+    private static double median(List<Double> rounds) {
+        double[] kept = rounds.subList(Math.min(2, rounds.size() - 1), rounds.size()).stream()
+                .mapToDouble(Double::doubleValue)
+                .sorted()
+                .toArray();
+        return kept[kept.length / 2];
+    }
+
+    private static String whole(List<Double> rounds) {
+        return Arrays.toString(rounds.stream().mapToLong(Math::round).toArray());
+    }
+}
