@@ -107,8 +107,8 @@ final class MeteredRateLimiter implements RateLimiter {
     }
 
     /**
-     * The advice summary of a limit, kept once made: a decision served in the JVM costs a few microseconds, and a
-     * meter looked up in the registry costs about a quarter of one.
+     * The advice summary of a limit, kept once made: a decision served in the JVM costs a few microseconds, and each
+     * look-up of a meter in the registry about 0.3 µs more (see the metering benchmark).
      */
     private DistributionSummary advice(String name, boolean staggered) {
         Map<String, DistributionSummary> summaries = staggered ? staggeredAdvice : earliestAdvice;
