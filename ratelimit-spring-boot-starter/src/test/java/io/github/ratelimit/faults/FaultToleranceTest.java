@@ -9,6 +9,7 @@ import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.testing.Poll;
 import io.github.ratelimit.testing.RawRedis;
 import io.github.ratelimit.testing.RedisProcess;
 import java.time.Duration;
@@ -20,7 +21,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -96,14 +96,6 @@ class FaultToleranceTest {
         return calls.stream().mapToLong(Call::millis).max().orElse(0);
     }
 
-    static void await(String what, long timeoutMs, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
-    }
-
     @Test
     void killDashNineUnderSteadyLoadIsAnsweredInTimeAndLimitsComeBackAfterRestart() {
         RateLimit limit = RateLimit.of("kill9", Algorithm.SLIDING_WINDOW, 1_000_000, 60_000);
@@ -116,9 +108,9 @@ class FaultToleranceTest {
         redis.restart();
         RateLimit after = RateLimit.of("after-restart", Algorithm.FIXED_WINDOW, 3, 60_000);
         String id = "u-" + UUID.randomUUID();
-        await(
+        Poll.until(
                 "decisions again after the restart",
-                15_000,
+                Duration.ofSeconds(15),
                 () -> call(after, "probe").decision() != null);
         List<Boolean> allowed = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -146,9 +138,9 @@ class FaultToleranceTest {
         assertThat(worst(calls)).isLessThanOrEqualTo(BOUND_MS);
 
         // the calls that were sent ran once each when Redis woke up; none was sent twice
-        await(
+        Poll.until(
                 "Redis to answer again",
-                10_000,
+                Duration.ofSeconds(10),
                 () -> call(limit, "probe-" + UUID.randomUUID()).decision() != null);
         Decision now = limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 0)));
         assertThat(now.remaining()).isEqualTo(1_000 - sent);
@@ -167,7 +159,10 @@ class FaultToleranceTest {
         System.out.printf("CLIENT PAUSE 1.5 s: %d calls, worst %d ms%n", calls.size(), worst(calls));
         assertThat(calls).anySatisfy(c -> assertThat(c.failure()).isNotNull());
         assertThat(worst(calls)).isLessThanOrEqualTo(BOUND_MS);
-        await("Redis to answer again", 10_000, () -> call(limit, "probe").decision() != null);
+        Poll.until(
+                "Redis to answer again",
+                Duration.ofSeconds(10),
+                () -> call(limit, "probe").decision() != null);
     }
 
     @Test
@@ -214,7 +209,7 @@ class FaultToleranceTest {
         Thread foreign = new Thread(() -> RawRedis.command(redis.port(), "EVAL", "while true do end", "0"));
         foreign.setDaemon(true);
         foreign.start();
-        await("the foreign script to make Redis busy", 5_000, () -> {
+        Poll.until("the foreign script to make Redis busy", Duration.ofSeconds(5), () -> {
             String reply = RawRedis.command(redis.port(), "PING");
             return reply.startsWith("-BUSY");
         });
@@ -227,6 +222,9 @@ class FaultToleranceTest {
         System.out.printf("BUSY: %d calls, worst %d ms%n", calls.size(), worst(calls));
         assertThat(calls).allSatisfy(c -> assertThat(c.failure()).isNotNull());
         assertThat(worst(calls)).isLessThanOrEqualTo(BOUND_MS);
-        await("Redis to answer again", 10_000, () -> call(limit, "probe").decision() != null);
+        Poll.until(
+                "Redis to answer again",
+                Duration.ofSeconds(10),
+                () -> call(limit, "probe").decision() != null);
     }
 }

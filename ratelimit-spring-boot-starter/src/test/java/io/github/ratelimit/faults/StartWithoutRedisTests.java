@@ -16,6 +16,7 @@ import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.testing.Causes;
+import io.github.ratelimit.testing.Poll;
 import io.github.ratelimit.testing.RawRedis;
 import io.github.ratelimit.testing.RedisProcess;
 import io.github.ratelimit.testing.SharedRedis;
@@ -28,7 +29,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -270,7 +270,7 @@ class StartWithoutRedisTests {
     static void awaitConnected(AssertableApplicationContext... contexts) {
         for (AssertableApplicationContext context : contexts) {
             RedisGuard guard = context.getBean(RedisGuard.class);
-            await(guard::isConnected, Duration.ofSeconds(10), "connected to " + guard.target());
+            Poll.until("connected to " + guard.target(), Duration.ofSeconds(10), guard::isConnected);
         }
     }
 
@@ -286,22 +286,6 @@ class StartWithoutRedisTests {
             }
         }
         assertThat(admitted).isEqualTo(limit);
-    }
-
-    static void await(BooleanSupplier condition, Duration timeout, String what) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not " + what + " within " + timeout);
-            }
-            Thread.onSpinWait();
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
     }
 
     static long elapsedMs(long startedNanos) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.testing.Poll;
 import io.github.ratelimit.testing.RedisCommands;
 import io.github.ratelimit.testing.RedisTopology;
 import java.time.Duration;
@@ -20,7 +21,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,14 +65,6 @@ abstract class LockManagerContract {
 
     static String lockKeyInRedis(String key) {
         return new RedisKeys("ratelimit:").lockKey(RedisKeys.tag(key));
-    }
-
-    static void await(String what, long timeoutMs, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
     }
 
     /** 2 clients x 16 threads around a non-atomic counter: the counter is exact, never two inside. */
@@ -133,9 +125,9 @@ abstract class LockManagerContract {
     void releaseByAFormerHolderNeverRemovesTheNewHoldersLock() {
         String key = key();
         LockHandle a = locksA.tryAcquire(key, LockOptions.lease(Duration.ofMillis(100)));
-        await(
+        Poll.until(
                 "A's lease to run out",
-                5_000,
+                Duration.ofSeconds(5),
                 () -> RedisCommands.<Long>onKey(clientA, "EXISTS", lockKeyInRedis(key)) == 0);
         assertThat(a.isHeld()).isFalse();
         LockHandle b = locksB.tryAcquire(key, LockOptions.lease(Duration.ofSeconds(10)));
@@ -184,15 +176,15 @@ abstract class LockManagerContract {
         long started = System.nanoTime();
         LockHandle lock =
                 locksA.tryAcquire(key, LockOptions.lease(Duration.ofMillis(200)).renewedUpTo(Duration.ofMillis(500)));
-        await(
+        Poll.until(
                 "the lock to expire",
-                5_000,
+                Duration.ofSeconds(5),
                 () -> RedisCommands.<Long>onKey(clientB, "EXISTS", lockKeyInRedis(key)) == 0);
         long heldMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
 
         assertThat(heldMs).isGreaterThanOrEqualTo(450);
         assertThat(lock.isHeld()).isFalse();
-        await("renewal to stop", 2_000, () -> locksA.renewing() == 0);
+        Poll.until("renewal to stop", Duration.ofSeconds(2), () -> locksA.renewing() == 0);
         LockHandle next = locksB.tryAcquire(key, LockOptions.lease(Duration.ofSeconds(5)));
         assertThat(next.fencingToken()).isGreaterThan(lock.fencingToken());
         assertThat(lock.release()).isFalse();
@@ -247,9 +239,9 @@ abstract class LockManagerContract {
             }));
         }
         allWaiting.await();
-        await(
+        Poll.until(
                 "waiters to block",
-                5_000,
+                Duration.ofSeconds(5),
                 () -> locksA.listening(lockKeyInRedis(key)) + locksB.listening(lockKeyInRedis(key)) == waiters);
         long releasedAt = System.nanoTime();
         holder.release();
@@ -277,7 +269,10 @@ abstract class LockManagerContract {
         }
         LockHandle expiring = locksB.tryAcquire(key, LockOptions.lease(Duration.ofMillis(50)));
         tokens.add(expiring.fencingToken());
-        await("expiry", 5_000, () -> RedisCommands.<Long>onKey(clientA, "EXISTS", lockKeyInRedis(key)) == 0);
+        Poll.until(
+                "expiry",
+                Duration.ofSeconds(5),
+                () -> RedisCommands.<Long>onKey(clientA, "EXISTS", lockKeyInRedis(key)) == 0);
         try (LockHandle lock = locksA.tryAcquire(key, LockOptions.lease(Duration.ofSeconds(5)))) {
             tokens.add(lock.fencingToken());
         }

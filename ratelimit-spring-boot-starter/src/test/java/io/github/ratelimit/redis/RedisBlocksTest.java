@@ -3,10 +3,10 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.testing.Poll;
 import io.github.ratelimit.testing.SharedRedis;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +18,9 @@ import org.redisson.api.RedissonClient;
  * block ends by itself, and so does its key.
  */
 class RedisBlocksTest {
+
+    /** The longest a change may take to reach an instance here. */
+    private static final Duration WITHIN = Duration.ofSeconds(1);
 
     private final String prefix = "blocks-" + UUID.randomUUID() + ":";
     private RedissonClient clientOne;
@@ -34,7 +37,7 @@ class RedisBlocksTest {
         one.start();
         two.start();
         // both hear announcements before a test changes anything (else they would learn of it by their reads)
-        await(() -> one.isListening() && two.isListening());
+        Poll.until("both instances listening", WITHIN, () -> one.isListening() && two.isListening());
     }
 
     @AfterEach
@@ -53,7 +56,7 @@ class RedisBlocksTest {
 
         one.block(address, Duration.ofSeconds(30));
         assertThat(one.blockedFor(address)).isBetween(Duration.ofSeconds(29), Duration.ofSeconds(30));
-        await(() -> two.blockedFor(address) != null);
+        Poll.until("the block seen on the other instance", WITHIN, () -> two.blockedFor(address) != null);
         assertThat(two.blockedFor(address)).isBetween(Duration.ofSeconds(28), Duration.ofSeconds(30));
         assertThat(two.blockedFor(ClientIdentifier.of("ip", "203.0.113.62"))).isNull();
         assertThat(two.blockedFor(ClientIdentifier.of("principal", "203.0.113.61")))
@@ -61,7 +64,7 @@ class RedisBlocksTest {
 
         assertThat(two.lift(address)).isTrue();
         assertThat(two.blockedFor(address)).isNull();
-        await(() -> one.blockedFor(address) == null);
+        Poll.until("the lift seen on the first instance", WITHIN, () -> one.blockedFor(address) == null);
         assertThat(two.lift(address)).isFalse();
     }
 
@@ -71,16 +74,7 @@ class RedisBlocksTest {
         one.block(key, Duration.ofMillis(300));
         assertThat(one.blockedFor(ClientIdentifier.of("header:x-api-key", "k-1")))
                 .isNotNull();
-        await(() -> one.blockedFor(key) == null);
-        await(() -> clientOne.getKeys().countExists(prefix + "blocks") == 0);
-    }
-
-    /** Polls with a deadline of one second: the longest a change may take to reach an instance. */
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 1_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("within a second").isNegative();
-            Thread.sleep(10);
-        }
+        Poll.until("the block ended", WITHIN, () -> one.blockedFor(key) == null);
+        Poll.until("the key expired", WITHIN, () -> clientOne.getKeys().countExists(prefix + "blocks") == 0);
     }
 }

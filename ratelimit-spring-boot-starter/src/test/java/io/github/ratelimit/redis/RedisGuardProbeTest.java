@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.testing.Poll;
 import io.github.ratelimit.testing.RedisProcess;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,7 +57,7 @@ class RedisGuardProbeTest {
         for (int i = 0; i < 3; i++) {
             stuckInTheJvm();
         }
-        await("the probe answered", () -> guard.slowInTheJvm() == 1);
+        Poll.until("the probe answered", Duration.ofSeconds(10), () -> guard.slowInTheJvm() == 1);
         assertThat(guard.isOpen()).isFalse();
         assertThat(guard.<String>call(() -> CompletableFuture.completedFuture("decided")))
                 .isEqualTo("decided");
@@ -65,7 +65,7 @@ class RedisGuardProbeTest {
         for (int i = 0; i < 3; i++) {
             stuckInTheJvm(); // the count started again: three more before the next probe
         }
-        await("the second probe answered", () -> guard.slowInTheJvm() == 2);
+        Poll.until("the second probe answered", Duration.ofSeconds(10), () -> guard.slowInTheJvm() == 2);
         assertThat(guard.isOpen()).isFalse();
     }
 
@@ -76,7 +76,7 @@ class RedisGuardProbeTest {
             stuckInTheJvm();
         }
         assertThat(guard.isOpen()).as("open only once the probe ran out").isFalse();
-        await("the guard opened after the probe's budget", guard::isOpen);
+        Poll.until("the guard opened after the probe's budget", Duration.ofSeconds(10), guard::isOpen);
         assertThat(guard.slowInTheJvm()).isZero();
         assertThatThrownBy(() -> guard.call(() -> {
                     throw new AssertionError("an open guard does not call Redis");
@@ -92,13 +92,5 @@ class RedisGuardProbeTest {
                     .isInstanceOf(RedisUnavailableException.class);
         }
         assertThat(guard.isOpen()).isTrue();
-    }
-
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as(what).isNegative();
-            Thread.onSpinWait();
-        }
     }
 }

@@ -3,10 +3,10 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.core.LimitOverrides.Change;
+import io.github.ratelimit.testing.Poll;
 import io.github.ratelimit.testing.SharedRedis;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +18,9 @@ import org.redisson.api.RedissonClient;
  * everywhere.
  */
 class RedisOverridesTest {
+
+    /** The longest a change may take to reach an instance here. */
+    private static final Duration WITHIN = Duration.ofSeconds(1);
 
     private final String prefix = "overrides-" + UUID.randomUUID() + ":";
     private RedissonClient clientOne;
@@ -34,7 +37,7 @@ class RedisOverridesTest {
         one.start();
         two.start();
         // both hear announcements before a test changes anything (else they would learn of it by their reads)
-        await(() -> one.isListening() && two.isListening());
+        Poll.until("both instances listening", WITHIN, () -> one.isListening() && two.isListening());
     }
 
     @AfterEach
@@ -50,31 +53,26 @@ class RedisOverridesTest {
         Change quota = new Change(2L, Duration.ofSeconds(1), null);
         one.set("hello", quota);
         assertThat(one.get("hello")).isEqualTo(quota);
-        await(() -> quota.equals(two.get("hello")));
+        Poll.until("the quota seen on the other instance", WITHIN, () -> quota.equals(two.get("hello")));
         one.set("export", new Change(null, null, true));
-        await(() -> two.get("export") != null
-                && Boolean.TRUE.equals(two.get("export").shadow()));
+        Poll.until(
+                "shadow mode seen on the other instance",
+                WITHIN,
+                () -> two.get("export") != null
+                        && Boolean.TRUE.equals(two.get("export").shadow()));
 
         RedisOverrides later = new RedisOverrides(clientTwo, RedisGuard.defaults(), prefix, Duration.ofMinutes(1));
         try {
             later.start();
-            await(() -> quota.equals(later.get("hello")));
+            Poll.until("the quota read by a later instance", WITHIN, () -> quota.equals(later.get("hello")));
         } finally {
             later.close();
         }
 
         assertThat(two.remove("hello")).isTrue();
         assertThat(two.get("hello")).isNull();
-        await(() -> one.get("hello") == null);
+        Poll.until("the removal seen on the first instance", WITHIN, () -> one.get("hello") == null);
         assertThat(one.remove("hello")).isFalse();
         assertThat(one.list()).containsOnlyKeys("export");
-    }
-
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 1_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("within a second").isNegative();
-            Thread.sleep(10);
-        }
     }
 }
