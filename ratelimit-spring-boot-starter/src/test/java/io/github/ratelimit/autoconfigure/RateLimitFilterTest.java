@@ -71,6 +71,21 @@ class RateLimitFilterTest {
                 io.github.ratelimit.autoconfigure.KeyResolvers.BUILT_IN);
     }
 
+    /** The decision flow of {@link #filter}, with trusted callers and operators' blocks. */
+    RateLimitDecisions decisions(Exemptions exemptions, io.github.ratelimit.core.ClientBlocks blocks) {
+        return new RateLimitDecisions(
+                () -> limiter,
+                () -> false,
+                () -> FailureMode.OPEN,
+                () -> false,
+                new Fallbacks(),
+                Plans.NONE,
+                new LocalLimits(100, () -> 1),
+                exemptions,
+                () -> blocks,
+                () -> null);
+    }
+
     static RateLimitFields fields(MockHttpServletResponse response) {
         return RateLimitFields.parse(response.getHeader("RateLimit-Policy"), response.getHeader("RateLimit"));
     }
@@ -172,17 +187,7 @@ class RateLimitFilterTest {
         RateLimitFilter filter = new RateLimitFilter(
                 List.of(rule(0, name, List.of("/shared"), "spel:'everyone'", 3, Duration.ofMinutes(1))),
                 List.of(),
-                new RateLimitDecisions(
-                        () -> limiter,
-                        () -> false,
-                        () -> FailureMode.OPEN,
-                        () -> false,
-                        new Fallbacks(),
-                        Plans.NONE,
-                        new LocalLimits(100, () -> 1),
-                        Exemptions.of(exempt),
-                        () -> null,
-                        () -> null),
+                decisions(Exemptions.of(exempt), null),
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers,
                 true,
@@ -221,17 +226,7 @@ class RateLimitFilterTest {
             RateLimitFilter filter = new RateLimitFilter(
                     List.of(rule(0, "by-ip-" + unique(), List.of("/by-ip"), "ip", 100, Duration.ofMinutes(1))),
                     List.of(),
-                    new RateLimitDecisions(
-                            () -> limiter,
-                            () -> false,
-                            () -> FailureMode.OPEN,
-                            () -> false,
-                            new Fallbacks(),
-                            Plans.NONE,
-                            new LocalLimits(100, () -> 1),
-                            Exemptions.NONE,
-                            () -> blocks,
-                            () -> null),
+                    decisions(Exemptions.NONE, blocks),
                     new ClientAddresses(List.of(), 64),
                     MvcExceptionResolvers::withStarterHandlers,
                     true,
