@@ -181,6 +181,11 @@ abstract class SampleHttpContract {
             }
         }
         assertThat(published).as("the scrape after the tour").containsAll(named);
+        assertThat(scrape.body().lines().filter(line -> line.startsWith("ratelimit_operator_changes_total{")))
+                .as("the operator's block and lift, each under its action")
+                .anySatisfy(
+                        line -> assertThat(line).contains("action=\"block\"").doesNotEndWith(" 0.0"))
+                .anySatisfy(line -> assertThat(line).contains("action=\"lift\"").doesNotEndWith(" 0.0"));
     }
 
     private static final Pattern METRIC = Pattern.compile("ratelimit_[a-z_]+");

@@ -2,10 +2,13 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.redis.RedisGuard;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,6 +25,13 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
 public final class RateLimitMetricsAutoConfiguration {
+
+    /** What each {@code ratelimit.operator.changes} action counts. */
+    private static final Map<String, ToDoubleFunction<RateLimitsEndpoint>> OPERATOR_CHANGES = Map.of(
+            "block", RateLimitsEndpoint::blocksSet,
+            "lift", RateLimitsEndpoint::blocksLifted,
+            "override", RateLimitsEndpoint::overridesSet,
+            "override_removed", RateLimitsEndpoint::overridesRemoved);
 
     @Bean
     static MeteringPostProcessor rateLimitMeteringPostProcessor(ObjectProvider<MeterRegistry> registry) {
@@ -42,32 +52,17 @@ public final class RateLimitMetricsAutoConfiguration {
             registries.orderedStream().forEach(binder::bindTo);
             RateLimitsEndpoint operator = endpoint.getIfAvailable();
             if (operator != null) {
-                registries.orderedStream().forEach(registry -> {
-                    io.micrometer.core.instrument.FunctionCounter.builder(
-                                    "ratelimit.operator.changes", operator, RateLimitsEndpoint::blocksSet)
-                            .description("Changes operators made through the ratelimits endpoint")
-                            .tag("action", "block")
-                            .register(registry);
-                    io.micrometer.core.instrument.FunctionCounter.builder(
-                                    "ratelimit.operator.changes", operator, RateLimitsEndpoint::blocksLifted)
-                            .description("Changes operators made through the ratelimits endpoint")
-                            .tag("action", "lift")
-                            .register(registry);
-                    io.micrometer.core.instrument.FunctionCounter.builder(
-                                    "ratelimit.operator.changes", operator, RateLimitsEndpoint::overridesSet)
-                            .description("Changes operators made through the ratelimits endpoint")
-                            .tag("action", "override")
-                            .register(registry);
-                    io.micrometer.core.instrument.FunctionCounter.builder(
-                                    "ratelimit.operator.changes", operator, RateLimitsEndpoint::overridesRemoved)
-                            .description("Changes operators made through the ratelimits endpoint")
-                            .tag("action", "override_removed")
-                            .register(registry);
-                });
+                registries
+                        .orderedStream()
+                        .forEach(registry -> OPERATOR_CHANGES.forEach((action, count) -> FunctionCounter.builder(
+                                        "ratelimit.operator.changes", operator, count)
+                                .description("Changes operators made through the ratelimits endpoint")
+                                .tag("action", action)
+                                .register(registry)));
             }
             OutboundLimits clients = outbound.getIfAvailable();
             if (clients != null && !clients.isEmpty()) {
-                registries.orderedStream().forEach(registry -> io.micrometer.core.instrument.FunctionCounter.builder(
+                registries.orderedStream().forEach(registry -> FunctionCounter.builder(
                                 "ratelimit.client.pauses", clients, OutboundLimits::pauses)
                         .description("Outbound rules paused by this instance after an upstream's Retry-After")
                         .register(registry));
