@@ -2,7 +2,7 @@ package io.github.ratelimit.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.testing.RedisProcess;
+import io.github.ratelimit.test.support.RedisProcess;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.jar.JarFile;

@@ -2,7 +2,7 @@ package io.github.ratelimit.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.testing.RawRedis;
+import io.github.ratelimit.test.support.RawRedis;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;

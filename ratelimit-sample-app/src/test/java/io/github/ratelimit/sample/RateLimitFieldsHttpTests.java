@@ -2,7 +2,7 @@ package io.github.ratelimit.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.autoconfigure.RateLimitFields;
+import io.github.ratelimit.test.support.RateLimitFields;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;

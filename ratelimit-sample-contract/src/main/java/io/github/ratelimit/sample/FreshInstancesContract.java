@@ -3,7 +3,7 @@ package io.github.ratelimit.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.github.ratelimit.testing.RedisProcess;
+import io.github.ratelimit.test.support.RedisProcess;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.ratelimit.redis.RedisInstances;
-import io.github.ratelimit.testing.RedisProcess;
+import io.github.ratelimit.test.support.RedisProcess;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

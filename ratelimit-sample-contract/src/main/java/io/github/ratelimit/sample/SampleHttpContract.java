@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
-import io.github.ratelimit.autoconfigure.RateLimitFields;
+import io.github.ratelimit.test.support.RateLimitFields;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.sample.reactive.ReactiveSampleApplication;
 import io.github.ratelimit.test.EmbeddedRedis;
-import io.github.ratelimit.testing.NoBlockingCalls;
+import io.github.ratelimit.test.support.NoBlockingCalls;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

@@ -1,7 +1,7 @@
 package io.github.ratelimit.sample;
 
 import io.github.ratelimit.sample.reactive.ReactiveSampleApplication;
-import io.github.ratelimit.testing.NoBlockingCalls;
+import io.github.ratelimit.test.support.NoBlockingCalls;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Two reactive sample apps sharing one Redis. */

@@ -1,7 +1,7 @@
 package io.github.ratelimit.sample;
 
 import io.github.ratelimit.sample.reactive.ReactiveSampleApplication;
-import io.github.ratelimit.testing.NoBlockingCalls;
+import io.github.ratelimit.test.support.NoBlockingCalls;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.context.SpringBootTest;

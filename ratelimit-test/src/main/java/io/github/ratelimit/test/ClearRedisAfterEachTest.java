@@ -1,6 +1,5 @@
 package io.github.ratelimit.test;
 
-import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimiter;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,14 +30,15 @@ final class ClearRedisAfterEachTest implements TestExecutionListener, Ordered {
         }
         ApplicationContext context = testContext.getApplicationContext();
         RedissonClient redisson = context.getBeanProvider(RedissonClient.class).getIfAvailable();
-        RateLimitProperties properties =
-                context.getBeanProvider(RateLimitProperties.class).getIfAvailable();
-        if (redisson == null || properties == null) {
+        RateLimiter limiter = context.getBeanProvider(RateLimiter.class).getIfAvailable();
+        if (redisson == null || limiter == null) {
             return;
         }
+        // the property as the starter binds it (ratelimit.key-prefix), read without depending on its classes
+        String keyPrefix = context.getEnvironment().getProperty("ratelimit.key-prefix", "ratelimit:");
         // SCAN and DEL on this thread (Redisson's deleteByPattern waits on its own I/O pool)
         List<String> batch = new ArrayList<>();
-        for (String key : redisson.getKeys().getKeysByPattern(properties.getKeyPrefix() + "*", 500)) {
+        for (String key : redisson.getKeys().getKeysByPattern(keyPrefix + "*", 500)) {
             batch.add(key);
             if (batch.size() == 500) {
                 redisson.getKeys().delete(batch.toArray(String[]::new));
@@ -48,6 +48,6 @@ final class ClearRedisAfterEachTest implements TestExecutionListener, Ordered {
         if (!batch.isEmpty()) {
             redisson.getKeys().delete(batch.toArray(String[]::new));
         }
-        context.getBeanProvider(RateLimiter.class).ifAvailable(RateLimiter::forgetLocalState);
+        limiter.forgetLocalState();
     }
 }

@@ -1,0 +1,80 @@
+package io.github.ratelimit.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.test.support.Poll;
+import io.github.ratelimit.test.support.SharedRedis;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Blocks on a real Redis, seen by two instances (two clients): set on one, the other knows it within a second through
+ * pub/sub (its periodic read is a minute away here), with the time left; lifted on the other, gone on the first; a
+ * block ends by itself, and so does its key.
+ */
+class RedisBlocksTest {
+
+    /** The longest a change may take to reach an instance here. */
+    private static final Duration WITHIN = Duration.ofSeconds(1);
+
+    private final String prefix = "blocks-" + UUID.randomUUID() + ":";
+    private RedissonClient clientOne;
+    private RedissonClient clientTwo;
+    private RedisBlocks one;
+    private RedisBlocks two;
+
+    @BeforeEach
+    void start() throws InterruptedException {
+        clientOne = SharedRedis.get().newClient();
+        clientTwo = SharedRedis.get().newClient();
+        one = new RedisBlocks(clientOne, RedisGuard.defaults(), prefix, Duration.ofMinutes(1));
+        two = new RedisBlocks(clientTwo, RedisGuard.defaults(), prefix, Duration.ofMinutes(1));
+        one.start();
+        two.start();
+        // both hear announcements before a test changes anything (else they would learn of it by their reads)
+        Poll.until("both instances listening", WITHIN, () -> one.isListening() && two.isListening());
+    }
+
+    @AfterEach
+    void stop() {
+        one.close();
+        two.close();
+        clientOne.shutdown();
+        clientTwo.shutdown();
+    }
+
+    @Test
+    void aBlockSetOnOneInstanceIsKnownToTheOtherAtOnceAndLiftedEverywhere() throws Exception {
+        ClientIdentifier address = ClientIdentifier.of("ip", "203.0.113.61");
+        assertThat(two.blockedFor(address)).isNull();
+        assertThat(two.isEmpty()).isTrue();
+
+        one.block(address, Duration.ofSeconds(30));
+        assertThat(one.blockedFor(address)).isBetween(Duration.ofSeconds(29), Duration.ofSeconds(30));
+        Poll.until("the block seen on the other instance", WITHIN, () -> two.blockedFor(address) != null);
+        assertThat(two.blockedFor(address)).isBetween(Duration.ofSeconds(28), Duration.ofSeconds(30));
+        assertThat(two.blockedFor(ClientIdentifier.of("ip", "203.0.113.62"))).isNull();
+        assertThat(two.blockedFor(ClientIdentifier.of("principal", "203.0.113.61")))
+                .isNull();
+
+        assertThat(two.lift(address)).isTrue();
+        assertThat(two.blockedFor(address)).isNull();
+        Poll.until("the lift seen on the first instance", WITHIN, () -> one.blockedFor(address) == null);
+        assertThat(two.lift(address)).isFalse();
+    }
+
+    @Test
+    void aBlockEndsByItselfAndSoDoesItsKey() throws Exception {
+        ClientIdentifier key = ClientIdentifier.of("header:X-Api-Key", "k-1");
+        one.block(key, Duration.ofMillis(300));
+        assertThat(one.blockedFor(ClientIdentifier.of("header:x-api-key", "k-1")))
+                .isNotNull();
+        Poll.until("the block ended", WITHIN, () -> one.blockedFor(key) == null);
+        Poll.until("the key expired", WITHIN, () -> clientOne.getKeys().countExists(prefix + "blocks") == 0);
+    }
+}

@@ -1,0 +1,77 @@
+package io.github.ratelimit.redis;
+
+import io.github.ratelimit.core.ConcurrencyLimiter;
+import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.test.kit.ConcurrencyLimiterContract;
+import io.github.ratelimit.test.kit.LockManagerContract;
+import io.github.ratelimit.test.kit.RateLimiterContract;
+import io.github.ratelimit.test.kit.SingleUseTokensContract;
+import io.github.ratelimit.test.support.RedisTopology;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.api.RedissonClient;
+
+/**
+ * The SPI test kit run against the Redis implementations: each instance of an implementation has a Redis client of its
+ * own, as an instance of an application would. {@link TestKitOnOneRedisTest} and {@link TestKitOnClusterTest} say where.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class TestKitOnRedis {
+
+    private final List<RedissonClient> clients = new CopyOnWriteArrayList<>();
+
+    abstract RedisTopology topology();
+
+    RedissonClient client() {
+        RedissonClient client = topology().newClient();
+        clients.add(client);
+        return client;
+    }
+
+    static RedisGuard patient() {
+        return new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1));
+    }
+
+    @AfterAll
+    void shutDownClients() {
+        clients.forEach(RedissonClient::shutdown);
+    }
+
+    @Nested
+    class RateLimiters extends RateLimiterContract {
+        @Override
+        protected RateLimiter newInstance() {
+            return new RedisRateLimiter(client(), "kit:", patient());
+        }
+    }
+
+    @Nested
+    class Tokens extends SingleUseTokensContract {
+        @Override
+        protected SingleUseTokens newInstance() {
+            return new RedisSingleUseTokens(client(), "kit:", patient());
+        }
+    }
+
+    @Nested
+    class Locks extends LockManagerContract {
+        @Override
+        protected LockManager newInstance() {
+            return new RedisLockManager(client(), "kit:", patient());
+        }
+    }
+
+    @Nested
+    class ConcurrencyLimits extends ConcurrencyLimiterContract {
+        @Override
+        protected ConcurrencyLimiter newInstance() {
+            return new RedisConcurrencyLimiter(client(), "kit:", patient());
+        }
+    }
+}

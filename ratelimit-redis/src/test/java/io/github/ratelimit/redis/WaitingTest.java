@@ -1,0 +1,169 @@
+package io.github.ratelimit.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.test.support.SharedRedis;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Waiting for room ({@link RateLimiter#tryAcquire(List, Duration)}) on a real Redis, from two clients as two instances
+ * would: callers refused together are told slots one apart, so each comes back once and is admitted; the limit holds
+ * exactly on Redis's clock; a call whose advice lies beyond its deadline is refused at once.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WaitingTest {
+
+    private static final int CALLERS = 20;
+
+    RedissonClient clientOne;
+    RedissonClient clientTwo;
+    RedisRateLimiter one;
+    RedisRateLimiter two;
+
+    @BeforeAll
+    void start() {
+        clientOne = SharedRedis.get().newClient();
+        clientTwo = SharedRedis.get().newClient();
+        one = new RedisRateLimiter(
+                clientOne, "ratelimit:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)), 10, 0);
+        two = new RedisRateLimiter(
+                clientTwo, "ratelimit:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)), 10, 0);
+    }
+
+    @AfterAll
+    void stop() {
+        clientOne.shutdown();
+        clientTwo.shutdown();
+    }
+
+    /** 20 threads, blocking, on two instances: all admitted, at most 5 in any second of Redis time, few Redis calls. */
+    @Test
+    void waitersOnTwoInstancesAreAllAdmittedWithinTheLimitAskingRedisAFewTimesEach() throws Exception {
+        RateLimit limit = RateLimit.of("wait-" + UUID.randomUUID(), Algorithm.SLIDING_WINDOW, 5, 1_000);
+        List<LimitRequest> call = List.of(LimitRequest.of(limit, "client", 1));
+        Counting[] instances = {new Counting(one), new Counting(two)};
+        ExecutorService threads = Executors.newFixedThreadPool(CALLERS);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Decision>> decisions = new ArrayList<>();
+            for (int i = 0; i < CALLERS; i++) {
+                Counting instance = instances[i % 2];
+                decisions.add(threads.submit(() -> {
+                    go.await();
+                    return instance.tryAcquire(call, Duration.ofSeconds(10));
+                }));
+            }
+            go.countDown();
+            List<Decision> answers = new ArrayList<>();
+            for (Future<Decision> decision : decisions) {
+                answers.add(decision.get(30, TimeUnit.SECONDS));
+            }
+            assertAdmittedWithinTheLimit(answers, instances);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** The same without blocking: every wait a timer. */
+    @Test
+    void asyncWaitersAreAllAdmittedWithinTheLimitToo() throws Exception {
+        RateLimit limit = RateLimit.of("wait-async-" + UUID.randomUUID(), Algorithm.SLIDING_WINDOW, 5, 1_000);
+        List<LimitRequest> call = List.of(LimitRequest.of(limit, "client", 1));
+        Counting[] instances = {new Counting(one), new Counting(two)};
+        List<CompletableFuture<Decision>> pending = new ArrayList<>();
+        for (int i = 0; i < CALLERS; i++) {
+            pending.add(instances[i % 2]
+                    .tryAcquireAsync(call, Duration.ofSeconds(10))
+                    .toCompletableFuture());
+        }
+        List<Decision> answers = new ArrayList<>();
+        for (CompletableFuture<Decision> decision : pending) {
+            answers.add(decision.get(30, TimeUnit.SECONDS));
+        }
+        assertAdmittedWithinTheLimit(answers, instances);
+    }
+
+    /** A limit of 1 per minute, a wait of half a second: the second call is refused at once, after one decision. */
+    @Test
+    void aCallThatCouldNotBeAdmittedBeforeItsDeadlineIsRefusedAtOnce() {
+        RateLimit limit = RateLimit.of("wait-late-" + UUID.randomUUID(), Algorithm.SLIDING_WINDOW, 1, 60_000);
+        List<LimitRequest> call = List.of(LimitRequest.of(limit, "client", 1));
+        Counting instance = new Counting(one);
+        assertThat(instance.tryAcquire(call, Duration.ofMillis(500)).allowed()).isTrue();
+
+        Decision refused = instance.tryAcquire(call, Duration.ofMillis(500));
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfter()).isGreaterThan(Duration.ofSeconds(50));
+        assertThat(instance.calls.get()).isEqualTo(2);
+        assertThat(instance.tryAcquireAsync(call, Duration.ofMillis(500))
+                        .toCompletableFuture()
+                        .join()
+                        .allowed())
+                .isFalse();
+        assertThat(instance.calls.get()).isEqualTo(3);
+    }
+
+    private static void assertAdmittedWithinTheLimit(List<Decision> answers, Counting[] instances) {
+        assertThat(answers).allMatch(Decision::allowed);
+        // on Redis's clock, no second holds more than 5 admissions
+        List<Instant> admitted =
+                answers.stream().map(Decision::decidedAt).sorted().toList();
+        for (int i = 5; i < admitted.size(); i++) {
+            assertThat(Duration.between(admitted.get(i - 5), admitted.get(i)))
+                    .as("admissions %d and %d of %s", i - 5, i, admitted)
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(1_000));
+        }
+        int calls = instances[0].calls.get() + instances[1].calls.get();
+        System.out.printf(
+                "%d waiting calls took %d Redis decisions, %s to %s%n",
+                CALLERS, calls, admitted.get(0), admitted.get(admitted.size() - 1));
+        // the 5 admitted at once ask once; each of the 15 others is told its own slot and asks again once, or a few
+        // times when a slot was missed
+        assertThat(calls).as("Redis decisions for %d calls", CALLERS).isBetween(CALLERS + 15, CALLERS + 15 + 10);
+    }
+
+    /** A limiter counting the decisions it asks Redis for, as one instance. */
+    private static final class Counting implements RateLimiter {
+
+        private final RateLimiter delegate;
+        private final AtomicInteger calls = new AtomicInteger();
+
+        Counting(RateLimiter delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Decision tryAcquire(List<LimitRequest> requests) {
+            calls.incrementAndGet();
+            return delegate.tryAcquire(requests);
+        }
+
+        @Override
+        public CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests) {
+            calls.incrementAndGet();
+            return delegate.tryAcquireAsync(requests);
+        }
+    }
+}

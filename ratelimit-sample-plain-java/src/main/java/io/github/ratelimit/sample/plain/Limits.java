@@ -1,0 +1,80 @@
+package io.github.ratelimit.sample.plain;
+
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.local.LocalRateLimiter;
+import io.github.ratelimit.redis.RedisConnector;
+import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.RedisLockManager;
+import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.RedisSingleUseTokens;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/** The limiter from plain Java: only ratelimit-redis (and Redisson) on the class path. */
+public final class Limits implements AutoCloseable {
+
+    static final List<RateLimit> SEARCH = List.of(
+            RateLimit.of("search", Algorithm.SLIDING_WINDOW, 10, 1_000),
+            RateLimit.of("search", Algorithm.SLIDING_WINDOW, 120, 60_000),
+            RateLimit.of("search", Algorithm.SLIDING_WINDOW, 240, 3_600_000));
+
+    private final RedissonClient redisson;
+    private final RedisConnector connector;
+    private final RedisRateLimiter limiter;
+    private final LocalRateLimiter inMemory = new LocalRateLimiter(LocalRateLimiter.DEFAULT_MAX_ENTRIES);
+    private final RedisSingleUseTokens tokens;
+    private final RedisLockManager locks;
+
+    public Limits(String redisUrl) {
+        Config config = new Config();
+        config.setLazyInitialization(true); // connect on first use: the constructor never waits for Redis
+        config.useSingleServer().setAddress(redisUrl);
+        redisson = Redisson.create(config);
+        RedisGuard guard = RedisGuard.defaults(); // 200 ms per call, a circuit breaker
+        connector = new RedisConnector(redisson, guard, Duration.ofSeconds(3), Duration.ofSeconds(1), List.of());
+        connector.start(); // connects in the background and retries; until then calls fail fast
+        limiter = new RedisRateLimiter(redisson, "ratelimit:", guard);
+        tokens = new RedisSingleUseTokens(redisson, "ratelimit:", guard);
+        locks = new RedisLockManager(redisson, "ratelimit:", guard);
+    }
+
+    /** 10/s + 120/min + 240/h per IP and per user: six counters, one round trip, all or nothing. */
+    public Decision search(String ip, String user) {
+        List<LimitRequest> requests = new ArrayList<>();
+        for (RateLimit limit : SEARCH) {
+            requests.add(LimitRequest.of(limit, ClientIdentifier.of("ip", ip), 1));
+            requests.add(LimitRequest.of(limit, ClientIdentifier.of("user", user), 1));
+        }
+        try {
+            return limiter.tryAcquire(requests);
+        } catch (RedisUnavailableException e) {
+            return inMemory.tryAcquire(requests); // Redis cannot decide: this instance's memory does
+        }
+    }
+
+    public SingleUseTokens tokens() {
+        return tokens;
+    }
+
+    public LockManager locks() {
+        return locks;
+    }
+
+    @Override
+    public void close() {
+        locks.close();
+        connector.close();
+        redisson.shutdown();
+    }
+}

@@ -1,0 +1,97 @@
+package io.github.ratelimit.sample.plain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockManager.LockOptions;
+import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.test.support.Poll;
+import io.github.ratelimit.test.support.RedisProcess;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** The README's plain-Java example, run as it is written: on a real Redis, and with no Redis at all. */
+class LimitsTest {
+
+    static final RedisProcess redis = RedisProcess.start();
+
+    @AfterAll
+    static void stopRedis() {
+        redis.close();
+    }
+
+    /** The first calls may meet the background connection still being made: wait until Redis decides. */
+    static Limits connected(String url) {
+        Limits limits = new Limits(url);
+        Poll.until("Redis to decide", Duration.ofSeconds(10), () -> {
+            try {
+                limits.tokens().consume("probe", "A".repeat(32));
+                return true;
+            } catch (RedisUnavailableException e) {
+                return false;
+            }
+        });
+        return limits;
+    }
+
+    @Test
+    void theSeedsLimitAdmitsTenPerSecondPerAddressAndPerUserAcrossInstances() {
+        String ip = "10.0.0.1";
+        String alice = "alice-" + UUID.randomUUID();
+        try (Limits one = connected(redis.url());
+                Limits other = connected(redis.url())) {
+            int admitted = 0;
+            for (int i = 0; i < 15; i++) {
+                Decision decision = (i % 2 == 0 ? one : other).search(ip, alice);
+                admitted += decision.allowed() ? 1 : 0;
+            }
+            assertThat(admitted).isEqualTo(10);
+
+            Decision bobOnTheSameAddress = one.search(ip, "bob-" + UUID.randomUUID());
+            assertThat(bobOnTheSameAddress.allowed()).isFalse();
+            assertThat(bobOnTheSameAddress.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+            assertThat(other.search("10.0.0.2", "carol").allowed()).isTrue();
+        }
+    }
+
+    @Test
+    void aTokenWorksOnceAndALockHasOneHolder() {
+        try (Limits one = connected(redis.url());
+                Limits other = connected(redis.url())) {
+            IssuedToken issued = one.tokens().issue("reset-password", Map.of("user", "42"), Duration.ofMinutes(10));
+            assertThat(other.tokens().consume("reset-password", issued.token()).metadata())
+                    .isEqualTo(Map.of("user", "42"));
+            assertThat(one.tokens().consume("reset-password", issued.token()).status())
+                    .isEqualTo(Status.ALREADY_USED);
+
+            String key = "report:" + UUID.randomUUID();
+            try (LockHandle lock = one.locks().tryAcquire(key, LockOptions.lease(Duration.ofSeconds(10)))) {
+                assertThat(lock.isHeld()).isTrue();
+                assertThatThrownBy(() -> other.locks().tryAcquire(key, LockOptions.lease(Duration.ofSeconds(10))))
+                        .isInstanceOf(LockNotAcquiredException.class);
+            }
+        }
+    }
+
+    /** Nothing listens on the port: the constructor returns, limits are decided in memory, tokens answer "unavailable". */
+    @Test
+    void withoutRedisItStartsAndDecidesInMemory() {
+        try (Limits limits = new Limits("redis://127.0.0.1:" + RedisProcess.freePort())) {
+            int admitted = 0;
+            for (int i = 0; i < 15; i++) {
+                admitted += limits.search("10.9.9.9", "dave").allowed() ? 1 : 0;
+            }
+            assertThat(admitted).isEqualTo(10);
+            assertThatThrownBy(() -> limits.tokens().consume("reset-password", "A".repeat(32)))
+                    .isInstanceOf(RedisUnavailableException.class);
+        }
+    }
+}

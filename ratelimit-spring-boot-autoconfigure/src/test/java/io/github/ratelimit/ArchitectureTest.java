@@ -1,0 +1,273 @@
+package io.github.ratelimit;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layering of the published modules and their public API, pinned so that neither drifts unnoticed: the core knows
+ * no Spring and no Redis, the decision flow and the web and annotation support know no storage, and each module's list
+ * of public types changes only on purpose (with the README's list of them).
+ */
+class ArchitectureTest {
+
+    /** The main classes of every module on this test's class path (the reactor's jars or classes folders). */
+    static final JavaClasses STARTER = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.github.ratelimit");
+
+    private static final Pattern MODULE = Pattern.compile("/(ratelimit-[a-z-]+?)(?:/target/classes/|-\\d[^/]*\\.jar!)");
+
+    /** The module a class was read from, by the name of its jar or of the folder of its classes. */
+    static String moduleOf(JavaClass type) {
+        String uri = type.getSource().orElseThrow().getUri().toString();
+        Matcher matcher = MODULE.matcher(uri);
+        assertThat(matcher.find())
+                .as("the module of %s (%s)", type.getName(), uri)
+                .isTrue();
+        return matcher.group(1);
+    }
+
+    @Test
+    void theCoreKnowsNoSpringNoRedisAndNoOtherLayer() {
+        classes()
+                .that()
+                .resideInAPackage("io.github.ratelimit.core..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "io.github.ratelimit.core..", "io.github.ratelimit.annotation..")
+                .check(STARTER);
+    }
+
+    /**
+     * The Spring side (interception, path rules, answers, the decision flow, metrics) lives in the auto-configuration
+     * package, package-private, beside the auto-configurations that build it. Of it, only the Redis wiring and the
+     * operator views of Redis (health, meters, the startup line) know the Redis implementation; the decision flow and
+     * the web and annotation support talk to the SPIs of the core, and nothing of it but the Redis wiring knows
+     * Redisson.
+     */
+    @Test
+    void theDecisionFlowAndTheWebAndAnnotationSupportKnowNoStorage() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.github.ratelimit.autoconfigure..")
+                .and(DescribedPredicate.describe(
+                        "are not the Redis wiring or an operator view of Redis",
+                        (JavaClass c) -> !KNOW_REDIS.contains(topLevel(c).getSimpleName())))
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.redisson..", "io.github.ratelimit.redis..")
+                .check(STARTER);
+    }
+
+    /** The auto-configuration classes that may know Redis: they build it, or show its state to operators. */
+    static final Set<String> KNOW_REDIS = Set.of(
+            // the Redis wiring
+            "RateLimitRedissonAutoConfiguration",
+            "RateLimitAutoConfiguration",
+            "RedisConnectionSettings",
+            "ConnectionDetailsSettings",
+            "RedisMemoryPolicyCheck",
+            "RateLimitProperties", // its defaults are the Redis implementation's
+            // operator views of Redis: health, meters, the startup line
+            "RateLimitHealthAutoConfiguration",
+            "RateLimitHealthIndicator",
+            "RateLimitMetricsAutoConfiguration",
+            "MeteringPostProcessor",
+            "RateLimitMeters",
+            "StartupSummary");
+
+    static JavaClass topLevel(JavaClass type) {
+        JavaClass c = type;
+        while (c.getEnclosingClass().isPresent()) {
+            c = c.getEnclosingClass().get();
+        }
+        return c;
+    }
+
+    @Test
+    void theRedisImplementationKnowsNothingAboveIt() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.github.ratelimit.redis..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.github.ratelimit.autoconfigure..", "io.github.ratelimit.local..")
+                .check(STARTER);
+    }
+
+    /** The limiter in memory (for when Redis cannot decide) is the core's SPI on Caffeine, and nothing else. */
+    @Test
+    void theLocalLimiterKnowsOnlyTheCore() {
+        classes()
+                .that()
+                .resideInAPackage("io.github.ratelimit.local..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage(
+                        "java..",
+                        "io.github.ratelimit.core..",
+                        "io.github.ratelimit.annotation..",
+                        "io.github.ratelimit.local..",
+                        "com.github.benmanes.caffeine..")
+                .check(STARTER);
+    }
+
+    @Test
+    void autoConfigurationClassesAreFinal() {
+        classes()
+                .that()
+                .resideInAPackage("io.github.ratelimit.autoconfigure..")
+                .and()
+                .haveSimpleNameEndingWith("AutoConfiguration")
+                .and()
+                .areTopLevelClasses()
+                .should()
+                .haveModifier(JavaModifier.FINAL)
+                .check(STARTER);
+    }
+
+    /** The modules are where they should be: each package in one module, no module reaching into another's. */
+    @Test
+    void eachPackageLivesInItsModule() {
+        Map<String, String> expected = Map.of(
+                "io.github.ratelimit.annotation", "ratelimit-annotations",
+                "io.github.ratelimit.core", "ratelimit-core",
+                "io.github.ratelimit.local", "ratelimit-core",
+                "io.github.ratelimit.redis", "ratelimit-redis",
+                "io.github.ratelimit.autoconfigure", "ratelimit-spring-boot-autoconfigure",
+                "io.github.ratelimit.test", "ratelimit-test");
+        for (JavaClass type : STARTER) {
+            String pkg = type.getPackageName();
+            String owner = expected.entrySet().stream()
+                    .filter(e -> pkg.equals(e.getKey()) || pkg.startsWith(e.getKey() + "."))
+                    .map(Map.Entry::getValue)
+                    .findFirst()
+                    .orElse(null);
+            assertThat(owner).as("the package %s is in no module's list", pkg).isNotNull();
+            assertThat(moduleOf(type)).as("the module of %s", type.getName()).isEqualTo(owner);
+        }
+    }
+
+    /**
+     * Every public top-level type of each published module. A type added here is API: add it on purpose, with
+     * javadoc, and to the README's list. The annotations module is all API by nature and is left out.
+     */
+    @Test
+    void thePublicApiOfEachModuleIsItsList() {
+        Map<String, Set<String>> actual = new TreeMap<>();
+        for (JavaClass type : STARTER) {
+            if (type.isTopLevelClass()
+                    && type.getModifiers().contains(JavaModifier.PUBLIC)
+                    && !type.getSimpleName().equals("package-info")) {
+                String module = moduleOf(type);
+                if (!module.equals("ratelimit-annotations")) {
+                    actual.computeIfAbsent(module, m -> new TreeSet<>())
+                            .add(type.getName().substring("io.github.ratelimit.".length()));
+                }
+            }
+        }
+        Map<String, Set<String>> expected = new TreeMap<>();
+        PUBLIC_API.forEach((module, types) -> expected.put(module, new TreeSet<>(types)));
+        assertThat(actual).isEqualTo(expected);
+    }
+
+    static final Map<String, List<String>> PUBLIC_API = Map.of(
+            "ratelimit-core",
+            List.of(
+                    // SPIs
+                    "core.ClientBlocks",
+                    "core.CallerContext",
+                    "core.ConcurrencyLimiter",
+                    "core.KeyResolver",
+                    "core.LimitOverrides",
+                    "core.LockManager",
+                    "core.PlanSource",
+                    "core.RateLimiter",
+                    "core.SingleUseTokens",
+                    // values
+                    "core.ClientIdentifier",
+                    "core.Decision",
+                    "core.LimitRequest",
+                    "core.Messages",
+                    "core.RateLimit",
+                    // exceptions
+                    "core.ConcurrencyLimitExceededException",
+                    "core.LockLostException",
+                    "core.LockNotAcquiredException",
+                    "core.RateLimitEvaluationException",
+                    "core.RateLimitExceededException",
+                    "core.RedisUnavailableException",
+                    "core.SingleUseTokenException",
+                    // the limiter in memory, for when Redis cannot decide
+                    "local.LocalRateLimiter"),
+            "ratelimit-redis",
+            List.of(
+                    // the Redis implementations of the SPIs, for use without the auto-configuration
+                    "redis.RedisBlocks",
+                    "redis.RedisConcurrencyLimiter",
+                    "redis.RedisConnector",
+                    "redis.RedisGuard",
+                    "redis.RedisInstances",
+                    "redis.RedisLockManager",
+                    "redis.RedisOverrides",
+                    "redis.RedisRateLimiter",
+                    "redis.RedisSingleUseTokens"),
+            "ratelimit-spring-boot-autoconfigure",
+            List.of(
+                    // what an application names: the auto-configurations (to exclude or order them), the properties
+                    // and the rule types bound into them
+                    "autoconfigure.ClientRuleSpec",
+                    "autoconfigure.FilterRuleSpec",
+                    "autoconfigure.RateLimitArgumentResolversAutoConfiguration",
+                    "autoconfigure.RateLimitAutoConfiguration",
+                    "autoconfigure.RateLimitBootVersionCheck",
+                    "autoconfigure.RateLimitClientAutoConfiguration",
+                    "autoconfigure.RateLimitEndpointAutoConfiguration",
+                    "autoconfigure.RateLimitHealthAutoConfiguration",
+                    "autoconfigure.RateLimitMetricsAutoConfiguration",
+                    "autoconfigure.RateLimitObservationAutoConfiguration",
+                    "autoconfigure.RateLimitOpenApiAutoConfiguration",
+                    "autoconfigure.RateLimitProperties",
+                    "autoconfigure.RateLimitReactiveWebAutoConfiguration",
+                    "autoconfigure.RateLimitRedissonAutoConfiguration",
+                    "autoconfigure.RateLimitWebAutoConfiguration"),
+            "ratelimit-test",
+            List.of(
+                    // Spring test support
+                    "test.AutoConfigureRateLimits",
+                    "test.EmbeddedRedis",
+                    // the SPI test kit: every store passes these
+                    "test.kit.ConcurrencyLimiterContract",
+                    "test.kit.LockManagerContract",
+                    "test.kit.RateLimiterContract",
+                    "test.kit.SingleUseTokensContract",
+                    "test.kit.TwoInstances",
+                    // real Redis servers and clusters, and helpers, for tests of the limiter and of stores
+                    "test.support.Causes",
+                    "test.support.NoBlockingCalls",
+                    "test.support.Poll",
+                    "test.support.RateLimitFields",
+                    "test.support.RawRedis",
+                    "test.support.RedisClusterProcess",
+                    "test.support.RedisCommands",
+                    "test.support.RedisProcess",
+                    "test.support.RedisTopology",
+                    "test.support.SharedCluster",
+                    "test.support.SharedRedis"));
+}

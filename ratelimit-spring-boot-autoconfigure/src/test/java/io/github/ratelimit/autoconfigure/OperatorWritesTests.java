@@ -1,0 +1,105 @@
+package io.github.ratelimit.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.redis.RedisBlocks;
+import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.test.support.SharedRedis;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+import org.springframework.beans.factory.support.StaticListableBeanFactory;
+
+/**
+ * The endpoint's write operations (blocks), on a real Redis: off unless enabled (403), bad input a 400 naming what was
+ * wrong with nothing stored, and a block set and lifted by name of key and value.
+ */
+class OperatorWritesTests {
+
+    private RedissonClient client;
+    private RedisBlocks blocks;
+
+    @BeforeEach
+    void start() {
+        client = SharedRedis.get().newClient();
+        blocks = new RedisBlocks(
+                client, RedisGuard.defaults(), "writes-" + UUID.randomUUID() + ":", Duration.ofMinutes(1));
+        blocks.start();
+    }
+
+    @AfterEach
+    void stop() {
+        blocks.close();
+        client.shutdown();
+    }
+
+    private RateLimitsEndpoint endpoint(boolean writeEnabled) {
+        return new RateLimitsEndpoint(
+                new StaticListableBeanFactory().getBeanProvider(DeclaredLimits.class),
+                requests -> {
+                    throw new AssertionError("nothing is decided here");
+                },
+                false,
+                Plans.NONE,
+                () -> blocks,
+                () -> null,
+                writeEnabled,
+                Duration.ofHours(1));
+    }
+
+    @Test
+    void writesAreOffUnlessEnabled() {
+        RateLimitsEndpoint endpoint = endpoint(false);
+        assertThat(endpoint.write("blocks", "ip", "203.0.113.70", "30s", null).getStatus())
+                .isEqualTo(403);
+        assertThat(endpoint.reset("blocks", "ip", "203.0.113.70", null).getStatus())
+                .isEqualTo(403);
+        assertThat(blocks.list()).isEmpty();
+    }
+
+    @Test
+    void badInputIsA400NamingWhatWasWrongAndStoresNothing() {
+        RateLimitsEndpoint endpoint = endpoint(true);
+        assertThat(endpoint.write("blocks", null, "203.0.113.70", "30s", null)
+                        .getBody()
+                        .get("error"))
+                .asString()
+                .contains("key and value");
+        assertThat(endpoint.write("blocks", "ip", "203.0.113.70", "abc", null)
+                        .getBody()
+                        .get("error"))
+                .asString()
+                .contains("duration must be a duration")
+                .contains("'abc'");
+        assertThat(endpoint.write("blocks", "ip", "203.0.113.70", "2h", null)
+                        .getBody()
+                        .get("error"))
+                .asString()
+                .contains("ratelimit.actuator.max-block");
+        assertThat(endpoint.write("blocks", "ip", "x".repeat(300), "30s", null).getStatus())
+                .isEqualTo(400);
+        assertThat(endpoint.write("overrides", "ip", "203.0.113.70", "30s", null)
+                        .getStatus())
+                .isEqualTo(404);
+        assertThat(blocks.list()).isEmpty();
+    }
+
+    @Test
+    void aBlockIsSetAndLiftedByKeyAndValue() {
+        RateLimitsEndpoint endpoint = endpoint(true);
+        assertThat(endpoint.write("blocks", "Header:X-Api-Key", "k-9", "10m", null)
+                        .getStatus())
+                .isEqualTo(204);
+        assertThat(blocks.blockedFor(ClientIdentifier.of("header:x-api-key", "k-9")))
+                .isBetween(Duration.ofMinutes(9), Duration.ofMinutes(10));
+        assertThat(endpoint.limits()).containsKey("blocks");
+        assertThat(endpoint.reset("blocks", "header:x-api-key", "k-9", null).getStatus())
+                .isEqualTo(204);
+        assertThat(blocks.blockedFor(ClientIdentifier.of("header:x-api-key", "k-9")))
+                .isNull();
+    }
+}

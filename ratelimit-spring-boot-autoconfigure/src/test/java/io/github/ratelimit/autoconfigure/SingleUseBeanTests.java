@@ -1,0 +1,149 @@
+package io.github.ratelimit.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.core.SingleUseTokenException;
+import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.test.support.SharedRedis;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+class SingleUseBeanTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    AopAutoConfiguration.class,
+                    RateLimitRedissonAutoConfiguration.class,
+                    RateLimitAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url())
+            .withBean(Vms.class);
+
+    static class Vms {
+        private final AtomicInteger runs = new AtomicInteger();
+
+        public int runs() {
+            return runs.get();
+        }
+
+        @SingleUse(purpose = "spawn-vm")
+        public String spawn(String token, TokenConsumption consumed) {
+            runs.incrementAndGet();
+            return consumed.metadata().get("size");
+        }
+
+        @SingleUse(purpose = "flaky", token = "#p0")
+        public void keepsOnFailure(String token) {
+            runs.incrementAndGet();
+            throw new IllegalStateException("downstream failed");
+        }
+
+        @SingleUse(purpose = "flaky", token = "#p0", onFailure = SingleUse.OnFailure.RELEASE)
+        public void releasesOnFailure(String token, boolean fail) {
+            runs.incrementAndGet();
+            if (fail) {
+                throw new IllegalStateException("downstream failed");
+            }
+        }
+
+        @SingleUse(purpose = "flaky", onFailure = SingleUse.OnFailure.RELEASE)
+        public CompletionStage<String> releasesOnAsyncFailure(String token) {
+            return CompletableFuture.failedFuture(new IllegalStateException("later"));
+        }
+    }
+
+    @Test
+    void consumesBeforeTheBodyAndHandsOverTheMetadata() {
+        runner.run(context -> {
+            Vms vms = context.getBean(Vms.class);
+            String token = context.getBean(SingleUseTokens.class)
+                    .issue("spawn-vm", Map.of("size", "small"), Duration.ofMinutes(1))
+                    .token();
+
+            assertThat(vms.spawn(token, null)).isEqualTo("small");
+            assertThatThrownBy(() -> vms.spawn(token, null))
+                    .isInstanceOf(SingleUseTokenException.class)
+                    .extracting(e -> ((SingleUseTokenException) e).status())
+                    .isEqualTo(Status.ALREADY_USED);
+            assertThatThrownBy(() -> vms.spawn(null, null))
+                    .isInstanceOf(SingleUseTokenException.class)
+                    .extracting(e -> ((SingleUseTokenException) e).status())
+                    .isEqualTo(Status.MISSING);
+            assertThat(vms.runs()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void staysConsumedWhenTheMethodThrowsByDefault() {
+        runner.run(context -> {
+            Vms vms = context.getBean(Vms.class);
+            String token = context.getBean(SingleUseTokens.class)
+                    .issue("flaky", Map.of(), Duration.ofMinutes(1))
+                    .token();
+            assertThatThrownBy(() -> vms.keepsOnFailure(token)).hasMessage("downstream failed");
+            assertThatThrownBy(() -> vms.keepsOnFailure(token))
+                    .isInstanceOf(SingleUseTokenException.class)
+                    .hasMessageContaining("already used");
+        });
+    }
+
+    @Test
+    void releaseOnFailureGivesTheTokenAnotherTry() {
+        runner.run(context -> {
+            Vms vms = context.getBean(Vms.class);
+            String token = context.getBean(SingleUseTokens.class)
+                    .issue("flaky", Map.of(), Duration.ofMinutes(1))
+                    .token();
+            assertThatThrownBy(() -> vms.releasesOnFailure(token, true)).hasMessage("downstream failed");
+            vms.releasesOnFailure(token, false);
+            assertThatThrownBy(() -> vms.releasesOnFailure(token, false))
+                    .isInstanceOf(SingleUseTokenException.class)
+                    .hasMessageContaining("already used");
+        });
+    }
+
+    @Test
+    void releaseOnAsyncFailure() {
+        runner.run(context -> {
+            Vms vms = context.getBean(Vms.class);
+            SingleUseTokens tokens = context.getBean(SingleUseTokens.class);
+            String token =
+                    tokens.issue("flaky", Map.of(), Duration.ofMinutes(1)).token();
+            CompletionStage<String> stage = vms.releasesOnAsyncFailure(token);
+            assertThatThrownBy(() -> stage.toCompletableFuture().join()).hasRootCauseMessage("later");
+            assertThat(tokens.consume("flaky", token).consumed()).isTrue();
+        });
+    }
+
+    @Test
+    void invalidDeclarationsFailTheStart() {
+        runner.withBean(BadPurpose.class).run(context -> assertThat(context)
+                .getFailure()
+                .isInstanceOf(InvalidDefinitionException.class)
+                .hasMessageContaining("Invalid @SingleUse on")
+                .hasMessageContaining("BadPurpose.call(String)")
+                .hasMessageContaining("purpose must be"));
+        runner.withBean(UnknownVariable.class)
+                .run(context -> assertThat(context).getFailure().hasMessageContaining("token '#tokn' names #tokn"));
+    }
+
+    static class BadPurpose {
+        @SingleUse(purpose = "no spaces")
+        public void call(String token) {}
+    }
+
+    static class UnknownVariable {
+        @SingleUse(purpose = "p", token = "#tokn")
+        public void call(String token) {}
+    }
+}
