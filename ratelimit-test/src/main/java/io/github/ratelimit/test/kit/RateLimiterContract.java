@@ -85,8 +85,11 @@ public abstract class RateLimiterContract extends TwoInstances<RateLimiter> {
 
         assertThat(both.get() + addressOnly.get()).as("the address's limit").isEqualTo(15);
         assertThat(both.get()).isLessThanOrEqualTo(10);
+        // read by an instance that took no part: what the store holds, not a refusal an instance kept in memory
+        // while it raced the others (on a Redis Cluster, one seen while another call gave back across slots)
+        RateLimiter reader = instancesShareState() ? newInstance() : instance(0);
         int userLeft = 0;
-        while (call(instance(userLeft), LimitRequest.of(perUser, user, 1)).allowed()) {
+        while (call(reader, LimitRequest.of(perUser, user, 1)).allowed()) {
             userLeft++;
         }
         assertThat(userLeft).as("what the user's limit has left").isEqualTo(10 - both.get());
