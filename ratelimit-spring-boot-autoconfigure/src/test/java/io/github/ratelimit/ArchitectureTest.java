@@ -128,6 +128,52 @@ class ArchitectureTest {
                 .check(STARTER);
     }
 
+    /** The decision flow is the core's SPIs and the limiter in memory put together, and nothing else. */
+    @Test
+    void theDecisionFlowKnowsOnlyTheCoreAndTheLimiterInMemory() {
+        classes()
+                .that()
+                .resideInAPackage("io.github.ratelimit.decision..")
+                .should()
+                .onlyDependOnClassesThat()
+                .resideInAnyPackage(
+                        "java..",
+                        "io.github.ratelimit.core..",
+                        "io.github.ratelimit.annotation..",
+                        "io.github.ratelimit.local..",
+                        "io.github.ratelimit.decision..",
+                        "org.slf4j..")
+                .check(STARTER);
+    }
+
+    /** What modules share in an internal package never shows in the API: no public signature names it. */
+    @Test
+    void noPublicSignatureOfTheApiMentionsAnInternalType() {
+        List<String> leaks = new java.util.ArrayList<>();
+        for (JavaClass type : STARTER) {
+            if (!type.getModifiers().contains(JavaModifier.PUBLIC)
+                    || type.getPackageName().contains(".internal")) {
+                continue;
+            }
+            type.getMethods().stream()
+                    .filter(m -> m.getModifiers().contains(JavaModifier.PUBLIC)
+                            || m.getModifiers().contains(JavaModifier.PROTECTED))
+                    .forEach(method -> {
+                        List<JavaClass> mentioned = new java.util.ArrayList<>(method.getRawParameterTypes());
+                        mentioned.add(method.getRawReturnType());
+                        mentioned.stream()
+                                .filter(t -> t.getPackageName().contains(".internal"))
+                                .forEach(t -> leaks.add(method.getFullName() + " mentions " + t.getName()));
+                    });
+            type.getConstructors().stream()
+                    .filter(c -> c.getModifiers().contains(JavaModifier.PUBLIC))
+                    .forEach(constructor -> constructor.getRawParameterTypes().stream()
+                            .filter(t -> t.getPackageName().contains(".internal"))
+                            .forEach(t -> leaks.add(constructor.getFullName() + " mentions " + t.getName())));
+        }
+        assertThat(leaks).isEmpty();
+    }
+
     @Test
     void autoConfigurationClassesAreFinal() {
         classes()
@@ -148,6 +194,7 @@ class ArchitectureTest {
         Map<String, String> expected = Map.of(
                 "io.github.ratelimit.annotation", "ratelimit-annotations",
                 "io.github.ratelimit.core", "ratelimit-core",
+                "io.github.ratelimit.decision", "ratelimit-core",
                 "io.github.ratelimit.local", "ratelimit-core",
                 "io.github.ratelimit.redis", "ratelimit-redis",
                 "io.github.ratelimit.autoconfigure", "ratelimit-spring-boot-autoconfigure",
@@ -174,6 +221,7 @@ class ArchitectureTest {
         for (JavaClass type : STARTER) {
             if (type.isTopLevelClass()
                     && type.getModifiers().contains(JavaModifier.PUBLIC)
+                    && !type.getPackageName().endsWith(".internal")
                     && !type.getSimpleName().equals("package-info")) {
                 String module = moduleOf(type);
                 if (!module.equals("ratelimit-annotations")) {
@@ -215,7 +263,11 @@ class ArchitectureTest {
                     "core.RedisUnavailableException",
                     "core.SingleUseTokenException",
                     // the limiter in memory, for when Redis cannot decide
-                    "local.LocalRateLimiter"),
+                    "local.LocalRateLimiter",
+                    // the one decision flow every integration calls
+                    "decision.Exemptions",
+                    "decision.Fallbacks",
+                    "decision.RateLimitDecisions"),
             "ratelimit-redis",
             List.of(
                     // the Redis implementations of the SPIs, for use without the auto-configuration

@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import io.github.ratelimit.core.internal.Futures;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.time.Duration;

@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.internal.Futures;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;

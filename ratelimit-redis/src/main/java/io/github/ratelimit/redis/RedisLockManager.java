@@ -6,6 +6,7 @@ import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.internal.Futures;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Duration;

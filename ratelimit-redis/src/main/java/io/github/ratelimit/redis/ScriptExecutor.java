@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import io.github.ratelimit.core.internal.Futures;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.core.internal.Cidr;
+import io.github.ratelimit.core.internal.IpAddresses;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;

@@ -8,6 +8,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,6 +4,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.internal.Futures;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

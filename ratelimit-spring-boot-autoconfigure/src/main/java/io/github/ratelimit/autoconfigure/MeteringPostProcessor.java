@@ -4,6 +4,7 @@ import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.decision.Fallbacks;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -19,7 +20,7 @@ final class MeteringPostProcessor implements BeanPostProcessor {
 
     /** The meters read from the starter's own counters. */
     public static io.micrometer.core.instrument.binder.MeterBinder binder(
-            io.github.ratelimit.autoconfigure.Fallbacks fallbacks, io.github.ratelimit.redis.RedisGuard guard) {
+            Fallbacks fallbacks, io.github.ratelimit.redis.RedisGuard guard) {
         return new RateLimitMeters(fallbacks, guard);
     }
 

@@ -7,6 +7,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -51,7 +52,7 @@ record MethodLimits(
     /**
      * One {@code @RateLimited}: its definition, its limit (a plan group's default plan's first), and how a call gives
      * its keys and cost (null when 1); for a plan group, the caller's plan decides on each call, named by {@code plan}
-     * (null to ask the plan source).
+     * (null to ask the plan source), among {@code plans} (null for a limit of its own).
      */
     record CompiledLimit(
             LimitDefinition definition,
@@ -60,7 +61,8 @@ record MethodLimits(
             Expression cost,
             String costText,
             Expression plan,
-            Charge charge) {}
+            Charge charge,
+            Plans plans) {}
 
     /**
      * What a charged limit's calls are charged once they ran.
@@ -71,12 +73,20 @@ record MethodLimits(
      */
     record Charge(Expression units, String text, boolean failures) {}
 
-    /** What one call is charged: the requests of one charged limit, and the units. */
-    record Charged(List<LimitRequest> requests, long units) {}
-
     /** Whether some limit of the method charges calls after they ran. */
     boolean charges() {
         return limits.stream().anyMatch(l -> l.charge() != null);
+    }
+
+    /** What one invocation asks of the decision flow: its requests, failure modes and wait. */
+    RateLimitDecisions.Call call(Object target, Object[] args, CallerContext caller, RateLimitDecisions decisions) {
+        return new RateLimitDecisions.Call(
+                expressions.source(), requests(target, args, caller, decisions), failureModes(), maxWait());
+    }
+
+    /** What an admitted call that failed takes (see {@link #failures(List)}), as a call of the decision flow. */
+    RateLimitDecisions.Call failures(RateLimitDecisions.Call admitted) {
+        return RateLimitDecisions.Call.of(admitted.what(), failures(admitted.requests()), admitted.failureModes());
     }
 
     /**
@@ -105,14 +115,14 @@ record MethodLimits(
      * result. A failed call is charged only by limits that charge failures. An expression that gives no whole number
      * of at least 0 is logged and charges nothing (the call has run; its answer stands).
      */
-    List<Charged> charged(
+    List<RateLimitDecisions.Charge> charged(
             List<LimitRequest> requests,
             Object target,
             Object[] args,
             CallerContext caller,
             Object result,
             boolean failed) {
-        List<Charged> charged = new ArrayList<>();
+        List<RateLimitDecisions.Charge> charged = new ArrayList<>();
         EvaluationContext context = null;
         for (CompiledLimit compiled : limits) {
             Charge charge = compiled.charge();
@@ -134,7 +144,7 @@ record MethodLimits(
             }
             Long units = units(charge, context);
             if (units != null && units > 0) {
-                charged.add(new Charged(mine, units));
+                charged.add(new RateLimitDecisions.Charge(mine, units));
             }
         }
         return charged;
@@ -212,8 +222,7 @@ record MethodLimits(
         }
         ClientIdentifier identifier = identifiers.get(0);
         String customer = identifier.value();
-        Plans.Resolved resolved = decisions
-                .plans()
+        Plans.Resolved resolved = compiled.plans()
                 .resolve(
                         compiled.definition().planGroup(),
                         compiled.plan() == null ? null : () -> compiled.plan().getValue(context),

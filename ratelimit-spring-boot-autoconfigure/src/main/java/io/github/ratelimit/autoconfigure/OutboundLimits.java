@@ -2,11 +2,14 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import java.net.URI;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -107,7 +110,7 @@ final class OutboundLimits {
     void acquire(Match match) {
         RuntimeException refusal = decisions
                 .get()
-                .decide(match.what(), match.requests(), match.modes(), match.maxWait())
+                .decide(CallerContext.NONE, nobody -> match.call())
                 .refusal();
         if (refusal != null) {
             throw refusal;
@@ -118,7 +121,7 @@ final class OutboundLimits {
     CompletionStage<Void> acquireAsync(Match match) {
         return decisions
                 .get()
-                .decideAsync(match.what(), match.requests(), match.modes(), match.maxWait())
+                .decideAsync(CallerContext.NONE, nobody -> match.call())
                 .thenAccept(outcome -> {
                     RuntimeException refusal = outcome.refusal();
                     if (refusal != null) {
@@ -207,8 +210,13 @@ final class OutboundLimits {
      * @param maxWait how long a refused call waits: the longest any rule allows
      * @param what the rules, for the fallback log
      */
-    record Match(
-            List<Rule> rules, List<LimitRequest> requests, Set<FailureMode> modes, Duration maxWait, String what) {}
+    record Match(List<Rule> rules, List<LimitRequest> requests, Set<FailureMode> modes, Duration maxWait, String what) {
+
+        /** What the call asks of the decision flow: no caller of ours is exempt from a budget of the upstream's. */
+        RateLimitDecisions.Call call() {
+            return new RateLimitDecisions.Call(what, requests, modes, maxWait);
+        }
+    }
 
     /** One compiled rule. */
     static final class Rule {

@@ -7,6 +7,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -85,41 +86,18 @@ final class PathRules {
     }
 
     /**
-     * What the rules ask of one request.
+     * What the rules matching one request ask of the decision flow, or null when none matches (or the path is
+     * excluded). The flow asks only for callers that are not exempt.
      *
-     * @param requests every limit of every matching rule, empty when none matches
-     * @param what the matching rules, for the fallback log
-     * @param failureModes what the matching rules do when Redis cannot decide
-     * @param missingKey a rule's key that is absent from the request, which refuses it with 400; null otherwise
-     * @param maxWait how long a refused request waits: the longest any matching rule allows
-     * @param blocked the refusal when an operator blocked the caller (then nothing is decided), else null
-     */
-    record Match(
-            List<LimitRequest> requests,
-            String what,
-            Set<FailureMode> failureModes,
-            RateLimitEvaluationException missingKey,
-            Duration maxWait,
-            RateLimitDecisions.Outcome blocked) {
-
-        Match(
-                List<LimitRequest> requests,
-                String what,
-                Set<FailureMode> failureModes,
-                RateLimitEvaluationException missingKey,
-                Duration maxWait) {
-            this(requests, what, failureModes, missingKey, maxWait, null);
-        }
-    }
-
-    /**
      * @param method the HTTP method
      * @param rawPath the path within the application, as counted per path
      * @param path the same, parsed
+     * @throws RateLimitEvaluationException when a matching rule's key is absent from the request (answered 400)
      */
-    Match match(String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
-        if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path)) || decisions.exempt(view)) {
-            return new Match(List.of(), null, Set.of(), null, Duration.ZERO);
+    RateLimitDecisions.Call call(
+            String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
+        if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
+            return null;
         }
         Set<FailureMode> failureModes = EnumSet.noneOf(FailureMode.class);
         Duration wait = Duration.ZERO;
@@ -132,15 +110,10 @@ final class PathRules {
             ClientIdentifier identifier = rule.identifier(view);
             if (identifier == null) {
                 if (rule.missingKey == FilterRuleSpec.MissingKey.REJECT) {
-                    return new Match(
-                            List.of(),
-                            null,
-                            Set.of(),
-                            new RateLimitEvaluationException(
-                                    "Rate limit rule '" + rule.name + "' found no key in a request to " + rawPath,
-                                    "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
-                                    null),
-                            Duration.ZERO);
+                    throw new RateLimitEvaluationException(
+                            "Rate limit rule '" + rule.name + "' found no key in a request to " + rawPath,
+                            "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
+                            null);
                 }
                 identifier = ClientIdentifier.of("ip", view.clientAddress());
             }
@@ -158,10 +131,7 @@ final class PathRules {
                 requests.add(rule.definition.request(limit, identifier, rule.cost, decisions));
             }
         }
-        if (requests.isEmpty()) {
-            return new Match(requests, "rules " + names, failureModes, null, wait);
-        }
-        return new Match(requests, "rules " + names, failureModes, null, wait, decisions.blocked(view, requests));
+        return requests.isEmpty() ? null : new RateLimitDecisions.Call("rules " + names, requests, failureModes, wait);
     }
 
     /**

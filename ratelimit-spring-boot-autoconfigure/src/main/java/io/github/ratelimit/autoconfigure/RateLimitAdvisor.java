@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import java.lang.reflect.Method;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -23,17 +24,17 @@ final class RateLimitAdvisor extends AnnotationAdvisor implements DeclaredLimits
      * @param limiter decides the calls when there is no decision flow; looked up on first use
      * @param caller describes the caller of the current call; {@link CallerContext#NONE} when absent
      * @param keys the kinds of key annotations may name; the built-in ones when absent
+     * @param plans the plan groups {@code plans} attributes name; none when absent
      */
     public RateLimitAdvisor(
             ObjectProvider<RateLimitDecisions> decisions,
             ObjectProvider<RateLimiter> limiter,
             ObjectProvider<CallerContext> caller,
-            ObjectProvider<KeyResolvers> keys) {
+            ObjectProvider<KeyResolvers> keys,
+            ObjectProvider<Plans> plans) {
         this(
                 new RateLimitedMethods(
-                        () -> decisions
-                                .getIfAvailable(() -> RateLimitDecisions.of(limiter.getObject()))
-                                .plans(),
+                        () -> plans.getIfAvailable(() -> Plans.NONE),
                         () -> keys.getIfAvailable(() -> KeyResolvers.BUILT_IN)),
                 decisions,
                 limiter,

@@ -10,6 +10,9 @@ import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.decision.Exemptions;
+import io.github.ratelimit.decision.Fallbacks;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisBlocks;
 import io.github.ratelimit.redis.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisConnector;
@@ -185,31 +188,36 @@ public final class RateLimitAutoConfiguration {
         }
 
         @Bean
+        @ConditionalOnMissingBean
+        Plans rateLimitPlans(RateLimitProperties properties, ObjectProvider<PlanSource> planSource) {
+            return new Plans(properties.getPlans().compiled(), planSource::getIfAvailable);
+        }
+
+        @Bean
         RateLimitDecisions rateLimitDecisions(
                 ObjectProvider<RateLimiter> limiter,
                 RateLimitProperties properties,
                 Fallbacks fallbacks,
-                ObjectProvider<PlanSource> planSource,
                 ObjectProvider<RedisInstances> instances,
                 ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks,
                 ObjectProvider<io.github.ratelimit.core.LimitOverrides> overrides) {
             RateLimitProperties.LocalLimitSettings local = properties.getLocalLimits();
+            RateLimitProperties.Exempt exempt = properties.getExempt();
             io.github.ratelimit.core.ClientBlocks operatorBlocks = blocks.getIfAvailable();
             io.github.ratelimit.core.LimitOverrides operatorOverrides = overrides.getIfAvailable();
             RedisInstances counted = instances.getIfAvailable();
             IntSupplier live = counted != null ? counted::count : local::getInstances;
-            return new RateLimitDecisions(
-                    limiter::getObject,
-                    properties::isShadow,
-                    properties::getFailureMode,
-                    () -> properties.getRetryAdvice().getDefault() == RetryAdvice.STAGGERED,
-                    fallbacks,
-                    new Plans(properties.getPlans().compiled(), planSource::getIfAvailable),
-                    new LocalLimits(local.getMaxEntries(), live),
-                    Exemptions.of(properties.getExempt()),
+            return RateLimitDecisions.builder(limiter::getObject)
+                    .allShadow(properties::isShadow)
+                    .failureMode(properties::getFailureMode)
+                    .staggeredByDefault(() -> properties.getRetryAdvice().getDefault() == RetryAdvice.STAGGERED)
+                    .fallbacks(fallbacks)
+                    .localLimits(local.getMaxEntries(), live)
+                    .exemptions(Exemptions.of(exempt.getIps(), exempt.getPrincipals(), exempt.getHeaders()))
                     // resolved now: a lookup in the bean factory on a call could park an event loop on its lock
-                    () -> operatorBlocks,
-                    () -> operatorOverrides);
+                    .blocks(() -> operatorBlocks)
+                    .overrides(() -> operatorOverrides)
+                    .build();
         }
 
         /** This instance's announcement in Redis, and the count of live instances that local limits divide by. */
@@ -289,8 +297,9 @@ public final class RateLimitAutoConfiguration {
                 ObjectProvider<RateLimitDecisions> decisions,
                 ObjectProvider<RateLimiter> limiter,
                 ObjectProvider<CallerContext> caller,
-                ObjectProvider<KeyResolvers> keys) {
-            return new RateLimitAdvisor(decisions, limiter, caller, keys);
+                ObjectProvider<KeyResolvers> keys,
+                ObjectProvider<Plans> plans) {
+            return new RateLimitAdvisor(decisions, limiter, caller, keys, plans);
         }
     }
 

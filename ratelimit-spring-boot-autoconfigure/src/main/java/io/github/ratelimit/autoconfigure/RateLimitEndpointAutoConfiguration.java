@@ -25,17 +25,16 @@ public final class RateLimitEndpointAutoConfiguration {
             ObjectProvider<DeclaredLimits> sources,
             RateLimiter limiter,
             RateLimitProperties properties,
-            ObjectProvider<RateLimitDecisions> decisions,
+            ObjectProvider<Plans> plans,
             ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks,
             ObjectProvider<io.github.ratelimit.core.LimitOverrides> overrides) {
-        RateLimitDecisions flow = decisions.getIfAvailable();
         io.github.ratelimit.core.ClientBlocks operatorBlocks = blocks.getIfAvailable();
         io.github.ratelimit.core.LimitOverrides operatorOverrides = overrides.getIfAvailable();
         return new RateLimitsEndpoint(
                 sources,
                 limiter,
                 properties.getActuator().isResetEnabled(),
-                flow == null ? Plans.NONE : flow.plans(),
+                plans.getIfAvailable(() -> Plans.NONE),
                 () -> operatorBlocks,
                 () -> operatorOverrides,
                 properties.getActuator().isWriteEnabled(),

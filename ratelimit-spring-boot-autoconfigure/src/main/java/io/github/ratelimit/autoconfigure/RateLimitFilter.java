@@ -1,9 +1,11 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
@@ -36,6 +38,7 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
      * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
      * @param excludedPaths path patterns no rule applies to
      * @param decisions the decision flow shared with the annotations
+     * @param plans the plan groups rules may name
      * @param exceptionResolver Spring MVC's resolver, which writes refusals as the exception handlers do; looked up
      *     on first use, and when it supplies null, refusals are answered with the status alone
      * @param allPolicies whether the RateLimit fields carry every item instead of what the client needs
@@ -45,11 +48,12 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
             List<FilterRuleSpec> rules,
             List<String> excludedPaths,
             RateLimitDecisions decisions,
+            Plans plans,
             ClientAddresses clients,
             Supplier<HandlerExceptionResolver> exceptionResolver,
             boolean allPolicies,
             KeyResolvers keys) {
-        this.rules = new PathRules(rules, excludedPaths, decisions.plans(), keys);
+        this.rules = new PathRules(rules, excludedPaths, plans, keys);
         this.decisions = decisions;
         this.clients = clients;
         this.exceptionResolver = exceptionResolver;
@@ -71,27 +75,21 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         String rawPath = pathWithinApplication(request);
-        PathRules.Match match = rules.match(
-                request.getMethod(),
-                rawPath,
-                PathContainer.parsePath(rawPath),
-                PathRules.view(
-                        request,
-                        request::getHeader,
-                        () -> ServletRequests.principalName(request),
-                        () -> ServletRequests.clientAddress(clients, request)),
-                decisions);
-        if (match.missingKey() != null) {
-            answer(request, response, match.missingKey());
+        CallerContext view = PathRules.view(
+                request,
+                request::getHeader,
+                () -> ServletRequests.principalName(request),
+                () -> ServletRequests.clientAddress(clients, request));
+        RateLimitDecisions.Outcome outcome;
+        try {
+            outcome = decisions.decide(
+                    view,
+                    caller -> rules.call(
+                            request.getMethod(), rawPath, PathContainer.parsePath(rawPath), caller, decisions));
+        } catch (RateLimitEvaluationException missingKey) {
+            answer(request, response, missingKey);
             return;
         }
-        if (match.requests().isEmpty()) {
-            chain.doFilter(request, response);
-            return;
-        }
-        RateLimitDecisions.Outcome outcome = match.blocked() != null
-                ? match.blocked()
-                : decisions.decide(match.what(), match.requests(), match.failureModes(), match.maxWait());
         RuntimeException refusal = outcome.refusal();
         if (refusal != null) {
             answer(request, response, refusal);
@@ -101,13 +99,16 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
             RateLimitHeaders.of(ServletRequests.record(request, outcome.admitted()), allPolicies)
                     .forEach(response::setHeader);
         }
-        List<LimitRequest> failures = RateLimitDecisions.failures(match.requests());
+        RateLimitDecisions.Call asked = outcome.call();
+        List<LimitRequest> failures = asked == null ? List.of() : RateLimitDecisions.failures(asked.requests());
         if (failures.isEmpty()) {
             chain.doFilter(request, response);
             return;
         }
-        FailureCounting counting =
-                new FailureCounting(response, () -> decisions.decide(match.what(), failures, match.failureModes()));
+        FailureCounting counting = new FailureCounting(
+                response,
+                () -> decisions.countFailures(
+                        RateLimitDecisions.Call.of(asked.what(), failures, asked.failureModes())));
         try {
             chain.doFilter(request, counting);
         } catch (IOException | ServletException | RuntimeException e) {

@@ -2,6 +2,8 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -53,16 +55,8 @@ final class RateLimitInterceptor implements MethodInterceptor {
         DeferredInvocation.checkMayBlock(method, "@RateLimited");
         CallerContext context = callerOutsideReactor();
         RateLimitDecisions decisions = decisions();
-        if (decisions.exempt(context)) {
-            return invocation.proceed();
-        }
-        List<LimitRequest> requests =
-                limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
-        RateLimitDecisions.Outcome outcome = decisions.blocked(context, requests);
-        if (outcome == null) {
-            outcome =
-                    decisions.decide(limits.expressions().source(), requests, limits.failureModes(), limits.maxWait());
-        }
+        RateLimitDecisions.Outcome outcome = decisions.decide(
+                context, caller -> limits.call(invocation.getThis(), invocation.getArguments(), caller, decisions));
         try {
             admit(outcome, context, limits);
         } catch (RefusedByLimits refused) {
@@ -71,21 +65,22 @@ final class RateLimitInterceptor implements MethodInterceptor {
             }
             return limits.fallback().invoke(invocation.getThis(), invocation.getArguments(), refused);
         }
-        if (!limits.countsFailures() && !limits.charges()) {
+        List<LimitRequest> requests = requestsOf(outcome);
+        if (requests.isEmpty() || (!limits.countsFailures() && !limits.charges())) {
             return invocation.proceed();
         }
         Object result;
         try {
             result = invocation.proceed();
         } catch (Throwable failure) {
-            countFailure(decisions, limits, requests);
+            decisions.countFailures(limits.failures(outcome.call()));
             decisions.charge(
                     limits.expressions().source(),
                     limits.charged(requests, invocation.getThis(), invocation.getArguments(), context, null, true));
             throw failure;
         }
         if (HttpFailures.isFailure(result)) {
-            countFailure(decisions, limits, requests);
+            decisions.countFailures(limits.failures(outcome.call()));
         }
         decisions.charge(
                 limits.expressions().source(),
@@ -93,27 +88,24 @@ final class RateLimitInterceptor implements MethodInterceptor {
         return result;
     }
 
+    /** What the call asked, if a limit applied: empty for an exempt caller, which is neither counted nor charged. */
+    private static List<LimitRequest> requestsOf(RateLimitDecisions.Outcome outcome) {
+        return outcome.call() == null ? List.of() : outcome.call().requests();
+    }
+
     private CallerContext callerOutsideReactor() {
         return caller.getIfAvailable(() -> CallerContext.NONE);
     }
 
-    /** Takes the budget of the limits that count failures only, after a failure (the call is over: no headers). */
-    private static void countFailure(RateLimitDecisions decisions, MethodLimits limits, List<LimitRequest> requests) {
-        List<LimitRequest> failures = limits.failures(requests);
-        if (!failures.isEmpty()) {
-            decisions.decide(limits.expressions().source(), failures, limits.failureModes());
-        }
-    }
-
-    /** What a reactive call was admitted with, and the value its result gave (for a charge). */
+    /** What a reactive call was admitted with (no call for an exempt caller), and the value its result gave. */
     private static final class Admitted {
 
-        final List<LimitRequest> requests;
+        final RateLimitDecisions.Call call;
         final CallerContext caller;
         volatile Object value;
 
-        Admitted(List<LimitRequest> requests, CallerContext caller) {
-            this.requests = requests;
+        Admitted(RateLimitDecisions.Call call, CallerContext caller) {
+            this.call = call;
             this.caller = caller;
         }
     }
@@ -132,20 +124,14 @@ final class RateLimitInterceptor implements MethodInterceptor {
         @Override
         public CompletionStage<Admitted> start(CallerContext context) {
             RateLimitDecisions decisions = decisions();
-            if (decisions.exempt(context)) {
-                return CompletableFuture.completedFuture(new Admitted(List.of(), context));
-            }
-            List<LimitRequest> requests =
-                    limits.requests(invocation.getThis(), invocation.getArguments(), context, decisions);
-            RateLimitDecisions.Outcome blocked = decisions.blocked(context, requests);
-            CompletionStage<RateLimitDecisions.Outcome> decided = blocked != null
-                    ? CompletableFuture.completedFuture(blocked)
-                    : decisions.decideAsync(
-                            limits.expressions().source(), requests, limits.failureModes(), limits.maxWait());
-            return decided.thenApply(outcome -> {
-                admit(outcome, context, limits);
-                return new Admitted(requests, context);
-            });
+            return decisions
+                    .decideAsync(
+                            context,
+                            caller -> limits.call(invocation.getThis(), invocation.getArguments(), caller, decisions))
+                    .thenApply(outcome -> {
+                        admit(outcome, context, limits);
+                        return new Admitted(outcome.call(), context);
+                    });
         }
 
         @Override
@@ -161,11 +147,12 @@ final class RateLimitInterceptor implements MethodInterceptor {
         @Override
         public CompletionStage<?> finish(Admitted admitted, DeferredInvocation.End end) {
             boolean failed = end == DeferredInvocation.End.FAILED;
-            CompletionStage<?> counted = CompletableFuture.completedFuture(null);
-            List<LimitRequest> failures = failed ? limits.failures(admitted.requests) : List.of();
-            if (!failures.isEmpty()) {
-                counted = decisions().decideAsync(limits.expressions().source(), failures, limits.failureModes());
+            if (admitted.call == null) {
+                return CompletableFuture.completedFuture(null); // exempt: neither counted nor charged
             }
+            CompletionStage<?> counted = failed
+                    ? decisions().countFailuresAsync(limits.failures(admitted.call))
+                    : CompletableFuture.completedFuture(null);
             if (!limits.charges() || (!failed && end != DeferredInvocation.End.COMPLETED)) {
                 return counted;
             }
@@ -173,7 +160,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
                     .chargeAsync(
                             limits.expressions().source(),
                             limits.charged(
-                                    admitted.requests,
+                                    admitted.call.requests(),
                                     invocation.getThis(),
                                     invocation.getArguments(),
                                     admitted.caller,

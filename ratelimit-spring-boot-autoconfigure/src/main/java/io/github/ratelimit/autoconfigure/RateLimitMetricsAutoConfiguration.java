@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.redis.RedisGuard;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -44,7 +45,7 @@ public final class RateLimitMetricsAutoConfiguration {
             ObjectProvider<Fallbacks> fallbacks,
             ObjectProvider<RedisGuard> guard,
             ObjectProvider<MeterRegistry> registries,
-            ObjectProvider<RateLimitDecisions> decisions,
+            ObjectProvider<Plans> plans,
             ObjectProvider<OutboundLimits> outbound,
             ObjectProvider<RateLimitsEndpoint> endpoint) {
         return () -> {
@@ -67,18 +68,16 @@ public final class RateLimitMetricsAutoConfiguration {
                         .description("Outbound rules paused by this instance after an upstream's Retry-After")
                         .register(registry));
             }
-            RateLimitDecisions flow = decisions.getIfAvailable();
-            if (flow != null) {
+            Plans groups = plans.getIfAvailable();
+            if (groups != null) {
                 List<MeterRegistry> all = registries.orderedStream().toList();
-                flow.plans()
-                        .onFallback(
-                                (group, reason) -> all.forEach(registry -> Counter.builder("ratelimit.plans.fallbacks")
-                                        .description(
-                                                "Calls given their plan group's default plan because theirs could not be used")
-                                        .tag("group", group)
-                                        .tag("reason", reason.name().toLowerCase(Locale.ROOT))
-                                        .register(registry)
-                                        .increment()));
+                groups.onFallback((group, reason) -> all.forEach(registry -> Counter.builder(
+                                "ratelimit.plans.fallbacks")
+                        .description("Calls given their plan group's default plan because theirs could not be used")
+                        .tag("group", group)
+                        .tag("reason", reason.name().toLowerCase(Locale.ROOT))
+                        .register(registry)
+                        .increment()));
             }
         };
     }

@@ -4,6 +4,7 @@ import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.PlanSource.Quota;
+import io.github.ratelimit.core.internal.Cidr;
 import io.github.ratelimit.local.LocalRateLimiter;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.redis.RedisSingleUseTokens;

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -38,6 +39,7 @@ public final class RateLimitReactiveWebAutoConfiguration {
     RateLimitWebFilter rateLimitWebFilter(
             RateLimitProperties properties,
             ObjectProvider<RateLimitDecisions> decisions,
+            ObjectProvider<Plans> plans,
             ClientAddresses clients,
             ObjectProvider<KeyResolvers> keys) {
         RateLimitProperties.Filter filter = properties.getFilter();
@@ -45,6 +47,7 @@ public final class RateLimitReactiveWebAutoConfiguration {
                 filter.isEnabled() ? filter.getRules() : List.of(),
                 filter.getExclude(),
                 decisions.getIfAvailable(),
+                plans.getIfAvailable(() -> Plans.NONE),
                 clients,
                 properties.getHeaders().isAllPolicies(),
                 filter.getOrder(),

@@ -2,9 +2,11 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,11 +78,13 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
         int decided = 0;
         try {
             loadScripts.run();
-            List<List<LimitRequest>> calls = calls();
+            List<RateLimitDecisions.Call> calls = calls();
             for (int round = 0; round < ROUNDS && System.nanoTime() - deadline < 0; round++) {
-                for (List<LimitRequest> call : calls) {
-                    flow.decide(NAME, call, OPEN);
-                    flow.decideAsync(NAME, call, OPEN).toCompletableFuture().get(MAX.toMillis(), TimeUnit.MILLISECONDS);
+                for (RateLimitDecisions.Call call : calls) {
+                    flow.decide(CallerContext.NONE, caller -> call);
+                    flow.decideAsync(CallerContext.NONE, caller -> call)
+                            .toCompletableFuture()
+                            .get(MAX.toMillis(), TimeUnit.MILLISECONDS);
                     decided += 2;
                 }
                 if (round % 10 == 0) {
@@ -100,11 +104,11 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
      * {@value #TOGETHER} calls sent at once without waiting, as a burst of requests sends them: the path where calls that
      * meet on the way to Redis share a round trip, which calls one after another never take.
      */
-    private static int together(RateLimitDecisions flow, List<List<LimitRequest>> calls) throws Exception {
+    private static int together(RateLimitDecisions flow, List<RateLimitDecisions.Call> calls) throws Exception {
         List<CompletableFuture<?>> pending = new ArrayList<>(TOGETHER);
         for (int i = 0; i < TOGETHER; i++) {
-            pending.add(
-                    flow.decideAsync(NAME, calls.get(i % calls.size()), OPEN).toCompletableFuture());
+            RateLimitDecisions.Call call = calls.get(i % calls.size());
+            pending.add(flow.decideAsync(CallerContext.NONE, caller -> call).toCompletableFuture());
         }
         CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get(MAX.toMillis(), TimeUnit.MILLISECONDS);
         return TOGETHER;
@@ -114,7 +118,7 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
      * One call per algorithm, and one of three windows for two identifiers: each decided and answered in full, but
      * checking only, so that nothing is written to Redis.
      */
-    private static List<List<LimitRequest>> calls() {
+    private static List<RateLimitDecisions.Call> calls() {
         ClientIdentifier first = ClientIdentifier.of("warm-up-" + UUID.randomUUID());
         ClientIdentifier second = ClientIdentifier.of("warm-up-" + UUID.randomUUID());
         List<List<LimitRequest>> calls = new ArrayList<>();
@@ -129,6 +133,8 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
             windows.add(LimitRequest.of(limit, second, 1).checkingOnly());
         }
         calls.add(windows);
-        return calls;
+        return calls.stream()
+                .map(requests -> RateLimitDecisions.Call.of(NAME, requests, OPEN))
+                .toList();
     }
 }

@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -50,6 +51,7 @@ public final class RateLimitWebAutoConfiguration {
     RateLimitFilter rateLimitFilter(
             RateLimitProperties properties,
             RateLimitDecisions decisions,
+            ObjectProvider<Plans> plans,
             ClientAddresses clients,
             @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver,
             KeyResolvers keys) {
@@ -58,6 +60,7 @@ public final class RateLimitWebAutoConfiguration {
                 filter.getRules(),
                 filter.getExclude(),
                 decisions,
+                plans.getIfAvailable(() -> Plans.NONE),
                 clients,
                 exceptionResolver::getIfAvailable,
                 properties.getHeaders().isAllPolicies(),

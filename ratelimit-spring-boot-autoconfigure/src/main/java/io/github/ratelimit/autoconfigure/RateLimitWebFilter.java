@@ -1,12 +1,11 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.springframework.core.Ordered;
@@ -36,6 +35,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits, Pa
      * @param rules the rules (empty for none); each is checked now and fails with {@link InvalidFilterRuleException}
      * @param excludedPaths path patterns no rule applies to
      * @param decisions the decision flow shared with the annotations; null when rate limits are off
+     * @param plans the plan groups rules may name
      * @param clients how the client address is found
      * @param allPolicies whether the RateLimit fields carry every item instead of what the client needs
      * @param order the filter's order among web filters ({@code ratelimit.filter.order})
@@ -45,15 +45,12 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits, Pa
             List<FilterRuleSpec> rules,
             List<String> excludedPaths,
             RateLimitDecisions decisions,
+            Plans plans,
             ClientAddresses clients,
             boolean allPolicies,
             int order,
             KeyResolvers keys) {
-        this.rules = new PathRules(
-                decisions == null ? List.of() : rules,
-                excludedPaths,
-                decisions == null ? Plans.NONE : decisions.plans(),
-                keys);
+        this.rules = new PathRules(decisions == null ? List.of() : rules, excludedPaths, plans, keys);
         this.decisions = decisions;
         this.clients = clients;
         this.allPolicies = allPolicies;
@@ -109,16 +106,23 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits, Pa
     }
 
     /** What a failed answer takes: the requests of the matching rules that count failures only, as one decision. */
-    private record Failures(String what, List<LimitRequest> requests, Set<FailureMode> failureModes) {
+    private record Failures(RateLimitDecisions.Call call) {
 
-        static final Failures NONE = new Failures(null, List.of(), Set.of());
+        static final Failures NONE = new Failures(null);
+
+        static Failures of(RateLimitDecisions.Call asked) {
+            List<LimitRequest> failures = asked == null ? List.of() : RateLimitDecisions.failures(asked.requests());
+            return failures.isEmpty()
+                    ? NONE
+                    : new Failures(RateLimitDecisions.Call.of(asked.what(), failures, asked.failureModes()));
+        }
 
         boolean isEmpty() {
-            return requests.isEmpty();
+            return call == null;
         }
 
         Mono<Void> count(RateLimitDecisions decisions) {
-            return DeferredInvocation.fromRedis(decisions.decideAsync(what, requests, failureModes))
+            return DeferredInvocation.fromRedis(decisions.countFailuresAsync(call))
                     .then();
         }
     }
@@ -133,22 +137,14 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits, Pa
         }
         ServerHttpRequest request = exchange.getRequest();
         RequestPath path = request.getPath();
-        PathRules.Match match = rules.match(
-                request.getMethod().name(),
-                path.pathWithinApplication().value(),
-                path.pathWithinApplication(),
+        Mono<RateLimitDecisions.Outcome> decided = DeferredInvocation.fromRedis(decisions.decideAsync(
                 caller,
-                decisions);
-        if (match.missingKey() != null) {
-            return Mono.error(match.missingKey());
-        }
-        if (match.requests().isEmpty()) {
-            return Mono.just(Failures.NONE);
-        }
-        Mono<RateLimitDecisions.Outcome> decided = match.blocked() != null
-                ? Mono.just(match.blocked())
-                : DeferredInvocation.fromRedis(
-                        decisions.decideAsync(match.what(), match.requests(), match.failureModes(), match.maxWait()));
+                view -> rules.call(
+                        request.getMethod().name(),
+                        path.pathWithinApplication().value(),
+                        path.pathWithinApplication(),
+                        view,
+                        decisions)));
         return decided.flatMap(outcome -> {
             RuntimeException refusal = outcome.refusal();
             if (refusal != null) {
@@ -157,8 +153,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits, Pa
             if (outcome.admitted() != null) {
                 caller.allowed(outcome.admitted());
             }
-            return Mono.just(
-                    new Failures(match.what(), RateLimitDecisions.failures(match.requests()), match.failureModes()));
+            return Mono.just(Failures.of(outcome.call()));
         });
     }
 }

@@ -158,7 +158,8 @@ final class RateLimitedMethods {
                 cost,
                 costText,
                 null,
-                charge(annotation, method, expressions));
+                charge(annotation, method, expressions),
+                null);
     }
 
     /** A plan group's limits: the group must exist; the limits, the name and the algorithm are the plans'. */
@@ -174,9 +175,10 @@ final class RateLimitedMethods {
             throw expressions.invalid(
                     "plans = '" + group + "' needs exactly one key (the customer), but has " + annotation.key().length);
         }
+        Plans all = this.plans.get();
         Plans.Group plans;
         try {
-            plans = this.plans.get().group(group);
+            plans = all.group(group);
         } catch (IllegalArgumentException e) {
             throw expressions.invalid(e.getMessage());
         }
@@ -192,7 +194,8 @@ final class RateLimitedMethods {
                 costText.equals("1") ? null : expressions.parse(costText, "cost"),
                 costText,
                 annotation.plan().isEmpty() ? null : expressions.parse(annotation.plan(), "plan"),
-                charge(annotation, expressions.method(), expressions));
+                charge(annotation, expressions.method(), expressions),
+                all);
     }
 
     /** The charge after the call, checked: null when the annotation has none. */

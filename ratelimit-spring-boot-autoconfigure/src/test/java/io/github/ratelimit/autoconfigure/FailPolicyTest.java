@@ -9,6 +9,7 @@ import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.test.support.RedisProcess;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
+import io.github.ratelimit.decision.Exemptions;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.RedisCommands;
@@ -64,8 +66,11 @@ class RateLimitFilterTest {
         return new RateLimitFilter(
                 rules,
                 List.of("/api/public/health"),
-                new RateLimitDecisions(
-                        () -> limiter, () -> allShadow, () -> FailureMode.OPEN, () -> false, new Fallbacks()),
+                RateLimitDecisions.builder(() -> limiter)
+                        .allShadow(() -> allShadow)
+                        .failureMode(() -> FailureMode.OPEN)
+                        .build(),
+                Plans.NONE,
                 new ClientAddresses(List.of("10.0.0.0/8"), 64),
                 MvcExceptionResolvers::withStarterHandlers,
                 true,
@@ -74,17 +79,12 @@ class RateLimitFilterTest {
 
     /** The decision flow of {@link #filter}, with trusted callers and operators' blocks. */
     RateLimitDecisions decisions(Exemptions exemptions, io.github.ratelimit.core.ClientBlocks blocks) {
-        return new RateLimitDecisions(
-                () -> limiter,
-                () -> false,
-                () -> FailureMode.OPEN,
-                () -> false,
-                new Fallbacks(),
-                Plans.NONE,
-                new LocalLimits(100, () -> 1),
-                exemptions,
-                () -> blocks,
-                () -> null);
+        return RateLimitDecisions.builder(() -> limiter)
+                .failureMode(() -> FailureMode.OPEN)
+                .localLimits(100, () -> 1)
+                .exemptions(exemptions)
+                .blocks(() -> blocks)
+                .build();
     }
 
     static RateLimitFields fields(MockHttpServletResponse response) {
@@ -188,7 +188,8 @@ class RateLimitFilterTest {
         RateLimitFilter filter = new RateLimitFilter(
                 List.of(rule(0, name, List.of("/shared"), "spel:'everyone'", 3, Duration.ofMinutes(1))),
                 List.of(),
-                decisions(Exemptions.of(exempt), null),
+                decisions(Exemptions.of(exempt.getIps(), exempt.getPrincipals(), exempt.getHeaders()), null),
+                Plans.NONE,
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers,
                 true,
@@ -228,6 +229,7 @@ class RateLimitFilterTest {
                     List.of(rule(0, "by-ip-" + unique(), List.of("/by-ip"), "ip", 100, Duration.ofMinutes(1))),
                     List.of(),
                     decisions(Exemptions.NONE, blocks),
+                    Plans.NONE,
                     new ClientAddresses(List.of(), 64),
                     MvcExceptionResolvers::withStarterHandlers,
                     true,

@@ -6,6 +6,8 @@ import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.decision.Fallbacks;
+import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.test.support.RateLimitFields;
 import java.time.Duration;
 import java.util.List;
@@ -42,7 +44,11 @@ class RedisUnavailableMappingTest {
         return new RateLimitFilter(
                 List.of(rule),
                 List.of(),
-                new RateLimitDecisions(() -> unavailable, () -> false, () -> FailureMode.OPEN, () -> false, fallbacks),
+                RateLimitDecisions.builder(() -> unavailable)
+                        .failureMode(() -> FailureMode.OPEN)
+                        .fallbacks(fallbacks)
+                        .build(),
+                Plans.NONE,
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers,
                 true,

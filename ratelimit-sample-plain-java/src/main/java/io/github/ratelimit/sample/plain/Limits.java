@@ -1,14 +1,15 @@
 package io.github.ratelimit.sample.plain;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
-import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.local.LocalRateLimiter;
+import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.decision.RateLimitDecisions.Call;
+import io.github.ratelimit.decision.RateLimitDecisions.Outcome;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisLockManager;
@@ -17,6 +18,7 @@ import io.github.ratelimit.redis.RedisSingleUseTokens;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -31,8 +33,7 @@ public final class Limits implements AutoCloseable {
 
     private final RedissonClient redisson;
     private final RedisConnector connector;
-    private final RedisRateLimiter limiter;
-    private final LocalRateLimiter inMemory = new LocalRateLimiter(LocalRateLimiter.DEFAULT_MAX_ENTRIES);
+    private final RateLimitDecisions decisions;
     private final RedisSingleUseTokens tokens;
     private final RedisLockManager locks;
 
@@ -44,23 +45,23 @@ public final class Limits implements AutoCloseable {
         RedisGuard guard = RedisGuard.defaults(); // 200 ms per call, a circuit breaker
         connector = new RedisConnector(redisson, guard, Duration.ofSeconds(3), Duration.ofSeconds(1), List.of());
         connector.start(); // connects in the background and retries; until then calls fail fast
-        limiter = new RedisRateLimiter(redisson, "ratelimit:", guard);
+        // the one decision flow: while Redis cannot decide, this instance's memory does (failure mode local)
+        decisions = RateLimitDecisions.of(new RedisRateLimiter(redisson, "ratelimit:", guard));
         tokens = new RedisSingleUseTokens(redisson, "ratelimit:", guard);
         locks = new RedisLockManager(redisson, "ratelimit:", guard);
     }
 
-    /** 10/s + 120/min + 240/h per IP and per user: six counters, one round trip, all or nothing. */
-    public Decision search(String ip, String user) {
+    /**
+     * 10/s + 120/min + 240/h per IP and per user: six counters, one round trip, all or nothing. The outcome's
+     * {@code refusal()} is null when the call may go on, else the exception to answer it with (429 or 503).
+     */
+    public Outcome search(String ip, String user) {
         List<LimitRequest> requests = new ArrayList<>();
         for (RateLimit limit : SEARCH) {
             requests.add(LimitRequest.of(limit, ClientIdentifier.of("ip", ip), 1));
             requests.add(LimitRequest.of(limit, ClientIdentifier.of("user", user), 1));
         }
-        try {
-            return limiter.tryAcquire(requests);
-        } catch (RedisUnavailableException e) {
-            return inMemory.tryAcquire(requests); // Redis cannot decide: this instance's memory does
-        }
+        return decisions.decide(CallerContext.NONE, caller -> Call.of("search", requests, Set.of()));
     }
 
     public SingleUseTokens tokens() {

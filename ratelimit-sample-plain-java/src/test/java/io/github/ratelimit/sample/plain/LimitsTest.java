@@ -3,13 +3,16 @@ package io.github.ratelimit.sample.plain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.decision.RateLimitDecisions.Admitted;
+import io.github.ratelimit.decision.RateLimitDecisions.Outcome;
+import io.github.ratelimit.decision.RateLimitDecisions.Refused;
 import io.github.ratelimit.test.support.Poll;
 import io.github.ratelimit.test.support.RedisProcess;
 import java.time.Duration;
@@ -50,15 +53,19 @@ class LimitsTest {
                 Limits other = connected(redis.url())) {
             int admitted = 0;
             for (int i = 0; i < 15; i++) {
-                Decision decision = (i % 2 == 0 ? one : other).search(ip, alice);
-                admitted += decision.allowed() ? 1 : 0;
+                Outcome outcome = (i % 2 == 0 ? one : other).search(ip, alice);
+                assertThat(outcome).isInstanceOfAny(Admitted.class, Refused.class); // decided by Redis
+                admitted += outcome.refusal() == null ? 1 : 0;
             }
             assertThat(admitted).isEqualTo(10);
 
-            Decision bobOnTheSameAddress = one.search(ip, "bob-" + UUID.randomUUID());
-            assertThat(bobOnTheSameAddress.allowed()).isFalse();
-            assertThat(bobOnTheSameAddress.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
-            assertThat(other.search("10.0.0.2", "carol").allowed()).isTrue();
+            Outcome bobOnTheSameAddress = one.search(ip, "bob-" + UUID.randomUUID());
+            assertThat(bobOnTheSameAddress.refusal())
+                    .isInstanceOfSatisfying(RateLimitExceededException.class, refused -> assertThat(
+                                    refused.decision().retryAfter())
+                            .isPositive()
+                            .isLessThanOrEqualTo(Duration.ofSeconds(1)));
+            assertThat(other.search("10.0.0.2", "carol").refusal()).isNull();
         }
     }
 
@@ -87,7 +94,7 @@ class LimitsTest {
         try (Limits limits = new Limits("redis://127.0.0.1:" + RedisProcess.freePort())) {
             int admitted = 0;
             for (int i = 0; i < 15; i++) {
-                admitted += limits.search("10.9.9.9", "dave").allowed() ? 1 : 0;
+                admitted += limits.search("10.9.9.9", "dave").refusal() == null ? 1 : 0;
             }
             assertThat(admitted).isEqualTo(10);
             assertThatThrownBy(() -> limits.tokens().consume("reset-password", "A".repeat(32)))

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.core.internal;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Lets a repeated log line through at most once per interval, without locks, so that an outage or a flood of bad
  * requests cannot flood the log. Shared by the fallback and key-evaluation logs.
  */
-final class LogThrottle {
+public final class LogThrottle {
 
     private final long everyNanos;
     private final AtomicLong next = new AtomicLong(System.nanoTime());

@@ -1,11 +1,11 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.core.internal;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.regex.Pattern;
 
 /** Strict IP literal parsing: never a DNS lookup, whatever a client writes in a header. */
-final class IpAddresses {
+public final class IpAddresses {
 
     private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]{2,45}");

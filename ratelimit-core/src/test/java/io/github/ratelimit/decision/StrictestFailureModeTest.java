@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.decision;
 
 import static io.github.ratelimit.annotation.FailureMode.CLOSED;
 import static io.github.ratelimit.annotation.FailureMode.DEFAULT;

@@ -1,10 +1,13 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.decision;
 
 import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.internal.Cidr;
+import io.github.ratelimit.core.internal.IpAddresses;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,9 +17,10 @@ import java.util.Set;
  * given principals, requests carrying one of the given values of a header (such as an internal API key, compared in
  * constant time). An exempt call is neither limited nor counted, and gets no RateLimit fields.
  */
-final class Exemptions {
+public final class Exemptions {
 
-    static final Exemptions NONE = new Exemptions(List.of(), Set.of(), Map.of());
+    /** Nobody is exempt. */
+    public static final Exemptions NONE = new Exemptions(List.of(), Set.of(), Map.of());
 
     private final List<Cidr> addresses;
     private final Set<String> principals;
@@ -28,32 +32,39 @@ final class Exemptions {
         this.headers = headers;
     }
 
-    /** From the properties, checked (an invalid block names its property). */
-    static Exemptions of(RateLimitProperties.Exempt settings) {
+    /**
+     * The callers given, checked: an invalid address block fails naming it ({@code ips[0]}).
+     *
+     * @param ips addresses or CIDR blocks, IP literals only (never a DNS lookup)
+     * @param principals principals' names
+     * @param headers per header name, the values that exempt a request carrying one (compared in constant time)
+     */
+    public static Exemptions of(List<String> ips, Collection<String> principals, Map<String, List<String>> headers) {
         List<Cidr> addresses = new ArrayList<>();
-        for (int i = 0; i < settings.getIps().size(); i++) {
-            addresses.add(Cidr.parse(settings.getIps().get(i), "ratelimit.exempt.ips[" + i + "]"));
+        for (int i = 0; i < ips.size(); i++) {
+            addresses.add(Cidr.parse(ips.get(i), "ips[" + i + "]"));
         }
-        Map<String, List<byte[]>> headers = new java.util.LinkedHashMap<>();
-        settings.getHeaders().forEach((name, values) -> {
+        Map<String, List<byte[]>> bytesByHeader = new java.util.LinkedHashMap<>();
+        headers.forEach((name, values) -> {
             List<byte[]> bytes = new ArrayList<>();
             for (String value : values) {
                 bytes.add(value.getBytes(StandardCharsets.UTF_8));
             }
-            headers.put(name, List.copyOf(bytes));
+            bytesByHeader.put(name, List.copyOf(bytes));
         });
-        if (addresses.isEmpty() && settings.getPrincipals().isEmpty() && headers.isEmpty()) {
+        if (addresses.isEmpty() && principals.isEmpty() && bytesByHeader.isEmpty()) {
             return NONE;
         }
-        return new Exemptions(List.copyOf(addresses), Set.copyOf(settings.getPrincipals()), Map.copyOf(headers));
+        return new Exemptions(List.copyOf(addresses), Set.copyOf(principals), Map.copyOf(bytesByHeader));
     }
 
-    boolean isEmpty() {
+    /** Whether nobody is exempt. */
+    public boolean isEmpty() {
         return this == NONE;
     }
 
     /** Whether no rate limit applies to this caller. */
-    boolean exempt(CallerContext caller) {
+    public boolean exempt(CallerContext caller) {
         if (this == NONE) {
             return false;
         }

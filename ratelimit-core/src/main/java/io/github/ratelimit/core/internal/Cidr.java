@@ -1,9 +1,9 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.core.internal;
 
 import java.net.InetAddress;
 
 /** An address block such as {@code 10.0.0.0/8} or {@code 2001:db8::/32}; a bare address is a block of one. */
-record Cidr(byte[] network, int prefix) {
+public record Cidr(byte[] network, int prefix) {
 
     /**
      * Parses an IP literal (never a DNS lookup) with an optional prefix length.

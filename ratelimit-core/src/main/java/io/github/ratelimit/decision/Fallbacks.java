@@ -1,6 +1,7 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.decision;
 
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.internal.LogThrottle;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -11,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * unchecked) or closed (the call was refused with 503). Logs the first of each kind, then at most one line every
  * 10 s, with the running count, so an outage cannot flood the log.
  */
-final class Fallbacks {
+public final class Fallbacks {
 
     private static final Logger log = LoggerFactory.getLogger(Fallbacks.class);
 
@@ -26,12 +27,12 @@ final class Fallbacks {
     private final LogThrottle throttle = new LogThrottle(Duration.ofSeconds(10));
 
     /** A call let through unchecked because Redis was unavailable. */
-    public void failedOpen(String what, RedisUnavailableException cause) {
+    void failedOpen(String what, RedisUnavailableException cause) {
         log(failedOpen, "call allowed (fail-open", what, cause);
     }
 
     /** A call refused because Redis was unavailable. */
-    public void failedClosed(String what, RedisUnavailableException cause) {
+    void failedClosed(String what, RedisUnavailableException cause) {
         log(failedClosed, "call refused (fail-closed", what, cause);
     }
 
@@ -47,7 +48,7 @@ final class Fallbacks {
      *
      * @param error why it failed, or null when it was taken
      */
-    public void charged(String what, long units, Throwable error) {
+    void charged(String what, long units, Throwable error) {
         if (error == null) {
             chargedUnits.addAndGet(units);
             return;
@@ -63,39 +64,45 @@ final class Fallbacks {
         }
     }
 
+    /** Units charged after calls. */
     public long chargedUnits() {
         return chargedUnits.get();
     }
 
+    /** Charges after calls that Redis could not take, lost. */
     public long chargesLost() {
         return chargesLost.get();
     }
 
     /** A call refused because an operator blocked its client: counted; logged once per client and instance. */
-    public void blocked(io.github.ratelimit.core.ClientIdentifier client) {
+    void blocked(io.github.ratelimit.core.ClientIdentifier client) {
         blockedCalls.incrementAndGet();
         if (loggedBlocks.size() < 10_000 && loggedBlocks.add(client)) {
             log.warn("Calls of {} {} are refused: an operator blocked it", client.kind(), client.value());
         }
     }
 
+    /** Calls refused because an operator blocked their client. */
     public long blockedCalls() {
         return blockedCalls.get();
     }
 
     /** A call decided in this instance's memory (local limits log when they start and stop, not each call). */
-    public void countDecidedLocally() {
+    void countDecidedLocally() {
         decidedLocally.incrementAndGet();
     }
 
+    /** Calls decided in this instance's memory while Redis could not decide. */
     public long decidedLocally() {
         return decidedLocally.get();
     }
 
+    /** Calls let through unchecked while Redis could not decide. */
     public long failedOpen() {
         return failedOpen.get();
     }
 
+    /** Calls refused (503) while Redis could not decide. */
     public long failedClosed() {
         return failedClosed.get();
     }
