@@ -10,7 +10,6 @@ import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -46,7 +45,7 @@ record MethodLimits(
     private static Set<FailureMode> failureModes(List<CompiledLimit> limits) {
         Set<FailureMode> modes = EnumSet.noneOf(FailureMode.class);
         limits.forEach(limit -> modes.add(limit.definition().failureMode()));
-        return Collections.unmodifiableSet(modes);
+        return Set.copyOf(modes); // immutable: the decision flow keeps it without copying it on each call
     }
 
     /**

@@ -2,9 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
-import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.PlanSource.Quota;
-import io.github.ratelimit.core.internal.Cidr;
 import io.github.ratelimit.local.LocalRateLimiter;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import io.github.ratelimit.redis.RedisSingleUseTokens;
@@ -683,94 +681,9 @@ public class RateLimitProperties implements Validator {
         return RateLimitProperties.class.isAssignableFrom(type);
     }
 
+    /** Checks every group at binding, naming the property and the value ({@link RateLimitPropertiesValidator}). */
     @Override
     public void validate(Object target, Errors errors) {
-        RateLimitProperties p = (RateLimitProperties) target;
-        if (p.keyPrefix == null || !Messages.KEY_PREFIX.matcher(p.keyPrefix).matches()) {
-            errors.rejectValue("keyPrefix", "pattern", Messages.badKeyPrefix(null, p.keyPrefix));
-        }
-        if (p.redis.timeout == null || p.redis.timeout.toMillis() < 1) {
-            errors.rejectValue("redis.timeout", "min", Messages.atLeast(null, "1 ms", p.redis.timeout));
-        }
-        if (p.redis.failureThreshold < 1) {
-            errors.rejectValue("redis.failureThreshold", "min", Messages.atLeast(null, 1, p.redis.failureThreshold));
-        }
-        if (p.redis.openFor == null || p.redis.openFor.isNegative()) {
-            errors.rejectValue("redis.openFor", "min", Messages.negative(null, p.redis.openFor));
-        }
-        if (p.redis.connectTimeout != null && p.redis.connectTimeout.toMillis() < 1) {
-            errors.rejectValue("redis.connectTimeout", "min", Messages.atLeast(null, "1 ms", p.redis.connectTimeout));
-        }
-        if (p.retryAdvice.defaultAdvice == null || p.retryAdvice.defaultAdvice == RetryAdvice.DEFAULT) {
-            errors.rejectValue("retryAdvice.default", "value", "must be earliest or staggered");
-        }
-        if (p.retryAdvice.horizonWindows < 1) {
-            errors.rejectValue(
-                    "retryAdvice.horizonWindows", "min", Messages.atLeast(null, 1, p.retryAdvice.horizonWindows));
-        }
-        if (p.durability.replicaWait != null
-                && (p.durability.replicaWait.toMillis() < 1
-                        || (p.redis.timeout != null && p.durability.replicaWait.compareTo(p.redis.timeout) >= 0))) {
-            errors.rejectValue(
-                    "durability.replicaWait",
-                    "range",
-                    "must be at least 1ms and shorter than ratelimit.redis.timeout (the wait is spent inside it)");
-        }
-        if (p.localRefusals.maxEntries < 1) {
-            errors.rejectValue(
-                    "localRefusals.maxEntries", "min", Messages.atLeast(null, 1, p.localRefusals.maxEntries));
-        }
-        if (p.failureMode == null || p.failureMode == FailureMode.DEFAULT) {
-            errors.rejectValue("failureMode", "value", "must be local, open or closed");
-        }
-        if (p.localLimits.instances < 1) {
-            errors.rejectValue("localLimits.instances", "min", Messages.atLeast(null, 1, p.localLimits.instances));
-        }
-        if (p.localLimits.maxEntries < 1) {
-            errors.rejectValue("localLimits.maxEntries", "min", Messages.atLeast(null, 1, p.localLimits.maxEntries));
-        }
-        if (p.client.ipv6PrefixLength < 1 || p.client.ipv6PrefixLength > 128) {
-            errors.rejectValue(
-                    "client.ipv6PrefixLength", "range", Messages.between(null, 1, 128, p.client.ipv6PrefixLength));
-        }
-        if (p.actuator.maxBlock == null || p.actuator.maxBlock.toMillis() < 1) {
-            errors.rejectValue("actuator.maxBlock", "min", Messages.atLeast(null, "1 ms", p.actuator.maxBlock));
-        }
-        if (p.client.maxPause == null || p.client.maxPause.toMillis() < 1) {
-            errors.rejectValue("client.maxPause", "min", Messages.atLeast(null, "1 ms", p.client.maxPause));
-        }
-        try {
-            p.plans.compiled();
-        } catch (IllegalArgumentException e) {
-            errors.rejectValue("plans.groups", "invalid", e.getMessage());
-        }
-        for (int i = 0; i < p.exempt.ips.size(); i++) {
-            try {
-                Cidr.parse(p.exempt.ips.get(i), "exempt ip");
-            } catch (IllegalArgumentException e) {
-                errors.rejectValue(
-                        "exempt.ips[" + i + "]",
-                        "format",
-                        "must be an IP address or a CIDR block such as 10.0.0.0/8 or 2001:db8::/32");
-            }
-        }
-        p.exempt.headers.forEach((name, values) -> {
-            if (name == null
-                    || name.isBlank()
-                    || values == null
-                    || values.stream().anyMatch(v -> v == null || v.isEmpty())) {
-                errors.rejectValue("exempt.headers", "empty", "names a header '" + name + "' with an empty value");
-            }
-        });
-        for (int i = 0; i < p.client.trustedProxies.size(); i++) {
-            try {
-                Cidr.parse(p.client.trustedProxies.get(i), "trusted proxy");
-            } catch (IllegalArgumentException e) {
-                errors.rejectValue(
-                        "client.trustedProxies[" + i + "]",
-                        "format",
-                        "must be an IP address or a CIDR block such as 10.0.0.0/8 or 2001:db8::/32");
-            }
-        }
+        RateLimitPropertiesValidator.validate((RateLimitProperties) target, errors);
     }
 }

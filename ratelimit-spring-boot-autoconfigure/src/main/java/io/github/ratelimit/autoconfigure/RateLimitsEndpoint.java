@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
@@ -25,7 +24,6 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.boot.convert.DurationStyle;
 
 /**
  * The {@code ratelimits} endpoint: every limit the application knows (annotations and filter rules, with their
@@ -37,7 +35,7 @@ import org.springframework.boot.convert.DurationStyle;
  * {@code #ip}, {@code key=client&value=ip:203.0.113.9} for a rule keyed by {@code client},
  * {@code key=header:X-Api-Key&value=...} for a header rule (in any case), plus {@code path=/users/1} for a
  * per-path rule. For a plan group, the state is the client's plan's, named in the answer ({@code plan}); the list shows
- * every plan's limits.
+ * every plan's limits. Operators' overrides and blocks are written through {@link OperatorWrites}.
  */
 @Endpoint(id = "ratelimits")
 class RateLimitsEndpoint {
@@ -78,27 +76,31 @@ class RateLimitsEndpoint {
         this.resetEnabled = resetEnabled;
         this.plans = plans;
         this.blocks = blocks;
-        this.writeEnabled = writeEnabled;
-        this.maxBlock = maxBlock;
+        this.writes = new OperatorWrites(limiter, this::declared, blocks, overrides, writeEnabled, maxBlock);
+    }
+
+    private final Supplier<ClientBlocks> blocks;
+    private final Supplier<LimitOverrides> overrides;
+    private final OperatorWrites writes;
+
+    long blocksSet() {
+        return writes.blocksSet();
+    }
+
+    long blocksLifted() {
+        return writes.blocksLifted();
+    }
+
+    long overridesSet() {
+        return writes.overridesSet();
+    }
+
+    long overridesRemoved() {
+        return writes.overridesRemoved();
     }
 
     /** The name under which blocks are set ({@code POST}) and lifted ({@code DELETE}); no limit may be read by it. */
     static final String BLOCKS = "blocks";
-
-    private static final org.slf4j.Logger audit = org.slf4j.LoggerFactory.getLogger("io.github.ratelimit.audit");
-
-    private final Supplier<ClientBlocks> blocks;
-    private final Supplier<LimitOverrides> overrides;
-    private final AtomicLong overridesSet = new AtomicLong();
-    private final AtomicLong overridesRemoved = new AtomicLong();
-
-    long overridesSet() {
-        return overridesSet.get();
-    }
-
-    long overridesRemoved() {
-        return overridesRemoved.get();
-    }
 
     /** The path under a limit's name where its override is set ({@code POST}) and removed ({@code DELETE}). */
     static final String OVERRIDE = "override";
@@ -116,93 +118,24 @@ class RateLimitsEndpoint {
             @Nullable String window,
             @Nullable Boolean shadow,
             @Nullable Principal principal) {
-        WebEndpointResponse<Map<String, Object>> refused = overridable(name, action);
-        if (refused != null) {
-            return refused;
+        if (!OVERRIDE.equals(action)) {
+            return unknownAction(action);
         }
-        Duration every;
-        try {
-            every = window == null ? null : DurationStyle.detectAndParse(window.trim());
-        } catch (IllegalArgumentException e) {
-            return error(400, "window must be a duration such as 1s, 1m or 1h, but was '" + window + "'");
-        }
-        LimitOverrides.Change change;
-        try {
-            change = new LimitOverrides.Change(limit, every, shadow);
-        } catch (IllegalArgumentException e) {
-            return error(400, e.getMessage());
-        }
-        try {
-            overrides.get().set(name, change);
-        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
-            return error(503, "the override was not stored: " + e.getMessage());
-        }
-        limiter.forgetLocalState(); // refusals kept under the old quota must not outlive it
-        overridesSet.incrementAndGet();
-        audit.info("{} overrode limit '{}' on every instance: {}", who(principal), name, change);
-        return new WebEndpointResponse<>(204);
+        return writes.override(name, limit, window, shadow, principal);
     }
 
     /** Removes a limit name's override on every instance: {@code DELETE /actuator/ratelimits/{name}/override}. */
     @DeleteOperation
     public WebEndpointResponse<Map<String, Object>> removeOverride(
             @Selector String name, @Selector String action, @Nullable Principal principal) {
-        WebEndpointResponse<Map<String, Object>> refused = overridable(name, action);
-        if (refused != null) {
-            return refused;
-        }
-        boolean removed;
-        try {
-            removed = overrides.get().remove(name);
-        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
-            return error(503, "the override was not removed: " + e.getMessage());
-        }
-        limiter.forgetLocalState();
-        overridesRemoved.incrementAndGet();
-        audit.info(
-                "{} removed the override of limit '{}' on every instance ({})",
-                who(principal),
-                name,
-                removed ? "it was in force" : "there was none");
-        return new WebEndpointResponse<>(204);
-    }
-
-    private WebEndpointResponse<Map<String, Object>> overridable(String name, String action) {
         if (!OVERRIDE.equals(action)) {
-            return error(404, "no operation '" + action + "'; use /actuator/ratelimits/{name}/override");
+            return unknownAction(action);
         }
-        if (!writeEnabled) {
-            return error(403, "writing is disabled; set ratelimit.actuator.write-enabled=true");
-        }
-        if (overrides.get() == null) {
-            return error(503, "overrides need Redis, which is not configured");
-        }
-        List<DeclaredLimit> named =
-                declared().stream().filter(d -> d.limit().name().equals(name)).toList();
-        if (named.isEmpty()) {
-            return error(400, "no limit named '" + name + "'");
-        }
-        if (named.get(0).limit().plan() != null) {
-            return error(400, "'" + name + "' is a plan group: its limits come from its plans");
-        }
-        return null;
+        return writes.removeOverride(name, principal);
     }
 
-    private static WebEndpointResponse<Map<String, Object>> error(int status, String message) {
-        return new WebEndpointResponse<>(Map.of("error", message), status);
-    }
-
-    private final boolean writeEnabled;
-    private final Duration maxBlock;
-    private final AtomicLong blocksSet = new AtomicLong();
-    private final AtomicLong blocksLifted = new AtomicLong();
-
-    long blocksSet() {
-        return blocksSet.get();
-    }
-
-    long blocksLifted() {
-        return blocksLifted.get();
+    private static WebEndpointResponse<Map<String, Object>> unknownAction(String action) {
+        return OperatorWrites.error(404, "no operation '" + action + "'; use /actuator/ratelimits/{name}/override");
     }
 
     /**
@@ -221,83 +154,7 @@ class RateLimitsEndpoint {
             return new WebEndpointResponse<>(
                     Map.of("error", "only blocks can be written: POST /actuator/ratelimits/blocks"), 404);
         }
-        WebEndpointResponse<Map<String, Object>> refused = writable();
-        if (refused != null) {
-            return refused;
-        }
-        if (key == null || key.isBlank() || value == null || value.isBlank()) {
-            return new WebEndpointResponse<>(
-                    Map.of("error", "give the client as key and value, such as ip and an address"), 400);
-        }
-        if (value.length() > 256) {
-            return new WebEndpointResponse<>(Map.of("error", "value must be at most 256 characters"), 400);
-        }
-        Duration lasts;
-        try {
-            lasts = duration == null ? null : DurationStyle.detectAndParse(duration.trim());
-        } catch (IllegalArgumentException e) {
-            return new WebEndpointResponse<>(
-                    Map.of("error", "duration must be a duration such as 30s, 10m or 1h, but was '" + duration + "'"),
-                    400);
-        }
-        if (lasts == null || lasts.toMillis() < 1 || lasts.compareTo(maxBlock) > 0) {
-            return new WebEndpointResponse<>(
-                    Map.of(
-                            "error",
-                            "duration must be between 1ms and " + maxBlock + " (ratelimit.actuator.max-block), but was "
-                                    + duration),
-                    400);
-        }
-        ClientIdentifier client = ClientIdentifier.of(ClientIdentifier.normalizeKind(key), value);
-        try {
-            blocks.get().block(client, lasts);
-        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
-            return error(503, "the block was not stored: " + e.getMessage());
-        }
-        blocksSet.incrementAndGet();
-        audit.info("{} blocked {} {} for {} on every instance", who(principal), client.kind(), client.value(), lasts);
-        return new WebEndpointResponse<>(204);
-    }
-
-    private WebEndpointResponse<Map<String, Object>> writable() {
-        if (!writeEnabled) {
-            return new WebEndpointResponse<>(
-                    Map.of("error", "writing is disabled; set ratelimit.actuator.write-enabled=true"), 403);
-        }
-        if (blocks.get() == null) {
-            return new WebEndpointResponse<>(Map.of("error", "blocks need Redis, which is not configured"), 503);
-        }
-        return null;
-    }
-
-    private static String who(Principal principal) {
-        return principal == null ? "An operator (no principal)" : "Operator '" + principal.getName() + "'";
-    }
-
-    /** Lifts a block: {@code DELETE /actuator/ratelimits/blocks?key=ip&value=203.0.113.9}. */
-    private WebEndpointResponse<Map<String, Object>> lift(String key, String value, Principal principal) {
-        WebEndpointResponse<Map<String, Object>> refused = writable();
-        if (refused != null) {
-            return refused;
-        }
-        if (key == null || key.isBlank() || value == null || value.isBlank()) {
-            return new WebEndpointResponse<>(Map.of("error", "give the client as key and value"), 400);
-        }
-        ClientIdentifier client = ClientIdentifier.of(ClientIdentifier.normalizeKind(key), value);
-        boolean lifted;
-        try {
-            lifted = blocks.get().lift(client);
-        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
-            return error(503, "the block was not lifted: " + e.getMessage());
-        }
-        blocksLifted.incrementAndGet();
-        audit.info(
-                "{} lifted the block of {} {} on every instance ({})",
-                who(principal),
-                client.kind(),
-                client.value(),
-                lifted ? "it was in force" : "there was none");
-        return new WebEndpointResponse<>(204);
+        return writes.block(key, value, duration, principal);
     }
 
     @ReadOperation
@@ -325,7 +182,7 @@ class RateLimitsEndpoint {
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("limits", limits);
         answer.put("resetEnabled", resetEnabled);
-        answer.put("writeEnabled", writeEnabled);
+        answer.put("writeEnabled", writes.writeEnabled());
         ClientBlocks blocked = blocks.get();
         if (blocked != null) {
             Map<String, Long> left = new LinkedHashMap<>();
@@ -390,7 +247,7 @@ class RateLimitsEndpoint {
         List<DeclaredLimit> named =
                 declared().stream().filter(d -> d.limit().name().equals(name)).toList();
         if (named.isEmpty()) {
-            return error(404, "no limit named '" + name + "'");
+            return OperatorWrites.error(404, "no limit named '" + name + "'");
         }
         LimitOverrides current = overrides.get();
         LimitOverrides.Change change = current == null ? null : current.get(name);
@@ -447,7 +304,7 @@ class RateLimitsEndpoint {
     public WebEndpointResponse<Map<String, Object>> reset(
             @Selector String name, String key, String value, @Nullable String path, @Nullable Principal principal) {
         if (BLOCKS.equals(name)) {
-            return lift(key, value, principal);
+            return writes.lift(key, value, principal);
         }
         if (!resetEnabled) {
             return new WebEndpointResponse<>(

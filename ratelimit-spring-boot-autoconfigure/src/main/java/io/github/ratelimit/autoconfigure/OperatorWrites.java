@@ -1,0 +1,244 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.core.ClientBlocks;
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.LimitOverrides;
+import io.github.ratelimit.core.RateLimiter;
+import java.security.Principal;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * What operators change through the {@code ratelimits} endpoint, on every instance: overrides of limits by name and
+ * blocks of clients. Off (403) unless {@code ratelimit.actuator.write-enabled=true}; bad input answers 400 naming what
+ * was wrong and stores nothing; a Redis that cannot take the change answers 503. Every change is logged on the
+ * {@code io.github.ratelimit.audit} logger with who made it, and counted.
+ */
+final class OperatorWrites {
+
+    private static final org.slf4j.Logger audit = org.slf4j.LoggerFactory.getLogger("io.github.ratelimit.audit");
+
+    private final Supplier<ClientBlocks> blocks;
+    private final Supplier<LimitOverrides> overrides;
+    private final AtomicLong overridesSet = new AtomicLong();
+    private final AtomicLong overridesRemoved = new AtomicLong();
+    private final AtomicLong blocksSet = new AtomicLong();
+    private final AtomicLong blocksLifted = new AtomicLong();
+    private final RateLimiter limiter;
+    private final Supplier<List<DeclaredLimit>> declared;
+    private final boolean writeEnabled;
+    private final Duration maxBlock;
+
+    /**
+     * @param limiter whose refusals kept in memory are forgotten when a quota changes
+     * @param declared the limits the application declares, which an override must name
+     * @param blocks the clients blocked by operators, or a supplier of null without Redis
+     * @param overrides operators' overrides of limits by name, or a supplier of null without Redis
+     * @param writeEnabled whether anything may be written ({@code ratelimit.actuator.write-enabled})
+     * @param maxBlock the longest block ({@code ratelimit.actuator.max-block})
+     */
+    OperatorWrites(
+            RateLimiter limiter,
+            Supplier<List<DeclaredLimit>> declared,
+            Supplier<ClientBlocks> blocks,
+            Supplier<LimitOverrides> overrides,
+            boolean writeEnabled,
+            Duration maxBlock) {
+        this.limiter = limiter;
+        this.declared = declared;
+        this.blocks = blocks;
+        this.overrides = overrides;
+        this.writeEnabled = writeEnabled;
+        this.maxBlock = maxBlock;
+    }
+
+    boolean writeEnabled() {
+        return writeEnabled;
+    }
+
+    long blocksSet() {
+        return blocksSet.get();
+    }
+
+    long blocksLifted() {
+        return blocksLifted.get();
+    }
+
+    long overridesSet() {
+        return overridesSet.get();
+    }
+
+    long overridesRemoved() {
+        return overridesRemoved.get();
+    }
+
+    /**
+     * Overrides a limit name on every instance, until removed: {@code POST /actuator/ratelimits/{name}/override} with
+     * JSON {@code {"limit": 2, "window": "1s"}} (either or both) or {@code {"shadow": true}}. What was counted carries
+     * over to the new quota (a window's key does not hold its quota); a new window starts its own count.
+     */
+    WebEndpointResponse<Map<String, Object>> override(
+            String name, Long limit, String window, Boolean shadow, Principal principal) {
+        WebEndpointResponse<Map<String, Object>> refused = overridable(name);
+        if (refused != null) {
+            return refused;
+        }
+        Duration every;
+        try {
+            every = window == null ? null : DurationStyle.detectAndParse(window.trim());
+        } catch (IllegalArgumentException e) {
+            return error(400, "window must be a duration such as 1s, 1m or 1h, but was '" + window + "'");
+        }
+        LimitOverrides.Change change;
+        try {
+            change = new LimitOverrides.Change(limit, every, shadow);
+        } catch (IllegalArgumentException e) {
+            return error(400, e.getMessage());
+        }
+        try {
+            overrides.get().set(name, change);
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return error(503, "the override was not stored: " + e.getMessage());
+        }
+        limiter.forgetLocalState(); // refusals kept under the old quota must not outlive it
+        overridesSet.incrementAndGet();
+        audit.info("{} overrode limit '{}' on every instance: {}", who(principal), name, change);
+        return new WebEndpointResponse<>(204);
+    }
+
+    /** Removes a limit name's override on every instance: {@code DELETE /actuator/ratelimits/{name}/override}. */
+    WebEndpointResponse<Map<String, Object>> removeOverride(String name, Principal principal) {
+        WebEndpointResponse<Map<String, Object>> refused = overridable(name);
+        if (refused != null) {
+            return refused;
+        }
+        boolean removed;
+        try {
+            removed = overrides.get().remove(name);
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return error(503, "the override was not removed: " + e.getMessage());
+        }
+        limiter.forgetLocalState();
+        overridesRemoved.incrementAndGet();
+        audit.info(
+                "{} removed the override of limit '{}' on every instance ({})",
+                who(principal),
+                name,
+                removed ? "it was in force" : "there was none");
+        return new WebEndpointResponse<>(204);
+    }
+
+    private WebEndpointResponse<Map<String, Object>> overridable(String name) {
+        if (!writeEnabled) {
+            return error(403, "writing is disabled; set ratelimit.actuator.write-enabled=true");
+        }
+        if (overrides.get() == null) {
+            return error(503, "overrides need Redis, which is not configured");
+        }
+        List<DeclaredLimit> named = declared.get().stream()
+                .filter(d -> d.limit().name().equals(name))
+                .toList();
+        if (named.isEmpty()) {
+            return error(400, "no limit named '" + name + "'");
+        }
+        if (named.get(0).limit().plan() != null) {
+            return error(400, "'" + name + "' is a plan group: its limits come from its plans");
+        }
+        return null;
+    }
+
+    static WebEndpointResponse<Map<String, Object>> error(int status, String message) {
+        return new WebEndpointResponse<>(Map.of("error", message), status);
+    }
+
+    /**
+     * Blocks a client on every instance: {@code POST /actuator/ratelimits/blocks} with JSON {@code {"key": "ip",
+     * "value": "203.0.113.9", "duration": "30s"}}. Every limited call of the client is refused with 429 and
+     * {@code Retry-After} the time left, until the block ends by itself or is lifted. Logged with who made it.
+     */
+    WebEndpointResponse<Map<String, Object>> block(String key, String value, String duration, Principal principal) {
+        WebEndpointResponse<Map<String, Object>> refused = writable();
+        if (refused != null) {
+            return refused;
+        }
+        if (key == null || key.isBlank() || value == null || value.isBlank()) {
+            return new WebEndpointResponse<>(
+                    Map.of("error", "give the client as key and value, such as ip and an address"), 400);
+        }
+        if (value.length() > 256) {
+            return new WebEndpointResponse<>(Map.of("error", "value must be at most 256 characters"), 400);
+        }
+        Duration lasts;
+        try {
+            lasts = duration == null ? null : DurationStyle.detectAndParse(duration.trim());
+        } catch (IllegalArgumentException e) {
+            return new WebEndpointResponse<>(
+                    Map.of("error", "duration must be a duration such as 30s, 10m or 1h, but was '" + duration + "'"),
+                    400);
+        }
+        if (lasts == null || lasts.toMillis() < 1 || lasts.compareTo(maxBlock) > 0) {
+            return new WebEndpointResponse<>(
+                    Map.of(
+                            "error",
+                            "duration must be between 1ms and " + maxBlock + " (ratelimit.actuator.max-block), but was "
+                                    + duration),
+                    400);
+        }
+        ClientIdentifier client = ClientIdentifier.of(ClientIdentifier.normalizeKind(key), value);
+        try {
+            blocks.get().block(client, lasts);
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return error(503, "the block was not stored: " + e.getMessage());
+        }
+        blocksSet.incrementAndGet();
+        audit.info("{} blocked {} {} for {} on every instance", who(principal), client.kind(), client.value(), lasts);
+        return new WebEndpointResponse<>(204);
+    }
+
+    private WebEndpointResponse<Map<String, Object>> writable() {
+        if (!writeEnabled) {
+            return new WebEndpointResponse<>(
+                    Map.of("error", "writing is disabled; set ratelimit.actuator.write-enabled=true"), 403);
+        }
+        if (blocks.get() == null) {
+            return new WebEndpointResponse<>(Map.of("error", "blocks need Redis, which is not configured"), 503);
+        }
+        return null;
+    }
+
+    private static String who(Principal principal) {
+        return principal == null ? "An operator (no principal)" : "Operator '" + principal.getName() + "'";
+    }
+
+    /** Lifts a block: {@code DELETE /actuator/ratelimits/blocks?key=ip&value=203.0.113.9}. */
+    WebEndpointResponse<Map<String, Object>> lift(String key, String value, Principal principal) {
+        WebEndpointResponse<Map<String, Object>> refused = writable();
+        if (refused != null) {
+            return refused;
+        }
+        if (key == null || key.isBlank() || value == null || value.isBlank()) {
+            return new WebEndpointResponse<>(Map.of("error", "give the client as key and value"), 400);
+        }
+        ClientIdentifier client = ClientIdentifier.of(ClientIdentifier.normalizeKind(key), value);
+        boolean lifted;
+        try {
+            lifted = blocks.get().lift(client);
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return error(503, "the block was not lifted: " + e.getMessage());
+        }
+        blocksLifted.incrementAndGet();
+        audit.info(
+                "{} lifted the block of {} {} on every instance ({})",
+                who(principal),
+                client.kind(),
+                client.value(),
+                lifted ? "it was in force" : "there was none");
+        return new WebEndpointResponse<>(204);
+    }
+}
