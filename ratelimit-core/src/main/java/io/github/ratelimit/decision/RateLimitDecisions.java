@@ -179,6 +179,14 @@ public final class RateLimitDecisions {
         public static Call of(String what, List<LimitRequest> requests, Set<FailureMode> failureModes) {
             return new Call(what, requests, failureModes, Duration.ZERO);
         }
+
+        /**
+         * What a failure of this call takes, after the fact (see {@link #countFailures}): its requests that were
+         * decided without taking anything (check-only), now taking their cost; no requests when there are none.
+         */
+        public Call failures() {
+            return Call.of(what, RateLimitDecisions.failures(requests), failureModes);
+        }
     }
 
     /** What a call used once it ran, charged after the fact (see {@link RateLimiter#chargeAsync}). */
@@ -235,8 +243,8 @@ public final class RateLimitDecisions {
 
     /**
      * After an admitted call failed: takes what its failure costs at once (the requests of its limits that count
-     * failures only, see {@link #failures}), without asking again whether the caller is exempt or blocked. Gives null
-     * when the call asks nothing.
+     * failures only, such as {@link Call#failures()}), without asking again whether the caller is exempt or blocked.
+     * Gives null when the call asks nothing.
      */
     public Outcome countFailures(Call failures) {
         return failures.requests().isEmpty() ? null : decideNow(failures);
@@ -247,11 +255,7 @@ public final class RateLimitDecisions {
         return failures.requests().isEmpty() ? CompletableFuture.completedFuture(null) : decideNowAsync(failures);
     }
 
-    /**
-     * What a failed call takes, after the fact: the requests that were decided before the call without taking
-     * anything (check-only), now taking their cost. Empty when there are none.
-     */
-    public static List<LimitRequest> failures(List<LimitRequest> requests) {
+    private static List<LimitRequest> failures(List<LimitRequest> requests) {
         List<LimitRequest> failures = null;
         for (LimitRequest request : requests) {
             if (request.checkOnly()) {

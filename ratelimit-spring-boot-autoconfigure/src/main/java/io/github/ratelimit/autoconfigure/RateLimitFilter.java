@@ -2,7 +2,6 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.decision.RateLimitDecisions;
@@ -99,16 +98,13 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
             RateLimitHeaders.of(ServletRequests.record(request, outcome.admitted()), allPolicies)
                     .forEach(response::setHeader);
         }
-        RateLimitDecisions.Call asked = outcome.call();
-        List<LimitRequest> failures = asked == null ? List.of() : RateLimitDecisions.failures(asked.requests());
-        if (failures.isEmpty()) {
+        RateLimitDecisions.Call failures =
+                outcome.call() == null ? null : outcome.call().failures();
+        if (failures == null || failures.requests().isEmpty()) {
             chain.doFilter(request, response);
             return;
         }
-        FailureCounting counting = new FailureCounting(
-                response,
-                () -> decisions.countFailures(
-                        RateLimitDecisions.Call.of(asked.what(), failures, asked.failureModes())));
+        FailureCounting counting = new FailureCounting(response, () -> decisions.countFailures(failures));
         try {
             chain.doFilter(request, counting);
         } catch (IOException | ServletException | RuntimeException e) {

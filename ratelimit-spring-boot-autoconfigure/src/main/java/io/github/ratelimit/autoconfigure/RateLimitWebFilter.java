@@ -2,7 +2,6 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.List;
 import java.util.Optional;
@@ -111,10 +110,8 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits, Pa
         static final Failures NONE = new Failures(null);
 
         static Failures of(RateLimitDecisions.Call asked) {
-            List<LimitRequest> failures = asked == null ? List.of() : RateLimitDecisions.failures(asked.requests());
-            return failures.isEmpty()
-                    ? NONE
-                    : new Failures(RateLimitDecisions.Call.of(asked.what(), failures, asked.failureModes()));
+            RateLimitDecisions.Call failures = asked == null ? null : asked.failures();
+            return failures == null || failures.requests().isEmpty() ? NONE : new Failures(failures);
         }
 
         boolean isEmpty() {
