@@ -91,8 +91,9 @@ public abstract class RateLimiterContract extends TwoInstances<RateLimiter> {
 
         assertThat(both.get() + addressOnly.get()).as("the address's limit").isEqualTo(15);
         assertThat(both.get()).isLessThanOrEqualTo(10);
-        // read by an instance that took no part: what the store holds, not a refusal an instance kept in memory
-        // while it raced the others (on a Redis Cluster, one seen while another call gave back across slots)
+        // read by an instance that took no part: what the store holds, not a refusal an instance keeps in memory for a
+        // moment after racing the others (on a Redis Cluster, one met while another call gave back across slots,
+        // forgotten when the give-back's announcement arrives)
         RateLimiter reader = instancesShareState() ? newInstance() : instance(0);
         int userLeft = 0;
         while (call(reader, LimitRequest.of(perUser, user, 1)).allowed()) {
