@@ -2,6 +2,7 @@ package io.github.ratelimit;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -174,6 +175,27 @@ class ArchitectureTest {
         assertThat(leaks).isEmpty();
     }
 
+    /**
+     * The auto-configuration's feature packages ({@code aot}, {@code observation}, and the ones still to come out of
+     * the main package) do not depend on each other in a cycle, and what they share lives in {@code internal}, which
+     * knows none of them.
+     */
+    @Test
+    void featurePackagesAreFreeOfCyclesAndShareOnlyInternal() {
+        slices().matching("io.github.ratelimit.autoconfigure.(*)..")
+                .should()
+                .beFreeOfCycles()
+                .check(STARTER);
+        classes()
+                .that()
+                .resideInAPackage("io.github.ratelimit.autoconfigure.internal..")
+                .should()
+                .onlyDependOnClassesThat(JavaClass.Predicates.resideOutsideOfPackage(
+                                "io.github.ratelimit.autoconfigure..")
+                        .or(JavaClass.Predicates.resideInAPackage("io.github.ratelimit.autoconfigure.internal..")))
+                .check(STARTER);
+    }
+
     @Test
     void autoConfigurationClassesAreFinal() {
         classes()
@@ -293,7 +315,7 @@ class ArchitectureTest {
                     "autoconfigure.RateLimitEndpointAutoConfiguration",
                     "autoconfigure.RateLimitHealthAutoConfiguration",
                     "autoconfigure.RateLimitMetricsAutoConfiguration",
-                    "autoconfigure.RateLimitObservationAutoConfiguration",
+                    "autoconfigure.observation.RateLimitObservationAutoConfiguration",
                     "autoconfigure.RateLimitOpenApiAutoConfiguration",
                     "autoconfigure.RateLimitProperties",
                     "autoconfigure.RateLimitReactiveWebAutoConfiguration",

@@ -6,7 +6,7 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
 import io.github.ratelimit.annotation.Algorithm;
-import io.github.ratelimit.autoconfigure.RateLimitObservationAutoConfiguration;
+import io.github.ratelimit.autoconfigure.observation.RateLimitObservationAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimit;

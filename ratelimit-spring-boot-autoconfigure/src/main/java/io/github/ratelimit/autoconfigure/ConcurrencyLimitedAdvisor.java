@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.ConcurrencyLimited;
+import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimiter;
@@ -50,7 +51,7 @@ final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
 
     @Override
     public boolean declares(Method method) {
-        return AnnotatedElementUtils.hasAnnotation(method, ConcurrencyLimited.class);
+        return AnnotatedMethods.isConcurrencyLimited(method);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LockManager;
 import java.lang.reflect.Method;
@@ -37,7 +38,7 @@ final class LockedAdvisor extends AnnotationAdvisor {
 
     @Override
     public boolean declares(Method method) {
-        return LockedMethods.isLocked(method);
+        return AnnotatedMethods.isLocked(method);
     }
 
     @Override

@@ -26,10 +26,6 @@ final class LockedMethods {
         this.keys = keys;
     }
 
-    static boolean isLocked(Method method) {
-        return AnnotatedElementUtils.hasAnnotation(method, Locked.class);
-    }
-
     LockedMethod get(Method method) {
         LockedMethod found = compiled.get(method);
         return found != null ? found : compiled.computeIfAbsent(method, this::compile);

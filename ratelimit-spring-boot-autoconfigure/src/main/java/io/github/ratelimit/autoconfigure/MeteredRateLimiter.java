@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.autoconfigure.internal.WarmUpCalls;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
@@ -43,7 +44,7 @@ final class MeteredRateLimiter implements RateLimiter {
 
     @Override
     public Decision tryAcquire(List<LimitRequest> requests) {
-        if (RateLimitWarmUp.isWarmUp(requests)) {
+        if (WarmUpCalls.isWarmUp(requests)) {
             return delegate.tryAcquire(requests);
         }
         long started = System.nanoTime();
@@ -52,7 +53,7 @@ final class MeteredRateLimiter implements RateLimiter {
 
     @Override
     public CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests) {
-        if (RateLimitWarmUp.isWarmUp(requests)) {
+        if (WarmUpCalls.isWarmUp(requests)) {
             return delegate.tryAcquireAsync(requests);
         }
         long started = System.nanoTime();

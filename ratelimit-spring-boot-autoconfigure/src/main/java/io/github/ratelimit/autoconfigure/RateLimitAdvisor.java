@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.decision.RateLimitDecisions;
@@ -63,7 +64,7 @@ final class RateLimitAdvisor extends AnnotationAdvisor implements DeclaredLimits
 
     @Override
     public boolean declares(Method method) {
-        return RateLimitedMethods.isRateLimited(method);
+        return AnnotatedMethods.isRateLimited(method);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
+import io.github.ratelimit.autoconfigure.internal.WarmUpCalls;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
@@ -37,7 +38,7 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
     private static final Logger log = LoggerFactory.getLogger(RateLimitWarmUp.class);
 
     /** The warm-up's limit name: left out of metrics and observations. */
-    static final String NAME = "ratelimit-warm-up";
+    static final String NAME = WarmUpCalls.NAME;
 
     /** Rounds of decisions: enough for the JIT's first tier to compile the path (about 200 calls a method). */
     static final int ROUNDS = 300;
@@ -59,11 +60,6 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
         this.decisions = decisions;
         this.redisAnswers = redisAnswers;
         this.loadScripts = loadScripts;
-    }
-
-    /** Whether a request belongs to the warm-up (its first limit's name says so). */
-    static boolean isWarmUp(List<LimitRequest> requests) {
-        return !requests.isEmpty() && NAME.equals(requests.get(0).limit().name());
     }
 
     @Override

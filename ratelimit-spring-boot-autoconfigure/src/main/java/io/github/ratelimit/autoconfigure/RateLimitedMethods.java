@@ -1,14 +1,13 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.CountOn;
-import io.github.ratelimit.annotation.NotRateLimited;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.RateLimits;
 import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,7 +20,6 @@ import java.util.function.Supplier;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpression;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * Compiles and caches the {@link RateLimited} declarations of methods, and checks that every method sharing
@@ -45,38 +43,6 @@ final class RateLimitedMethods {
     private final Map<String, NamedDefinition> names = new ConcurrentHashMap<>();
 
     private record NamedDefinition(String source, Set<String> limits, Set<String> keys) {}
-
-    /**
-     * Whether a method is limited: by its own (possibly composed) annotations, or by its class's when it is a public
-     * instance method of that class and not exempted with {@link NotRateLimited}.
-     */
-    static boolean isRateLimited(Method method) {
-        if (AnnotatedElementUtils.hasAnnotation(method, NotRateLimited.class)) {
-            return false;
-        }
-        return declaresItself(method) || classLimits(method);
-    }
-
-    private static boolean declaresItself(Method method) {
-        return AnnotatedElementUtils.hasAnnotation(method, RateLimited.class)
-                || AnnotatedElementUtils.hasAnnotation(method, RateLimits.class);
-    }
-
-    private static boolean classLimits(Method method) {
-        Class<?> type = method.getDeclaringClass();
-        int modifiers = method.getModifiers();
-        return type != Object.class
-                && !ReflectionUtils.isObjectMethod(method)
-                && !ReflectionUtils.isEqualsMethod(method)
-                && !ReflectionUtils.isHashCodeMethod(method)
-                && !ReflectionUtils.isToStringMethod(method)
-                && Modifier.isPublic(modifiers)
-                && !Modifier.isStatic(modifiers)
-                && !method.isSynthetic()
-                && !method.isBridge()
-                && (AnnotatedElementUtils.hasAnnotation(type, RateLimited.class)
-                        || AnnotatedElementUtils.hasAnnotation(type, RateLimits.class));
-    }
 
     /** Every limit compiled so far (all annotated bean methods, once the startup check has run). */
     List<DeclaredLimit> declared() {
@@ -102,7 +68,7 @@ final class RateLimitedMethods {
     private MethodLimits compile(Method method) {
         MethodExpressions expressions = new MethodExpressions(method, "RateLimited");
         // the method's own limits replace its class's
-        Set<RateLimited> annotations = declaresItself(method)
+        Set<RateLimited> annotations = AnnotatedMethods.declaresRateLimits(method)
                 ? AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class, RateLimits.class)
                 : AnnotatedElementUtils.findMergedRepeatableAnnotations(
                         method.getDeclaringClass(), RateLimited.class, RateLimits.class);

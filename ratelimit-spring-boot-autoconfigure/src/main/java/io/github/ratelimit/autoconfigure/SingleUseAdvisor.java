@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.SingleUseTokens;
 import java.lang.reflect.Method;
@@ -32,7 +33,7 @@ final class SingleUseAdvisor extends AnnotationAdvisor {
 
     @Override
     public boolean declares(Method method) {
-        return SingleUseMethods.isSingleUse(method);
+        return AnnotatedMethods.isSingleUse(method);
     }
 
     @Override

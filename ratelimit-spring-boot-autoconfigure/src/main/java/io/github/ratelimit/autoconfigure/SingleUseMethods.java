@@ -22,10 +22,6 @@ final class SingleUseMethods {
 
     private final Map<Method, SingleUseMethod> compiled = new ConcurrentHashMap<>();
 
-    static boolean isSingleUse(Method method) {
-        return AnnotatedElementUtils.hasAnnotation(method, SingleUse.class);
-    }
-
     SingleUseMethod get(Method method) {
         SingleUseMethod found = compiled.get(method);
         return found != null ? found : compiled.computeIfAbsent(method, SingleUseMethods::compile);

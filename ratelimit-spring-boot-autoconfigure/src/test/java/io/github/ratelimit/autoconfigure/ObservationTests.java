@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.autoconfigure.observation.RateLimitObservationAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.SingleUseTokenException;
 import io.github.ratelimit.core.SingleUseTokens;

@@ -1,5 +1,6 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.observation;
 
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

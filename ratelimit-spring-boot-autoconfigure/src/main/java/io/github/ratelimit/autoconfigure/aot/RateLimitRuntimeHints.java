@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.aot;
 
 import java.util.List;
 import org.springframework.aot.hint.MemberCategory;

@@ -1,6 +1,6 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.aot;
 
-import io.github.ratelimit.annotation.ConcurrencyLimited;
+import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
@@ -13,7 +13,6 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.beans.factory.aot.BeanRegistrationAotContribution;
 import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
 import org.springframework.beans.factory.support.RegisteredBean;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -46,10 +45,10 @@ final class AnnotatedBeansAotProcessor implements BeanRegistrationAotProcessor {
     static List<Method> annotatedMethods(Class<?> type) {
         List<Method> annotated = new ArrayList<>();
         for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
-            if (RateLimitedMethods.isRateLimited(method)
-                    || SingleUseMethods.isSingleUse(method)
-                    || LockedMethods.isLocked(method)
-                    || AnnotatedElementUtils.hasAnnotation(method, ConcurrencyLimited.class)) {
+            if (AnnotatedMethods.isRateLimited(method)
+                    || AnnotatedMethods.isSingleUse(method)
+                    || AnnotatedMethods.isLocked(method)
+                    || AnnotatedMethods.isConcurrencyLimited(method)) {
                 annotated.add(method);
             }
         }

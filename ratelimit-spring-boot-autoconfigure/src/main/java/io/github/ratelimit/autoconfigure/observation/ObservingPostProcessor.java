@@ -1,5 +1,6 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.observation;
 
+import io.github.ratelimit.autoconfigure.internal.WarmUpCalls;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
@@ -163,7 +164,7 @@ final class ObservingPostProcessor implements BeanPostProcessor {
 
         @Override
         public Decision tryAcquire(List<LimitRequest> requests) {
-            if (RateLimitWarmUp.isWarmUp(requests)) {
+            if (WarmUpCalls.isWarmUp(requests)) {
                 return delegate.tryAcquire(requests);
             }
             return observe(
@@ -176,7 +177,7 @@ final class ObservingPostProcessor implements BeanPostProcessor {
 
         @Override
         public CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests) {
-            if (RateLimitWarmUp.isWarmUp(requests)) {
+            if (WarmUpCalls.isWarmUp(requests)) {
                 return delegate.tryAcquireAsync(requests);
             }
             return observeAsync(

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.aot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
