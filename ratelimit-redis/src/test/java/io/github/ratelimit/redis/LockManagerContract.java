@@ -43,12 +43,8 @@ abstract class LockManagerContract {
     void start() {
         clientA = topology().newClient();
         clientB = topology().newClient();
-        locksA = new RedisLockManager(clientA, "ratelimit:", patient());
-        locksB = new RedisLockManager(clientB, "ratelimit:", patient());
-    }
-
-    static RedisGuard patient() {
-        return new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1));
+        locksA = new RedisLockManager(clientA, "ratelimit:", Guards.patient());
+        locksB = new RedisLockManager(clientB, "ratelimit:", Guards.patient());
     }
 
     @AfterAll

@@ -314,8 +314,8 @@ abstract class RateLimiterContract {
         String addressB = freshInAnotherSlotThan(user);
         // without local refusals, so that every refused call reaches Redis (and B's slot)
         List<RedisRateLimiter> instances = List.of(
-                new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0),
-                new RedisRateLimiter(clientB, "ratelimit:", patient(), 10, 0));
+                new RedisRateLimiter(clientA, "ratelimit:", Guards.patient(), 10, 0),
+                new RedisRateLimiter(clientB, "ratelimit:", Guards.patient(), 10, 0));
         for (int i = 0; i < 5; i++) {
             assertThat(call(instances.get(0), perUser, user, perIp, addressA).allowed())
                     .isTrue();
@@ -335,10 +335,6 @@ abstract class RateLimiterContract {
             }
         }
         assertThat(fresh).isEqualTo(10);
-    }
-
-    static RedisGuard patient() {
-        return new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1));
     }
 
     private static Decision call(RedisRateLimiter limiter, RateLimit a, String idA, RateLimit b, String idB) {
@@ -430,7 +426,7 @@ abstract class RateLimiterContract {
         // there
         // (asked without local refusals: one that another instance's give-back made stale reaches this instance by
         // pub/sub, a moment later)
-        RedisRateLimiter redisOnly = new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0);
+        RedisRateLimiter redisOnly = new RedisRateLimiter(clientA, "ratelimit:", Guards.patient(), 10, 0);
         int afterwards = 0;
         while (redisOnly.tryAcquire(call).allowed()) {
             afterwards++;
@@ -481,7 +477,7 @@ abstract class RateLimiterContract {
         assertThat(clientA.getBucket(key, StringCodec.INSTANCE).size()).isEqualTo(40 + 450 * 6);
         long ttl = clientA.getBucket(key).remainTimeToLive();
         assertThat(ttl).isBetween(7_200_000L - 60_000, 7_200_000L * 9 / 8);
-        Decision state = new RedisRateLimiter(clientB, "ratelimit:", patient(), 10, 0)
+        Decision state = new RedisRateLimiter(clientB, "ratelimit:", Guards.patient(), 10, 0)
                 .tryAcquire(List.of(LimitRequest.of(windows.get(0), id, 0), LimitRequest.of(windows.get(1), id, 0)));
         assertThat(state.outcomes()).extracting(LimitOutcome::remaining).containsExactly(0L, 150L);
     }
@@ -496,7 +492,7 @@ abstract class RateLimiterContract {
         RateLimit shortWindow = RateLimit.of("freed", Algorithm.SLIDING_WINDOW, 300, 2_000);
         RateLimit hour = RateLimit.of("freed", Algorithm.SLIDING_WINDOW, 1_000, 3_600_000);
         String id = fresh();
-        RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0);
+        RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", Guards.patient(), 10, 0);
         List<LimitRequest> hundred = List.of(LimitRequest.of(shortWindow, id, 100), LimitRequest.of(hour, id, 100));
         List<LimitRequest> look = List.of(LimitRequest.of(shortWindow, id, 0), LimitRequest.of(hour, id, 0));
         String key =
@@ -567,7 +563,7 @@ abstract class RateLimiterContract {
         RateLimit minute = RateLimit.of("several-reset", Algorithm.SLIDING_WINDOW, 3, 2_000_000);
         String id = fresh();
         List<LimitRequest> call = List.of(LimitRequest.of(second, id, 1), LimitRequest.of(minute, id, 1));
-        RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0);
+        RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", Guards.patient(), 10, 0);
         assertThat(noLocal.tryAcquire(call).allowed()).isTrue();
         assertThat(noLocal.tryAcquire(call).allowed()).isTrue();
         assertThat(noLocal.tryAcquire(call).allowed()).isFalse();
@@ -586,7 +582,7 @@ abstract class RateLimiterContract {
         RateLimit ipDay = RateLimit.of("ip-two", Algorithm.SLIDING_WINDOW, 12, 86_400_000);
         String user = fresh();
         String address = freshInAnotherSlotThan(user);
-        RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", patient(), 10, 0);
+        RedisRateLimiter noLocal = new RedisRateLimiter(clientA, "ratelimit:", Guards.patient(), 10, 0);
         for (int i = 0; i < 5; i++) {
             assertThat(noLocal.tryAcquire(twoWindows(userHour, userDay, user, ipHour, ipDay, fresh()))
                             .allowed())

@@ -44,12 +44,8 @@ abstract class SingleUseTokensContract {
     void start() {
         clientA = topology().newClient();
         clientB = topology().newClient();
-        instanceA = new RedisSingleUseTokens(clientA, "ratelimit:", patient());
-        instanceB = new RedisSingleUseTokens(clientB, "ratelimit:", patient());
-    }
-
-    static RedisGuard patient() {
-        return new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1));
+        instanceA = new RedisSingleUseTokens(clientA, "ratelimit:", Guards.patient());
+        instanceB = new RedisSingleUseTokens(clientB, "ratelimit:", Guards.patient());
     }
 
     @AfterAll

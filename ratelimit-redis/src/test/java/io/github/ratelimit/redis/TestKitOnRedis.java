@@ -9,7 +9,6 @@ import io.github.ratelimit.test.kit.LockManagerContract;
 import io.github.ratelimit.test.kit.RateLimiterContract;
 import io.github.ratelimit.test.kit.SingleUseTokensContract;
 import io.github.ratelimit.test.support.RedisTopology;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
@@ -34,10 +33,6 @@ abstract class TestKitOnRedis {
         return client;
     }
 
-    static RedisGuard patient() {
-        return new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1));
-    }
-
     @AfterAll
     void shutDownClients() {
         clients.forEach(RedissonClient::shutdown);
@@ -47,7 +42,7 @@ abstract class TestKitOnRedis {
     class RateLimiters extends RateLimiterContract {
         @Override
         protected RateLimiter newInstance() {
-            return new RedisRateLimiter(client(), "kit:", patient());
+            return new RedisRateLimiter(client(), "kit:", Guards.patient());
         }
     }
 
@@ -55,7 +50,7 @@ abstract class TestKitOnRedis {
     class Tokens extends SingleUseTokensContract {
         @Override
         protected SingleUseTokens newInstance() {
-            return new RedisSingleUseTokens(client(), "kit:", patient());
+            return new RedisSingleUseTokens(client(), "kit:", Guards.patient());
         }
     }
 
@@ -63,7 +58,7 @@ abstract class TestKitOnRedis {
     class Locks extends LockManagerContract {
         @Override
         protected LockManager newInstance() {
-            return new RedisLockManager(client(), "kit:", patient());
+            return new RedisLockManager(client(), "kit:", Guards.patient());
         }
     }
 
@@ -71,7 +66,7 @@ abstract class TestKitOnRedis {
     class ConcurrencyLimits extends ConcurrencyLimiterContract {
         @Override
         protected ConcurrencyLimiter newInstance() {
-            return new RedisConcurrencyLimiter(client(), "kit:", patient());
+            return new RedisConcurrencyLimiter(client(), "kit:", Guards.patient());
         }
     }
 }

@@ -30,15 +30,12 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  *
  * <p>Runs once every singleton exists, before the web server takes requests and before the application reports
  * ready; at most {@link #MAX} long, and not at all while Redis has not answered yet (then nothing delays the start).
- * The warm-up's requests check without taking (nothing is written to Redis), and its limit ({@value #NAME}) is neither
+ * The warm-up's requests check without taking (nothing is written to Redis), and its limit ({@value WarmUpCalls#NAME}) is neither
  * counted in the metrics nor observed.
  */
 final class RateLimitWarmUp implements SmartInitializingSingleton {
 
     private static final Logger log = LoggerFactory.getLogger(RateLimitWarmUp.class);
-
-    /** The warm-up's limit name: left out of metrics and observations. */
-    static final String NAME = WarmUpCalls.NAME;
 
     /** Rounds of decisions: enough for the JIT's first tier to compile the path (about 200 calls a method). */
     static final int ROUNDS = 300;
@@ -119,18 +116,18 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
         ClientIdentifier second = ClientIdentifier.of("warm-up-" + UUID.randomUUID());
         List<List<LimitRequest>> calls = new ArrayList<>();
         for (Algorithm algorithm : List.of(Algorithm.SLIDING_WINDOW, Algorithm.FIXED_WINDOW, Algorithm.TOKEN_BUCKET)) {
-            calls.add(List.of(LimitRequest.of(RateLimit.of(NAME, algorithm, 1_000_000, 1_000), first, 1)
+            calls.add(List.of(LimitRequest.of(RateLimit.of(WarmUpCalls.NAME, algorithm, 1_000_000, 1_000), first, 1)
                     .checkingOnly()));
         }
         List<LimitRequest> windows = new ArrayList<>();
         for (long windowMs : new long[] {1_000, 2_000, 3_000}) {
-            RateLimit limit = RateLimit.of(NAME, Algorithm.SLIDING_WINDOW, 1_000_000, windowMs);
+            RateLimit limit = RateLimit.of(WarmUpCalls.NAME, Algorithm.SLIDING_WINDOW, 1_000_000, windowMs);
             windows.add(LimitRequest.of(limit, first, 1).checkingOnly());
             windows.add(LimitRequest.of(limit, second, 1).checkingOnly());
         }
         calls.add(windows);
         return calls.stream()
-                .map(requests -> RateLimitDecisions.Call.of(NAME, requests, OPEN))
+                .map(requests -> RateLimitDecisions.Call.of(WarmUpCalls.NAME, requests, OPEN))
                 .toList();
     }
 }
