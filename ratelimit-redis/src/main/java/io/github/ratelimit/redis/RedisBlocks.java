@@ -50,6 +50,11 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
         return mirror.isListening();
     }
 
+    /** Whether no read of the blocks is under way or waiting to be sent. */
+    boolean isSettled() {
+        return mirror.isSettled();
+    }
+
     /** How long this client stays blocked, or null when it is not: from memory, no Redis call. */
     @Override
     public Duration blockedFor(ClientIdentifier client) {

@@ -34,6 +34,14 @@ final class RedisMirror implements AutoCloseable {
     private final BiConsumer<List<Object>, Long> onRead;
     private final AtomicBoolean listening = new AtomicBoolean();
     private volatile boolean subscribed;
+    /**
+     * The last read asked for. Reads run one after the other, each asked once the one before it has been kept: two
+     * reads on two connections could otherwise be answered out of order, and an older copy (read before a change)
+     * would replace a newer one until the next periodic read.
+     */
+    private CompletableFuture<Void> lastRead = CompletableFuture.completedFuture(null); // guarded by this
+    /** Whether {@link #lastRead} has not been sent yet: a change made now is still in what it will read. */
+    private boolean lastReadWaiting; // guarded by this
 
     /**
      * @param key the key, also the name of its channel ({@code <key>-changed}) and thread
@@ -77,8 +85,31 @@ final class RedisMirror implements AutoCloseable {
         return reply;
     }
 
-    /** Reads the key now; keeps the last copy if Redis does not answer. */
-    CompletableFuture<Void> refresh() {
+    /**
+     * Reads the key once the read under way (if any) has been kept, so that copies are kept in the order they were
+     * read; a read that has not been sent yet is shared. Keeps the last copy if Redis does not answer.
+     */
+    synchronized CompletableFuture<Void> refresh() {
+        if (!lastReadWaiting) {
+            lastReadWaiting = true;
+            lastRead = lastRead.thenCompose(ignored -> {
+                sent();
+                return readOnce();
+            });
+        }
+        return lastRead;
+    }
+
+    /** Whether no read is under way or waiting to be sent. */
+    synchronized boolean isSettled() {
+        return !lastReadWaiting && lastRead.isDone();
+    }
+
+    private synchronized void sent() {
+        lastReadWaiting = false;
+    }
+
+    private CompletableFuture<Void> readOnce() {
         CompletableFuture<List<Object>> reply;
         try {
             reply = executor.callAsync(script, key, new Object[] {"list"}).toCompletableFuture();

@@ -69,6 +69,33 @@ class RedisBlocksTest {
     }
 
     @Test
+    void theLastChangeIsWhatEveryInstanceKeepsHoweverFastChangesFollowEachOther() throws Exception {
+        // every change is announced to both instances, each announcement asks for a read: many reads overlap, and one
+        // sent before the last change but answered after it must not replace the copy that knows that change
+        ClientIdentifier address = ClientIdentifier.of("ip", "203.0.113.63");
+        for (int i = 0; i < 40; i++) {
+            (i % 2 == 0 ? one : two).block(address, Duration.ofSeconds(30));
+            (i % 2 == 0 ? two : one).lift(address);
+        }
+        // settled and without it on both, a copy can only be replaced by a read sent after the last change
+        Poll.until(
+                "both instances settled without the block",
+                WITHIN,
+                () -> one.isSettled()
+                        && two.isSettled()
+                        && one.blockedFor(address) == null
+                        && two.blockedFor(address) == null);
+        assertThat(one.isEmpty()).isTrue();
+        assertThat(two.isEmpty()).isTrue();
+
+        two.block(address, Duration.ofSeconds(30));
+        Poll.until(
+                "the block seen on the first instance",
+                WITHIN,
+                () -> one.isSettled() && one.blockedFor(address) != null);
+    }
+
+    @Test
     void aBlockEndsByItselfAndSoDoesItsKey() throws Exception {
         ClientIdentifier key = ClientIdentifier.of("header:X-Api-Key", "k-1");
         one.block(key, Duration.ofMillis(300));
