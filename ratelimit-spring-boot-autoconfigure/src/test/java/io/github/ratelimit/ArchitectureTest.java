@@ -51,7 +51,8 @@ class ArchitectureTest {
                 .resideInAPackage("io.github.ratelimit.core..")
                 .should()
                 .onlyDependOnClassesThat()
-                .resideInAnyPackage("java..", "io.github.ratelimit.core..", "io.github.ratelimit.annotation..")
+                .resideInAnyPackage(
+                        "java..", "org.slf4j..", "io.github.ratelimit.core..", "io.github.ratelimit.annotation..")
                 .check(STARTER);
     }
 
@@ -89,7 +90,6 @@ class ArchitectureTest {
             "RateLimitHealthAutoConfiguration",
             "RateLimitHealthIndicator",
             "RateLimitMetricsAutoConfiguration",
-            "MeteringPostProcessor",
             "RateLimitMeters",
             "StartupSummary");
 
@@ -270,6 +270,9 @@ class ArchitectureTest {
                     "core.PlanSource",
                     "core.RateLimiter",
                     "core.SingleUseTokens",
+                    // events: what the limiter does, told to listeners (metrics and observations are listeners)
+                    "core.RateLimitEvents",
+                    "core.RateLimitListener",
                     // values
                     "core.ClientIdentifier",
                     "core.Decision",

@@ -73,7 +73,7 @@ class NoApplicationClockTest {
                         || fileName.startsWith("LocalRefusals")
                         || fileName.startsWith("Replicas") // how old its answer about the topology is
                         || fileName.startsWith("LogThrottle")
-                        || fileName.startsWith("Metered") // time Redis calls for the metrics
+                        || fileName.startsWith("RateLimitMetricsListener") // times Redis calls for the metrics
                         || fileName.startsWith("RateLimitWarmUp") // bounds the warm-up at start
                         || fileName.startsWith("Waiting") // a waiting caller's own deadline; Redis gives the advice
                         || fileName.startsWith("RedisBlocks") // a block's time left since Redis's time was read

@@ -10,6 +10,7 @@ import io.github.ratelimit.autoconfigure.observation.RateLimitObservationAutoCon
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.redis.RedisGuard;
@@ -66,7 +67,7 @@ import redis.embedded.RedisServer;
  * first round that only warms up. Options: {@code --windows=N} (rounds measured, default 5),
  * {@code --window-ms=N} (1000), {@code --warmup-ms=N} (before each window, 300),
  * {@code --concurrency=1,8,64}, {@code --keys=hot,10k} (also {@code refused}, {@code async}, {@code observed}, {@code durable}), {@code --only=<parts of workload names, comma-separated>} (plus the
- * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}; {@code --metering} what the metrics decorator adds to a decision (no Redis); {@code --outbound} measures what an
+ * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}; {@code --metering} what the metrics listener adds to a decision (no Redis); {@code --outbound} measures what an
  * outbound rule adds to an HTTP call instead ({@link OutboundLatency}).
  */
 public final class Benchmarks {
@@ -312,7 +313,7 @@ public final class Benchmarks {
             }
         }
         if (throughput && List.of(keyspaces.split(",")).contains("observed")) {
-            observed(ours, results);
+            observed(ours, () -> new RedisRateLimiter(redisson, "bench:", guard), results);
         }
         if (throughput && List.of(keyspaces.split(",")).contains("async")) {
             async(ours, results);
@@ -468,14 +469,19 @@ public final class Benchmarks {
     }
 
     /**
-     * What observations cost: the same limiter plain, wrapped for an ObservationRegistry without handlers (no tracer,
-     * no metrics handler), and wrapped for one with a handler that does nothing (a registry in use, the handler's own
-     * work left out). 10,000 keys that admit.
+     * What observations cost: the limiter plain, observed for an ObservationRegistry without handlers (no tracer, no
+     * metrics handler), and observed for one with a handler that does nothing (a registry in use, the handler's own
+     * work left out); each a limiter of its own, the last two with the starter's observation listener. 10,000 keys that
+     * admit.
      */
-    private void observed(RedisRateLimiter ours, Map<String, List<Result>> results) throws Exception {
+    private void observed(
+            RedisRateLimiter ours,
+            java.util.function.Supplier<RedisRateLimiter> another,
+            Map<String, List<Result>> results)
+            throws Exception {
         RateLimit limit = RateLimit.of("observed", Algorithm.SLIDING_WINDOW, LIMIT, WINDOW.toMillis());
         List<List<LimitRequest>> requests = prepare(MANY_KEYS, i -> List.of(LimitRequest.of(limit, "user-" + i, 1)));
-        RateLimiter noHandler = observedBy(ours, ObservationRegistry.create());
+        RateLimiter noHandler = observedBy(another.get(), ObservationRegistry.create());
         ObservationRegistry withHandler = ObservationRegistry.create();
         withHandler.observationConfig().observationHandler(new ObservationHandler<>() {
             @Override
@@ -483,7 +489,7 @@ public final class Benchmarks {
                 return true;
             }
         });
-        RateLimiter handled = observedBy(ours, withHandler);
+        RateLimiter handled = observedBy(another.get(), withHandler);
         List<Workload> workloads = List.of(
                 floor("observed", MANY_KEYS),
                 new Workload("ours sliding_window", i -> () -> ours.tryAcquire(requests.get(i)), false),
@@ -492,14 +498,14 @@ public final class Benchmarks {
         measureAndPrint("observed", workloads, MANY_KEYS, results);
     }
 
-    /** The limiter as the starter wraps it for an application's ObservationRegistry (its auto-configuration's). */
-    private static RateLimiter observedBy(RateLimiter limiter, ObservationRegistry registry) {
+    /** The limiter told to the starter's observation listener for an application's ObservationRegistry. */
+    private static RateLimiter observedBy(RedisRateLimiter limiter, ObservationRegistry registry) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
         context.registerBean(ObservationRegistry.class, () -> registry);
-        context.registerBean("rateLimiter", RateLimiter.class, () -> limiter);
         context.register(RateLimitObservationAutoConfiguration.class);
         context.refresh();
-        return context.getBean(RateLimiter.class);
+        limiter.events().add(context.getBean(RateLimitListener.class));
+        return limiter;
     }
 
     /** Measures the workloads at every concurrency, prints each result and keeps it under "section/concurrency". */

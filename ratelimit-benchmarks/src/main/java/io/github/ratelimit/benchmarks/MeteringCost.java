@@ -6,6 +6,8 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitEvents;
+import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimiter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -17,10 +19,11 @@ import java.util.List;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
 /**
- * What metering adds to a decision: a limiter that answers at once (admitting, or refusing with retry advice), called
- * bare and as the auto-configuration wraps it when a {@code MeterRegistry} is present (Micrometer's simple registry),
- * in alternating rounds of sequential calls; prints each round's nanoseconds per decision and the medians. No Redis:
- * only the decorator is measured. Run with {@code --metering} (and {@code --rounds=N}, {@code --calls=N}).
+ * What metering adds to a decision: a limiter that answers at once (admitting, or refusing with retry advice) and
+ * tells its events as the Redis one does, called with no listener and with the starter's metrics listener (Micrometer's
+ * simple registry), in alternating rounds of sequential calls; prints each round's nanoseconds per decision and the
+ * medians. No Redis: only the listener is measured. Run with {@code --metering} (and {@code --rounds=N},
+ * {@code --calls=N}).
  */
 final class MeteringCost {
 
@@ -39,16 +42,13 @@ final class MeteringCost {
                 List.of(new Decision.LimitOutcome(request, false, 0, Duration.ofMillis(700), Duration.ofMillis(700))),
                 Instant.now());
         for (Decision decision : List.of(admitted, refused)) {
-            RateLimiter bare = answering(decision);
+            Answering bare = new Answering(decision);
             try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
                 context.registerBean(MeterRegistry.class, SimpleMeterRegistry::new);
-                context.registerBean(RateLimiter.class, () -> answering(decision));
                 context.register(RateLimitMetricsAutoConfiguration.class);
                 context.refresh();
-                RateLimiter metered = context.getBean(RateLimiter.class);
-                if (metered.getClass() == bare.getClass()) {
-                    throw new IllegalStateException("the limiter was not wrapped for metering");
-                }
+                Answering metered = new Answering(decision);
+                metered.events().add(context.getBean(RateLimitListener.class));
                 List<Double> bareRounds = new ArrayList<>();
                 List<Double> meteredRounds = new ArrayList<>();
                 for (int round = 0; round < rounds; round++) {
@@ -69,8 +69,24 @@ final class MeteringCost {
         }
     }
 
-    private static RateLimiter answering(Decision decision) {
-        return requests -> decision;
+    /** Answers at once, telling its events as the Redis limiter does. */
+    private static final class Answering implements RateLimiter, RateLimitEvents.Source {
+        private final RateLimitEvents events = new RateLimitEvents();
+        private final Decision decision;
+
+        Answering(Decision decision) {
+            this.decision = decision;
+        }
+
+        @Override
+        public Decision tryAcquire(List<LimitRequest> requests) {
+            return RateLimitEvents.observe(events.deciding(requests), () -> decision);
+        }
+
+        @Override
+        public RateLimitEvents events() {
+            return events;
+        }
     }
 
     private static double nanosPerCall(RateLimiter limiter, List<LimitRequest> requests, int calls) {

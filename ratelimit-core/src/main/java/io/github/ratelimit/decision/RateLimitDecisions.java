@@ -10,6 +10,7 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
@@ -40,7 +41,9 @@ import java.util.function.Supplier;
  *
  * <p>Framework-free: made with {@link #builder(Supplier)}, or {@link #of(RateLimiter)} for a limiter alone.
  */
-public final class RateLimitDecisions {
+public final class RateLimitDecisions implements RateLimitEvents.Source {
+
+    private final RateLimitEvents events = new RateLimitEvents();
 
     private final Supplier<RateLimiter> limiter;
     private final BooleanSupplier allShadow;
@@ -320,6 +323,15 @@ public final class RateLimitDecisions {
         return allShadow.getAsBoolean();
     }
 
+    /**
+     * Where listeners of the flow's events are added: decisions made without Redis ({@code fellBack}) and calls refused
+     * by a block ({@code blocked}). The limiter's own decisions are its events (see {@link RateLimitEvents.Source}).
+     */
+    @Override
+    public RateLimitEvents events() {
+        return events;
+    }
+
     /** What this flow decided without Redis, charged and refused for blocks, counted. */
     public Fallbacks fallbacks() {
         return fallbacks;
@@ -368,6 +380,7 @@ public final class RateLimitDecisions {
             Duration left = blocked.blockedFor(candidate);
             if (left != null) {
                 fallbacks.blocked(candidate);
+                events.blocked(candidate);
                 long ms = Math.max(1, left.toMillis());
                 LimitRequest request =
                         LimitRequest.of(RateLimit.of("blocked", Algorithm.FIXED_WINDOW, 1, ms), candidate, 1);
@@ -431,14 +444,17 @@ public final class RateLimitDecisions {
         switch (strictest(call.failureModes(), failureMode.get())) {
             case CLOSED -> {
                 fallbacks.failedClosed(call.what(), e);
+                events.fellBack(call.what(), FailureMode.CLOSED);
                 return new RefusedClosed(e, call);
             }
             case LOCAL -> {
                 fallbacks.countDecidedLocally();
+                events.fellBack(call.what(), FailureMode.LOCAL);
                 return outcomeOf(local.decide(call.what(), call.requests(), e), call);
             }
             default -> {
                 fallbacks.failedOpen(call.what(), e);
+                events.fellBack(call.what(), FailureMode.OPEN);
                 return new UncheckedOpen(e, call);
             }
         }

@@ -11,6 +11,7 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.decision.RateLimitDecisions.Admitted;
@@ -121,6 +122,13 @@ class RateLimitDecisionsTest {
         RateLimitDecisions decisions = RateLimitDecisions.builder(() -> counting)
                 .blocks(() -> new OneBlock(ClientIdentifier.of("ip", "203.0.113.9"), Duration.ofSeconds(30)))
                 .build();
+        List<ClientIdentifier> toldBlocked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        decisions.events().add(new RateLimitListener() {
+            @Override
+            public void blocked(ClientIdentifier client) {
+                toldBlocked.add(client);
+            }
+        });
 
         Outcome blocked = decisions.decide(caller("203.0.113.9"), c -> call("eve", FailureMode.DEFAULT));
         Outcome free = decisions.decide(caller("203.0.113.10"), c -> call("eve", FailureMode.DEFAULT));
@@ -131,6 +139,7 @@ class RateLimitDecisionsTest {
         assertThat(free).isInstanceOf(Admitted.class);
         assertThat(asked).hasValue(1);
         assertThat(decisions.fallbacks().blockedCalls()).isEqualTo(1);
+        assertThat(toldBlocked).containsExactly(ClientIdentifier.of("ip", "203.0.113.9"));
     }
 
     @Test
@@ -138,6 +147,13 @@ class RateLimitDecisionsTest {
         RateLimitDecisions decisions = RateLimitDecisions.builder(() -> CANNOT_DECIDE)
                 .failureMode(() -> FailureMode.OPEN)
                 .build();
+        List<String> toldFallbacks = new java.util.concurrent.CopyOnWriteArrayList<>();
+        decisions.events().add(new RateLimitListener() {
+            @Override
+            public void fellBack(String what, FailureMode mode) {
+                toldFallbacks.add(what + " " + mode);
+            }
+        });
         CallerContext somebody = caller("192.0.2.1");
 
         Outcome open = decisions.decide(somebody, c -> call("ada", FailureMode.DEFAULT));
@@ -162,6 +178,7 @@ class RateLimitDecisionsTest {
         assertThat(decisions.fallbacks().failedOpen()).isEqualTo(1);
         assertThat(decisions.fallbacks().decidedLocally()).isEqualTo(1);
         assertThat(decisions.fallbacks().failedClosed()).isEqualTo(1);
+        assertThat(toldFallbacks).containsExactly("search OPEN", "search LOCAL", "search CLOSED");
     }
 
     /** A call counted on failure only: checked before it runs, taken when it failed. */

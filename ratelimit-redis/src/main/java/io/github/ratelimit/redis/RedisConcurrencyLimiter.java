@@ -4,6 +4,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.Messages;
+import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RedisUnavailableException;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
@@ -26,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * taken by one script that first drops expired leases, renewed by a watchdog while held (up to its maximum lifetime),
  * and given back by removing exactly its owner.
  */
-public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, AutoCloseable {
+public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLimitEvents.Source, AutoCloseable {
+
+    private final RateLimitEvents events = new RateLimitEvents();
 
     private static final Logger log = LoggerFactory.getLogger(RedisConcurrencyLimiter.class);
 
@@ -58,14 +61,32 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, AutoCl
         });
     }
 
+    /** Where listeners of this implementation's events are added. */
+    @Override
+    public RateLimitEvents events() {
+        return events;
+    }
+
     @Override
     public Permit tryAcquire(String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
+        return RateLimitEvents.observe(
+                events.acquiringSlot(name), () -> tryAcquireNow(name, identifier, max, lease, maxLifetime));
+    }
+
+    private Permit tryAcquireNow(
+            String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
         Attempt attempt = new Attempt(name, identifier, max, lease, maxLifetime);
         return attempt.permit(executor.call(ACQUIRE, attempt.keys, attempt.args()));
     }
 
     @Override
     public CompletableFuture<Permit> tryAcquireAsync(
+            String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
+        return RateLimitEvents.observeAsync(
+                events.acquiringSlot(name), () -> tryAcquireNowAsync(name, identifier, max, lease, maxLifetime));
+    }
+
+    private CompletableFuture<Permit> tryAcquireNowAsync(
             String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
         Attempt attempt;
         try {

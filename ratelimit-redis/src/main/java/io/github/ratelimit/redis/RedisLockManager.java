@@ -5,6 +5,7 @@ import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.Messages;
+import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.Futures;
 import java.nio.ByteBuffer;
@@ -42,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * {@code RFencedLock} has a fencing token. Here the owner is a random 128-bit handle, renewals stop at the lock's
  * maximum lifetime, and every lock has a fencing token.
  */
-public final class RedisLockManager implements LockManager, AutoCloseable {
+public final class RedisLockManager implements LockManager, RateLimitEvents.Source, AutoCloseable {
+
+    private final RateLimitEvents events = new RateLimitEvents();
 
     private static final Logger log = LoggerFactory.getLogger(RedisLockManager.class);
 
@@ -95,8 +98,23 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
         });
     }
 
+    /** A lock's name for events: its options' name ({@code @Locked}'s), never its key. */
+    private static String nameOf(LockOptions options) {
+        return options == null || options.name() == null ? "programmatic" : options.name();
+    }
+
+    /** Where listeners of this implementation's events are added. */
+    @Override
+    public RateLimitEvents events() {
+        return events;
+    }
+
     @Override
     public LockHandle tryAcquire(String key, LockOptions options) {
+        return RateLimitEvents.observe(events.acquiringLock(nameOf(options)), () -> tryAcquireNow(key, options));
+    }
+
+    private LockHandle tryAcquireNow(String key, LockOptions options) {
         if (key == null || key.isEmpty()) {
             throw new IllegalArgumentException(Messages.empty("lock key"));
         }
@@ -174,6 +192,11 @@ public final class RedisLockManager implements LockManager, AutoCloseable {
      */
     @Override
     public CompletableFuture<LockHandle> tryAcquireAsync(String key, LockOptions options) {
+        return RateLimitEvents.observeAsync(
+                events.acquiringLock(nameOf(options)), () -> tryAcquireNowAsync(key, options));
+    }
+
+    private CompletableFuture<LockHandle> tryAcquireNowAsync(String key, LockOptions options) {
         if (key == null || key.isEmpty()) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(Messages.empty("lock key")));
         }

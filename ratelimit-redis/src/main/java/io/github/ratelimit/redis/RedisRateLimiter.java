@@ -7,6 +7,7 @@ import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimiter;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -39,7 +40,9 @@ import org.redisson.client.codec.StringCodec;
  * <p>Under load, concurrent calls for the same slot share a script call (see {@code ScriptBatcher}); each is
  * still decided on its own, all or nothing, in the order it was queued.
  */
-public final class RedisRateLimiter implements RateLimiter {
+public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Source {
+
+    private final RateLimitEvents events = new RateLimitEvents();
 
     static final LuaScript SCRIPT = LuaScript.load("ratelimit", "ring");
     static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback", "ring");
@@ -131,8 +134,18 @@ public final class RedisRateLimiter implements RateLimiter {
         this.resets = redisson.getTopic(keys.resetChannel(), StringCodec.INSTANCE);
     }
 
+    /** Where listeners of this implementation's events are added. */
+    @Override
+    public RateLimitEvents events() {
+        return events;
+    }
+
     @Override
     public Decision tryAcquire(List<LimitRequest> requests) {
+        return RateLimitEvents.observe(events.deciding(requests), () -> tryAcquireNow(requests));
+    }
+
+    private Decision tryAcquireNow(List<LimitRequest> requests) {
         Call call = new Call(requests);
         return call.local != null ? call.local : call.decide(guard.call(call::send));
     }
@@ -140,6 +153,10 @@ public final class RedisRateLimiter implements RateLimiter {
     /** The same decision without waiting: one script call per hash slot, the budget kept by a timer. */
     @Override
     public CompletableFuture<Decision> tryAcquireAsync(List<LimitRequest> requests) {
+        return RateLimitEvents.observeAsync(events.deciding(requests), () -> tryAcquireNowAsync(requests));
+    }
+
+    private CompletableFuture<Decision> tryAcquireNowAsync(List<LimitRequest> requests) {
         Call call;
         try {
             call = new Call(requests);

@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.Messages;
+import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
@@ -23,7 +24,9 @@ import org.redisson.api.RedissonClient;
  * Single-use tokens in Redis: 192 random bits from a CSPRNG, base64url; Redis stores only a SHA-256 of the
  * token, in a hash created with its expiry in one script; consumption is one atomic script.
  */
-public final class RedisSingleUseTokens implements SingleUseTokens {
+public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEvents.Source {
+
+    private final RateLimitEvents events = new RateLimitEvents();
 
     static final int TOKEN_BYTES = 24;
     static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{32}");
@@ -77,8 +80,18 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
         return Duration.ofMillis(budget.toMillis() / 2);
     }
 
+    /** Where listeners of this implementation's events are added. */
+    @Override
+    public RateLimitEvents events() {
+        return events;
+    }
+
     @Override
     public IssuedToken issue(String purpose, Map<String, String> metadata, Duration ttl, int uses) {
+        return RateLimitEvents.observe(events.issuingToken(purpose), () -> issueNow(purpose, metadata, ttl, uses));
+    }
+
+    private IssuedToken issueNow(String purpose, Map<String, String> metadata, Duration ttl, int uses) {
         Issue issue = new Issue(purpose, metadata, ttl, uses);
         while (true) {
             String token = issue.newToken();
@@ -91,6 +104,12 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
 
     @Override
     public CompletableFuture<IssuedToken> issueAsync(
+            String purpose, Map<String, String> metadata, Duration ttl, int uses) {
+        return RateLimitEvents.observeAsync(
+                events.issuingToken(purpose), () -> issueNowAsync(purpose, metadata, ttl, uses));
+    }
+
+    private CompletableFuture<IssuedToken> issueNowAsync(
             String purpose, Map<String, String> metadata, Duration ttl, int uses) {
         try {
             return issueAsync(new Issue(purpose, metadata, ttl, uses));
@@ -153,6 +172,10 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
 
     @Override
     public TokenConsumption consume(String purpose, String token) {
+        return RateLimitEvents.observe(events.consumingToken(purpose), () -> consumeNow(purpose, token));
+    }
+
+    private TokenConsumption consumeNow(String purpose, String token) {
         TokenConsumption refused = refusedWithoutRedis(purpose, token);
         if (refused != null) {
             return refused;
@@ -163,6 +186,10 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
 
     @Override
     public CompletableFuture<TokenConsumption> consumeAsync(String purpose, String token) {
+        return RateLimitEvents.observeAsync(events.consumingToken(purpose), () -> consumeNowAsync(purpose, token));
+    }
+
+    private CompletableFuture<TokenConsumption> consumeNowAsync(String purpose, String token) {
         TokenConsumption refused;
         try {
             refused = refusedWithoutRedis(purpose, token);
@@ -219,6 +246,10 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
 
     @Override
     public boolean release(String purpose, String token) {
+        return RateLimitEvents.observe(events.releasingToken(purpose), () -> releaseNow(purpose, token));
+    }
+
+    private boolean releaseNow(String purpose, String token) {
         checkPurpose(purpose);
         if (token == null || !TOKEN.matcher(token).matches()) {
             return false;
@@ -230,6 +261,10 @@ public final class RedisSingleUseTokens implements SingleUseTokens {
 
     @Override
     public CompletableFuture<Boolean> releaseAsync(String purpose, String token) {
+        return RateLimitEvents.observeAsync(events.releasingToken(purpose), () -> releaseNowAsync(purpose, token));
+    }
+
+    private CompletableFuture<Boolean> releaseNowAsync(String purpose, String token) {
         try {
             checkPurpose(purpose);
         } catch (RuntimeException e) {

@@ -4,12 +4,12 @@ import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitOverrides;
+import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimiter;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.convert.DurationStyle;
@@ -18,7 +18,7 @@ import org.springframework.boot.convert.DurationStyle;
  * What operators change through the {@code ratelimits} endpoint, on every instance: overrides of limits by name and
  * blocks of clients. Off (403) unless {@code ratelimit.actuator.write-enabled=true}; bad input answers 400 naming what
  * was wrong and stores nothing; a Redis that cannot take the change answers 503. Every change is logged on the
- * {@code io.github.ratelimit.audit} logger with who made it, and counted.
+ * {@code io.github.ratelimit.audit} logger with who made it, and told to the endpoint's listeners (metrics count it).
  */
 final class OperatorWrites {
 
@@ -26,10 +26,7 @@ final class OperatorWrites {
 
     private final Supplier<ClientBlocks> blocks;
     private final Supplier<LimitOverrides> overrides;
-    private final AtomicLong overridesSet = new AtomicLong();
-    private final AtomicLong overridesRemoved = new AtomicLong();
-    private final AtomicLong blocksSet = new AtomicLong();
-    private final AtomicLong blocksLifted = new AtomicLong();
+    private final RateLimitListener changes;
     private final RateLimiter limiter;
     private final Supplier<List<DeclaredLimit>> declared;
     private final boolean writeEnabled;
@@ -42,6 +39,7 @@ final class OperatorWrites {
      * @param overrides operators' overrides of limits by name, or a supplier of null without Redis
      * @param writeEnabled whether anything may be written ({@code ratelimit.actuator.write-enabled})
      * @param maxBlock the longest block ({@code ratelimit.actuator.max-block})
+     * @param changes told each change made
      */
     OperatorWrites(
             RateLimiter limiter,
@@ -49,7 +47,9 @@ final class OperatorWrites {
             Supplier<ClientBlocks> blocks,
             Supplier<LimitOverrides> overrides,
             boolean writeEnabled,
-            Duration maxBlock) {
+            Duration maxBlock,
+            RateLimitListener changes) {
+        this.changes = changes;
         this.limiter = limiter;
         this.declared = declared;
         this.blocks = blocks;
@@ -60,22 +60,6 @@ final class OperatorWrites {
 
     boolean writeEnabled() {
         return writeEnabled;
-    }
-
-    long blocksSet() {
-        return blocksSet.get();
-    }
-
-    long blocksLifted() {
-        return blocksLifted.get();
-    }
-
-    long overridesSet() {
-        return overridesSet.get();
-    }
-
-    long overridesRemoved() {
-        return overridesRemoved.get();
     }
 
     /**
@@ -107,7 +91,7 @@ final class OperatorWrites {
             return error(503, "the override was not stored: " + e.getMessage());
         }
         limiter.forgetLocalState(); // refusals kept under the old quota must not outlive it
-        overridesSet.incrementAndGet();
+        changes.operatorChanged("override", name);
         audit.info("{} overrode limit '{}' on every instance: {}", who(principal), name, change);
         return new WebEndpointResponse<>(204);
     }
@@ -125,7 +109,7 @@ final class OperatorWrites {
             return error(503, "the override was not removed: " + e.getMessage());
         }
         limiter.forgetLocalState();
-        overridesRemoved.incrementAndGet();
+        changes.operatorChanged("override_removed", name);
         audit.info(
                 "{} removed the override of limit '{}' on every instance ({})",
                 who(principal),
@@ -196,7 +180,7 @@ final class OperatorWrites {
         } catch (io.github.ratelimit.core.RedisUnavailableException e) {
             return error(503, "the block was not stored: " + e.getMessage());
         }
-        blocksSet.incrementAndGet();
+        changes.operatorChanged("block", client.kind() + " " + client.value());
         audit.info("{} blocked {} {} for {} on every instance", who(principal), client.kind(), client.value(), lasts);
         return new WebEndpointResponse<>(204);
     }
@@ -232,7 +216,7 @@ final class OperatorWrites {
         } catch (io.github.ratelimit.core.RedisUnavailableException e) {
             return error(503, "the block was not lifted: " + e.getMessage());
         }
-        blocksLifted.incrementAndGet();
+        changes.operatorChanged("lift", client.kind() + " " + client.value());
         audit.info(
                 "{} lifted the block of {} {} on every instance ({})",
                 who(principal),

@@ -8,6 +8,7 @@ import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.PlanSource;
+import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.decision.Exemptions;
@@ -157,6 +158,13 @@ public final class RateLimitAutoConfiguration {
             ObjectProvider<CallerContext> caller,
             ObjectProvider<KeyResolvers> keys) {
         return new LockedAdvisor(locks, caller, keys);
+    }
+
+    /** Adds the listener beans (metrics, observations, the application's) to each bean that publishes events. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static RateLimitListeners rateLimitListeners(ObjectProvider<RateLimitListener> listeners) {
+        return new RateLimitListeners(listeners);
     }
 
     /** The kinds of key annotations and rules may name: the built-in ones and the application's resolver beans. */

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.redis.RedisGuard;
 import io.micrometer.core.instrument.Counter;
@@ -8,8 +9,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.function.ToDoubleFunction;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,26 +16,22 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Micrometer meters: {@code ratelimit.decisions} (limit, outcome), {@code ratelimit.fallbacks} (policy),
- * {@code ratelimit.redis.duration} (operation), {@code ratelimit.redis.failures}, {@code ratelimit.redis.skipped},
- * {@code ratelimit.redis.circuit.open}, {@code ratelimit.tokens} (operation, outcome),
- * {@code ratelimit.locks.acquisitions} (outcome), {@code ratelimit.locks.wait} and {@code ratelimit.plans.fallbacks}
- * (group, reason).
+ * Micrometer meters. What the limiter does is counted by a listener of its events ({@code ratelimit.decisions},
+ * {@code ratelimit.redis.duration}, {@code ratelimit.retry.advice}, {@code ratelimit.tokens},
+ * {@code ratelimit.locks.acquisitions}, {@code ratelimit.locks.wait}, {@code ratelimit.concurrency},
+ * {@code ratelimit.operator.changes}); the rest is read from the starter's own counters ({@code ratelimit.fallbacks},
+ * {@code ratelimit.redis.failures}, {@code ratelimit.redis.skipped}, {@code ratelimit.redis.circuit.open},
+ * {@code ratelimit.client.pauses}, {@code ratelimit.plans.fallbacks}). docs/reference.md lists every meter.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
 public final class RateLimitMetricsAutoConfiguration {
 
-    /** What each {@code ratelimit.operator.changes} action counts. */
-    private static final Map<String, ToDoubleFunction<RateLimitsEndpoint>> OPERATOR_CHANGES = Map.of(
-            "block", RateLimitsEndpoint::blocksSet,
-            "lift", RateLimitsEndpoint::blocksLifted,
-            "override", RateLimitsEndpoint::overridesSet,
-            "override_removed", RateLimitsEndpoint::overridesRemoved);
-
+    /** Told what the limiter does; counts and times it in the application's registry. */
     @Bean
-    static MeteringPostProcessor rateLimitMeteringPostProcessor(ObjectProvider<MeterRegistry> registry) {
-        return new MeteringPostProcessor(registry);
+    RateLimitListener rateLimitMetricsListener(ObjectProvider<MeterRegistry> registry) {
+        MeterRegistry meters = registry.getIfAvailable();
+        return meters == null ? new RateLimitListener() {} : new RateLimitMetricsListener(meters);
     }
 
     /** Binds the meters to every registry once the context is ready (with or without Boot's metrics support). */
@@ -46,21 +41,10 @@ public final class RateLimitMetricsAutoConfiguration {
             ObjectProvider<RedisGuard> guard,
             ObjectProvider<MeterRegistry> registries,
             ObjectProvider<Plans> plans,
-            ObjectProvider<OutboundLimits> outbound,
-            ObjectProvider<RateLimitsEndpoint> endpoint) {
+            ObjectProvider<OutboundLimits> outbound) {
         return () -> {
-            MeterBinder binder = MeteringPostProcessor.binder(fallbacks.getIfAvailable(), guard.getIfAvailable());
+            MeterBinder binder = new RateLimitMeters(fallbacks.getIfAvailable(), guard.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);
-            RateLimitsEndpoint operator = endpoint.getIfAvailable();
-            if (operator != null) {
-                registries
-                        .orderedStream()
-                        .forEach(registry -> OPERATOR_CHANGES.forEach((action, count) -> FunctionCounter.builder(
-                                        "ratelimit.operator.changes", operator, count)
-                                .description("Changes operators made through the ratelimits endpoint")
-                                .tag("action", action)
-                                .register(registry)));
-            }
             OutboundLimits clients = outbound.getIfAvailable();
             if (clients != null && !clients.isEmpty()) {
                 registries.orderedStream().forEach(registry -> FunctionCounter.builder(

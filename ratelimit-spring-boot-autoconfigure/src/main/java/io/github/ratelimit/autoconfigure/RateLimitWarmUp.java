@@ -2,11 +2,11 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
-import io.github.ratelimit.autoconfigure.internal.WarmUpCalls;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.internal.Unannounced;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,8 +30,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  *
  * <p>Runs once every singleton exists, before the web server takes requests and before the application reports
  * ready; at most {@link #MAX} long, and not at all while Redis has not answered yet (then nothing delays the start).
- * The warm-up's requests check without taking (nothing is written to Redis), and its limit ({@value WarmUpCalls#NAME}) is neither
- * counted in the metrics nor observed.
+ * The warm-up's requests check without taking (nothing is written to Redis), and its decisions (limit
+ * {@value #NAME}) are told to no listener: neither counted in the metrics nor observed.
  */
 final class RateLimitWarmUp implements SmartInitializingSingleton {
 
@@ -42,6 +42,9 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
 
     /** Calls sent at once, every tenth round. */
     static final int TOGETHER = 40;
+
+    /** The warm-up's limit name. */
+    static final String NAME = "ratelimit-warm-up";
 
     /** The longest the warm-up may take. */
     static final Duration MAX = Duration.ofSeconds(3);
@@ -59,8 +62,16 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
         this.loadScripts = loadScripts;
     }
 
+    /** Warms up with its decisions told to no listener: they are the library's own, not the application's. */
     @Override
     public void afterSingletonsInstantiated() {
+        Unannounced.run(() -> {
+            warmUp();
+            return null;
+        });
+    }
+
+    private void warmUp() {
         RateLimitDecisions flow = decisions.getIfAvailable();
         if (flow == null || !redisAnswers.getAsBoolean()) {
             log.debug("Rate limiter not warmed up: Redis has not answered yet");
@@ -116,18 +127,18 @@ final class RateLimitWarmUp implements SmartInitializingSingleton {
         ClientIdentifier second = ClientIdentifier.of("warm-up-" + UUID.randomUUID());
         List<List<LimitRequest>> calls = new ArrayList<>();
         for (Algorithm algorithm : List.of(Algorithm.SLIDING_WINDOW, Algorithm.FIXED_WINDOW, Algorithm.TOKEN_BUCKET)) {
-            calls.add(List.of(LimitRequest.of(RateLimit.of(WarmUpCalls.NAME, algorithm, 1_000_000, 1_000), first, 1)
+            calls.add(List.of(LimitRequest.of(RateLimit.of(NAME, algorithm, 1_000_000, 1_000), first, 1)
                     .checkingOnly()));
         }
         List<LimitRequest> windows = new ArrayList<>();
         for (long windowMs : new long[] {1_000, 2_000, 3_000}) {
-            RateLimit limit = RateLimit.of(WarmUpCalls.NAME, Algorithm.SLIDING_WINDOW, 1_000_000, windowMs);
+            RateLimit limit = RateLimit.of(NAME, Algorithm.SLIDING_WINDOW, 1_000_000, windowMs);
             windows.add(LimitRequest.of(limit, first, 1).checkingOnly());
             windows.add(LimitRequest.of(limit, second, 1).checkingOnly());
         }
         calls.add(windows);
         return calls.stream()
-                .map(requests -> RateLimitDecisions.Call.of(WarmUpCalls.NAME, requests, OPEN))
+                .map(requests -> RateLimitDecisions.Call.of(NAME, requests, OPEN))
                 .toList();
     }
 }

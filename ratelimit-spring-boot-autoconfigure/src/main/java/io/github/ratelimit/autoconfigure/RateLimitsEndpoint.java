@@ -8,6 +8,7 @@ import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimiter;
 import java.security.Principal;
 import java.time.Duration;
@@ -38,7 +39,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * every plan's limits. Operators' overrides and blocks are written through {@link OperatorWrites}.
  */
 @Endpoint(id = "ratelimits")
-class RateLimitsEndpoint {
+class RateLimitsEndpoint implements RateLimitEvents.Source {
+
+    private final RateLimitEvents events = new RateLimitEvents();
 
     private final ObjectProvider<DeclaredLimits> sources;
     private final RateLimiter limiter;
@@ -76,27 +79,17 @@ class RateLimitsEndpoint {
         this.resetEnabled = resetEnabled;
         this.plans = plans;
         this.blocks = blocks;
-        this.writes = new OperatorWrites(limiter, this::declared, blocks, overrides, writeEnabled, maxBlock);
+        this.writes = new OperatorWrites(limiter, this::declared, blocks, overrides, writeEnabled, maxBlock, events);
     }
 
     private final Supplier<ClientBlocks> blocks;
     private final Supplier<LimitOverrides> overrides;
     private final OperatorWrites writes;
 
-    long blocksSet() {
-        return writes.blocksSet();
-    }
-
-    long blocksLifted() {
-        return writes.blocksLifted();
-    }
-
-    long overridesSet() {
-        return writes.overridesSet();
-    }
-
-    long overridesRemoved() {
-        return writes.overridesRemoved();
+    /** Where listeners of operators' changes made here are added. */
+    @Override
+    public RateLimitEvents events() {
+        return events;
     }
 
     /** The name under which blocks are set ({@code POST}) and lifted ({@code DELETE}); no limit may be read by it. */

@@ -1,0 +1,226 @@
+package io.github.ratelimit.core;
+
+import io.github.ratelimit.annotation.FailureMode;
+import io.github.ratelimit.core.ConcurrencyLimiter.Permit;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.RateLimitListener.Completion;
+import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.core.internal.LogThrottle;
+import io.github.ratelimit.core.internal.Unannounced;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The listeners of one implementation, told each event in the order they were added. An implementation that
+ * publishes events ({@link Source}) keeps one and announces through it; with no listener (the common case outside
+ * Spring) an event costs one volatile read. Work run unannounced (the starter's warm-up) is told to
+ * nobody. What a listener throws is logged (at most once a minute) and ignored.
+ */
+public final class RateLimitEvents implements RateLimitListener {
+
+    /** An implementation that publishes its events. */
+    public interface Source {
+
+        /** Where listeners of this implementation's events are added. */
+        RateLimitEvents events();
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(RateLimitEvents.class);
+    private static final LogThrottle FAILURES = new LogThrottle(Duration.ofMinutes(1));
+
+    static final Completion<Object> IGNORED = new Completion<>() {
+        @Override
+        public void succeeded(Object result) {}
+
+        @Override
+        public void failed(Throwable error) {}
+    };
+
+    private volatile RateLimitListener[] listeners = {};
+
+    /** Adds a listener (once: adding it again changes nothing). */
+    public synchronized void add(RateLimitListener listener) {
+        if (listener == this) {
+            throw new IllegalArgumentException("events cannot listen to themselves");
+        }
+        if (!Arrays.asList(listeners).contains(listener)) {
+            RateLimitListener[] more = Arrays.copyOf(listeners, listeners.length + 1);
+            more[listeners.length] = listener;
+            listeners = more;
+        }
+    }
+
+    /** Removes a listener; whether it was there. */
+    public synchronized boolean remove(RateLimitListener listener) {
+        List<RateLimitListener> kept = new java.util.ArrayList<>(Arrays.asList(listeners));
+        boolean removed = kept.remove(listener);
+        listeners = kept.toArray(RateLimitListener[]::new);
+        return removed;
+    }
+
+    /** The listeners, in the order they are told. */
+    public List<RateLimitListener> listeners() {
+        return List.of(listeners);
+    }
+
+    /** Runs a blocking operation, telling the completion how it ended. */
+    public static <T> T observe(Completion<T> completion, Supplier<T> operation) {
+        if (completion == IGNORED) {
+            return operation.get();
+        }
+        T result;
+        try {
+            result = operation.get();
+        } catch (RuntimeException | Error e) {
+            told(() -> completion.failed(e));
+            throw e;
+        }
+        told(() -> completion.succeeded(result));
+        return result;
+    }
+
+    /** Runs a non-blocking operation, telling the completion how it ended once it has. */
+    public static <T, S extends CompletionStage<T>> CompletableFuture<T> observeAsync(
+            Completion<T> completion, Supplier<S> operation) {
+        CompletableFuture<T> started;
+        try {
+            started = operation.get().toCompletableFuture();
+        } catch (RuntimeException e) {
+            started = CompletableFuture.failedFuture(e);
+        }
+        if (completion == IGNORED) {
+            return started;
+        }
+        return started.whenComplete((result, error) -> told(() -> {
+            if (error == null) {
+                completion.succeeded(result);
+            } else {
+                completion.failed(Futures.cause(error));
+            }
+        }));
+    }
+
+    @Override
+    public Completion<Decision> deciding(List<LimitRequest> requests) {
+        return starting(listener -> listener.deciding(requests));
+    }
+
+    @Override
+    public Completion<IssuedToken> issuingToken(String purpose) {
+        return starting(listener -> listener.issuingToken(purpose));
+    }
+
+    @Override
+    public Completion<TokenConsumption> consumingToken(String purpose) {
+        return starting(listener -> listener.consumingToken(purpose));
+    }
+
+    @Override
+    public Completion<Boolean> releasingToken(String purpose) {
+        return starting(listener -> listener.releasingToken(purpose));
+    }
+
+    @Override
+    public Completion<LockHandle> acquiringLock(String name) {
+        return starting(listener -> listener.acquiringLock(name));
+    }
+
+    @Override
+    public Completion<Permit> acquiringSlot(String name) {
+        return starting(listener -> listener.acquiringSlot(name));
+    }
+
+    @Override
+    public void fellBack(String what, FailureMode mode) {
+        for (RateLimitListener listener : told()) {
+            told(() -> listener.fellBack(what, mode));
+        }
+    }
+
+    @Override
+    public void blocked(ClientIdentifier client) {
+        for (RateLimitListener listener : told()) {
+            told(() -> listener.blocked(client));
+        }
+    }
+
+    @Override
+    public void operatorChanged(String action, String target) {
+        for (RateLimitListener listener : told()) {
+            told(() -> listener.operatorChanged(action, target));
+        }
+    }
+
+    /** The listeners to tell an event now: none while the calling thread's work is unannounced. */
+    private RateLimitListener[] told() {
+        RateLimitListener[] all = listeners;
+        return all.length == 0 || Unannounced.now() ? NOBODY : all;
+    }
+
+    private static final RateLimitListener[] NOBODY = {};
+
+    /** Announces a start to every listener; the completion that tells each of them the end. */
+    @SuppressWarnings("unchecked")
+    private <T> Completion<T> starting(Function<RateLimitListener, Completion<T>> start) {
+        RateLimitListener[] all = listeners;
+        if (all.length == 0 || Unannounced.now()) {
+            return Completion.ignored();
+        }
+        if (all.length == 1) {
+            return startedBy(all[0], start);
+        }
+        Completion<T>[] each = new Completion[all.length];
+        for (int i = 0; i < all.length; i++) {
+            each[i] = startedBy(all[i], start);
+        }
+        return new Completion<>() {
+            @Override
+            public void succeeded(T result) {
+                for (Completion<T> completion : each) {
+                    told(() -> completion.succeeded(result));
+                }
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                for (Completion<T> completion : each) {
+                    told(() -> completion.failed(error));
+                }
+            }
+        };
+    }
+
+    private static <T> Completion<T> startedBy(
+            RateLimitListener listener, Function<RateLimitListener, Completion<T>> start) {
+        try {
+            Completion<T> completion = start.apply(listener);
+            return completion == null ? Completion.ignored() : completion;
+        } catch (RuntimeException e) {
+            failedListener(e);
+            return Completion.ignored();
+        }
+    }
+
+    private static void told(Runnable tell) {
+        try {
+            tell.run();
+        } catch (RuntimeException e) {
+            failedListener(e);
+        }
+    }
+
+    private static void failedListener(RuntimeException e) {
+        if (FAILURES.due(false)) {
+            log.warn("A rate limit listener failed; its event is ignored (logged at most once a minute)", e);
+        }
+    }
+}

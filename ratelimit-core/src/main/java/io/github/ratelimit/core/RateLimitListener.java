@@ -1,0 +1,99 @@
+package io.github.ratelimit.core;
+
+import io.github.ratelimit.annotation.FailureMode;
+import io.github.ratelimit.core.ConcurrencyLimiter.Permit;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import java.util.List;
+
+/**
+ * Told what the limiter does: decisions asked of a store, tokens issued, used and given back, locks and concurrency
+ * slots taken or refused, decisions made without the store, calls refused by an operator's block, operators' changes.
+ * Metrics and observations are listeners; so may be an application's audit log.
+ *
+ * <p>An operation that takes time is announced as it starts, on the caller's thread ({@code deciding},
+ * {@code consumingToken}, ...); the {@link Completion} the listener returns is told how it ended, on whichever thread
+ * ends it. Every method has a default that ignores the event, so a listener implements only what it needs and a method
+ * added later cannot be forgotten. A listener must not block and should not throw: what it throws is logged and
+ * ignored, never the caller's failure.
+ *
+ * <p>Listeners are added to the {@link RateLimitEvents} of each implementation that publishes them (the Redis ones and
+ * the decision flow); the Spring Boot starter adds every {@code RateLimitListener} bean to each of them.
+ */
+public interface RateLimitListener {
+
+    /** A decision asked of the store for these requests (one attempt: a call that waits makes several). */
+    default Completion<Decision> deciding(List<LimitRequest> requests) {
+        return Completion.ignored();
+    }
+
+    /** A token being issued for a purpose. */
+    default Completion<IssuedToken> issuingToken(String purpose) {
+        return Completion.ignored();
+    }
+
+    /** A token being used; the consumption says whether it was (its status). */
+    default Completion<TokenConsumption> consumingToken(String purpose) {
+        return Completion.ignored();
+    }
+
+    /** A use being given back to a token; whether it was. */
+    default Completion<Boolean> releasingToken(String purpose) {
+        return Completion.ignored();
+    }
+
+    /**
+     * A lock being taken, waiting included; ends with its handle, or fails with {@link LockNotAcquiredException}
+     * (held by another) or {@link RedisUnavailableException}.
+     *
+     * @param name the lock's name as its options give it ({@code @Locked}'s name), never its key; {@code programmatic}
+     *     when there is none
+     */
+    default Completion<LockHandle> acquiringLock(String name) {
+        return Completion.ignored();
+    }
+
+    /**
+     * A concurrency slot being taken; ends with its permit, or fails with {@link ConcurrencyLimitExceededException}
+     * (all taken) or {@link RedisUnavailableException}.
+     */
+    default Completion<Permit> acquiringSlot(String name) {
+        return Completion.ignored();
+    }
+
+    /**
+     * A call decided without the store, because it could not answer in time, by the failure mode that applied:
+     * {@code OPEN} (let through unchecked), {@code LOCAL} (decided in this JVM's memory) or {@code CLOSED} (refused).
+     *
+     * @param what what was being decided, as the caller names it (a method, a path rule)
+     */
+    default void fellBack(String what, FailureMode mode) {}
+
+    /** A call refused because an operator blocked this client. */
+    default void blocked(ClientIdentifier client) {}
+
+    /**
+     * A change an operator made for every instance, made through this instance.
+     *
+     * @param action {@code block}, {@code lift}, {@code override} or {@code override_removed}
+     * @param target what it applies to: a client for blocks, a limit's name for overrides
+     */
+    default void operatorChanged(String action, String target) {}
+
+    /** Told how an operation ended: once, with its result or its failure. */
+    interface Completion<T> {
+
+        /** The operation ended with this result. */
+        void succeeded(T result);
+
+        /** The operation failed: a refusal told as an exception, Redis unavailable, or anything else. */
+        void failed(Throwable error);
+
+        /** A completion that ignores the end. */
+        @SuppressWarnings("unchecked")
+        static <T> Completion<T> ignored() {
+            return (Completion<T>) RateLimitEvents.IGNORED;
+        }
+    }
+}

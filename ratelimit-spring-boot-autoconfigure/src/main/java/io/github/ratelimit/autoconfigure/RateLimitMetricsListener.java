@@ -1,0 +1,255 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.core.ConcurrencyLimitExceededException;
+import io.github.ratelimit.core.ConcurrencyLimiter.Permit;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Decision.LimitOutcome;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.core.RateLimitListener;
+import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The meters of what the limiter does, told as events: decisions per limit name, plan and outcome
+ * ({@code ratelimit.decisions}) and their Redis round trip ({@code ratelimit.redis.duration}, operation {@code decide});
+ * the retry advice of refused calls ({@code ratelimit.retry.advice}, {@code ratelimit.retry.advice.capped}); token
+ * operations ({@code ratelimit.tokens}, timed as {@code token.issue}, {@code token.consume}, {@code token.release}); lock
+ * acquisitions ({@code ratelimit.locks.acquisitions}, {@code ratelimit.locks.wait}); concurrency slots
+ * ({@code ratelimit.concurrency}); operators' changes ({@code ratelimit.operator.changes}). Tags are limit names,
+ * purposes and fixed words, never keys. Meters are kept once made: a decision served in the JVM costs a few
+ * microseconds, and each look-up of a meter in the registry about 0.3 µs more.
+ */
+final class RateLimitMetricsListener implements RateLimitListener {
+
+    private final MeterRegistry registry;
+    private final Timer decide;
+    private final Timer issue;
+    private final Timer consume;
+    private final Timer release;
+    private final Timer lockWait;
+    /** Counts a decision (made once: a method reference made per call would be an allocation per decision). */
+    private final Consumer<Decision> decided = this::decided;
+
+    private static final Consumer<Throwable> NOTHING = error -> {};
+    private final Map<MeterKey, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<List<String>, DistributionSummary> advice = new ConcurrentHashMap<>();
+
+    RateLimitMetricsListener(MeterRegistry registry) {
+        this.registry = registry;
+        this.decide = RateLimitMeters.redisTimer(registry, "decide");
+        this.issue = RateLimitMeters.redisTimer(registry, "token.issue");
+        this.consume = RateLimitMeters.redisTimer(registry, "token.consume");
+        this.release = RateLimitMeters.redisTimer(registry, "token.release");
+        this.lockWait = Timer.builder("ratelimit.locks.wait")
+                .description("Time spent acquiring locks, waiting included")
+                .register(registry);
+        for (String action : List.of("block", "lift", "override", "override_removed")) {
+            operatorChanges(action); // shown at zero before the first change
+        }
+    }
+
+    @Override
+    public Completion<Decision> deciding(List<LimitRequest> requests) {
+        return timed(decide, decided, NOTHING);
+    }
+
+    @Override
+    public Completion<IssuedToken> issuingToken(String purpose) {
+        return timed(issue, issued -> tokens("issue", "issued"), NOTHING);
+    }
+
+    @Override
+    public Completion<TokenConsumption> consumingToken(String purpose) {
+        return timed(
+                consume,
+                consumption -> tokens("consume", consumption.status().name().toLowerCase(Locale.ROOT)),
+                NOTHING);
+    }
+
+    @Override
+    public Completion<Boolean> releasingToken(String purpose) {
+        return timed(release, released -> tokens("release", released ? "released" : "not_released"), NOTHING);
+    }
+
+    @Override
+    public Completion<LockHandle> acquiringLock(String name) {
+        return timed(lockWait, lock -> locks("acquired"), error -> {
+            if (error instanceof LockNotAcquiredException) {
+                locks("busy");
+            } else if (error instanceof RedisUnavailableException) {
+                locks("unavailable");
+            }
+        });
+    }
+
+    @Override
+    public Completion<Permit> acquiringSlot(String name) {
+        String limit = name == null ? "none" : name;
+        return new Completion<>() {
+            @Override
+            public void succeeded(Permit permit) {
+                slots(limit, "acquired");
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                slots(
+                        limit,
+                        error instanceof ConcurrencyLimitExceededException
+                                ? "refused"
+                                : error instanceof RedisUnavailableException ? "unavailable" : "error");
+            }
+        };
+    }
+
+    @Override
+    public void operatorChanged(String action, String target) {
+        operatorChanges(action).increment();
+    }
+
+    /** Times an operation from now; counts its end with {@code counted} or {@code failed}. */
+    private static <T> Completion<T> timed(Timer timer, Consumer<T> counted, Consumer<Throwable> failed) {
+        long started = System.nanoTime();
+        return new Completion<>() {
+            @Override
+            public void succeeded(T result) {
+                timer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+                counted.accept(result);
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                timer.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+                failed.accept(error);
+            }
+        };
+    }
+
+    private void decided(Decision decision) {
+        Map<List<String>, String> outcomeByName = new LinkedHashMap<>();
+        for (LimitOutcome outcome : decision.outcomes()) {
+            String name = outcome.request().limit().name();
+            String plan = outcome.request().limit().plan();
+            if (outcome.adviceCapped()) {
+                counter(
+                                "ratelimit.retry.advice.capped",
+                                "Refused calls told the staggered-advice horizon instead of their own slot",
+                                "limit",
+                                name)
+                        .increment();
+            }
+            if (!outcome.allowed() && !outcome.request().shadow()) {
+                // how far ahead refused callers are sent: with staggered advice, the length of the queue of retries
+                advice(name, outcome.request().staggered())
+                        .record(outcome.retryAfter().toMillis() / 1000.0);
+            }
+            String result = outcome.allowed()
+                    ? "allowed"
+                    : outcome.request().shadow()
+                            ? "shadow_rejected"
+                            : decision.servedLocally() ? "rejected_local" : "rejected";
+            outcomeByName.merge(List.of(name, plan == null ? "none" : plan), result, RateLimitMetricsListener::worse);
+        }
+        outcomeByName.forEach((nameAndPlan, result) -> counter(
+                        "ratelimit.decisions",
+                        "Rate limit decisions by limit name, plan and outcome",
+                        "limit",
+                        nameAndPlan.get(0),
+                        "plan",
+                        nameAndPlan.get(1),
+                        "outcome",
+                        result)
+                .increment());
+    }
+
+    private void tokens(String operation, String outcome) {
+        counter(
+                        "ratelimit.tokens",
+                        "Single-use token operations by outcome",
+                        "operation",
+                        operation,
+                        "outcome",
+                        outcome)
+                .increment();
+    }
+
+    private void locks(String outcome) {
+        counter("ratelimit.locks.acquisitions", "Lock acquisitions by outcome", "outcome", outcome)
+                .increment();
+    }
+
+    private void slots(String limit, String outcome) {
+        counter(
+                        "ratelimit.concurrency",
+                        "Concurrency-limit slot acquisitions by limit name and outcome",
+                        "limit",
+                        limit,
+                        "outcome",
+                        outcome)
+                .increment();
+    }
+
+    private Counter operatorChanges(String action) {
+        return counter(
+                "ratelimit.operator.changes",
+                "Changes operators made through the ratelimits endpoint",
+                "action",
+                action);
+    }
+
+    /** A counter's name and its tags' values (at most three; tag keys are fixed by the name). */
+    private record MeterKey(String name, String first, String second, String third) {}
+
+    /** A counter by its name and tags, kept once made; names and tags are declared ones, so the map stays small. */
+    private Counter counter(String name, String description, String... tags) {
+        MeterKey id = new MeterKey(
+                name,
+                tags.length > 1 ? tags[1] : null,
+                tags.length > 3 ? tags[3] : null,
+                tags.length > 5 ? tags[5] : null);
+        Counter counter = counters.get(id);
+        return counter != null
+                ? counter
+                : counters.computeIfAbsent(id, made -> Counter.builder(name)
+                        .description(description)
+                        .tags(tags)
+                        .register(registry));
+    }
+
+    private DistributionSummary advice(String name, boolean staggered) {
+        List<String> id = List.of(name, staggered ? "staggered" : "earliest");
+        DistributionSummary summary = advice.get(id);
+        return summary != null
+                ? summary
+                : advice.computeIfAbsent(id, made -> DistributionSummary.builder("ratelimit.retry.advice")
+                        .description("Seconds refused calls were told to wait before retrying")
+                        .baseUnit("seconds")
+                        .tag("limit", name)
+                        .tag("advice", staggered ? "staggered" : "earliest")
+                        .register(registry));
+    }
+
+    private static String worse(String a, String b) {
+        if (a.equals("rejected") || b.equals("rejected")) {
+            return "rejected";
+        }
+        if (a.equals("rejected_local") || b.equals("rejected_local")) {
+            return "rejected_local";
+        }
+        return a.equals("shadow_rejected") || b.equals("shadow_rejected") ? "shadow_rejected" : "allowed";
+    }
+}
