@@ -5,7 +5,6 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
@@ -57,48 +56,24 @@ class ArchitectureTest {
     }
 
     /**
-     * The Spring side (interception, path rules, answers, the decision flow, metrics) lives in the auto-configuration
-     * package, package-private, beside the auto-configurations that build it. Of it, only the Redis wiring and the
-     * operator views of Redis (health, meters, the startup line) know the Redis implementation; the decision flow and
-     * the web and annotation support talk to the SPIs of the core, and nothing of it but the Redis wiring knows
-     * Redisson.
+     * Of the auto-configuration, only the packages that build Redis ({@code autoconfigure.redis}) or show its state to
+     * operators ({@code health}, {@code metrics}) know the Redis implementation or Redisson; the interception, the web
+     * filters, the outbound clients, the endpoint and the observations talk to the SPIs of the core.
      */
     @Test
-    void theDecisionFlowAndTheWebAndAnnotationSupportKnowNoStorage() {
+    void onlyTheRedisWiringAndItsOperatorViewsKnowRedis() {
         noClasses()
                 .that()
                 .resideInAPackage("io.github.ratelimit.autoconfigure..")
-                .and(DescribedPredicate.describe(
-                        "are not the Redis wiring or an operator view of Redis",
-                        (JavaClass c) -> !KNOW_REDIS.contains(topLevel(c).getSimpleName())))
+                .and()
+                .resideOutsideOfPackages(
+                        "io.github.ratelimit.autoconfigure.redis..",
+                        "io.github.ratelimit.autoconfigure.health..",
+                        "io.github.ratelimit.autoconfigure.metrics..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage("org.redisson..", "io.github.ratelimit.redis..")
                 .check(STARTER);
-    }
-
-    /** The auto-configuration classes that may know Redis: they build it, or show its state to operators. */
-    static final Set<String> KNOW_REDIS = Set.of(
-            // the Redis wiring
-            "RateLimitRedissonAutoConfiguration",
-            "RateLimitAutoConfiguration",
-            "RedisConnectionSettings",
-            "ConnectionDetailsSettings",
-            "RedisMemoryPolicyCheck",
-            "RateLimitProperties", // its defaults are the Redis implementation's
-            // operator views of Redis: health, meters, the startup line
-            "RateLimitHealthAutoConfiguration",
-            "RateLimitHealthIndicator",
-            "RateLimitMetricsAutoConfiguration",
-            "RateLimitMeters",
-            "StartupSummary");
-
-    static JavaClass topLevel(JavaClass type) {
-        JavaClass c = type;
-        while (c.getEnclosingClass().isPresent()) {
-            c = c.getEnclosingClass().get();
-        }
-        return c;
     }
 
     @Test
@@ -176,15 +151,25 @@ class ArchitectureTest {
     }
 
     /**
-     * The auto-configuration's feature packages ({@code aot}, {@code observation}, and the ones still to come out of
-     * the main package) do not depend on each other in a cycle, and what they share lives in {@code internal}, which
-     * knows none of them.
+     * The auto-configuration's feature packages ({@code redis}, {@code health}, {@code metrics}, {@code endpoint},
+     * {@code observation}, {@code aot}) do not depend on each other in a cycle; the main package (properties, the
+     * interception, the web stacks, the outbound clients) knows none of them; what they share lives in
+     * {@code internal}, which knows none of them either.
      */
     @Test
     void featurePackagesAreFreeOfCyclesAndShareOnlyInternal() {
         slices().matching("io.github.ratelimit.autoconfigure.(*)..")
                 .should()
                 .beFreeOfCycles()
+                .check(STARTER);
+        classes()
+                .that()
+                .resideInAPackage("io.github.ratelimit.autoconfigure")
+                .should()
+                .onlyDependOnClassesThat(JavaClass.Predicates.resideOutsideOfPackage(
+                                "io.github.ratelimit.autoconfigure..")
+                        .or(JavaClass.Predicates.resideInAnyPackage(
+                                "io.github.ratelimit.autoconfigure", "io.github.ratelimit.autoconfigure.internal..")))
                 .check(STARTER);
         classes()
                 .that()
@@ -315,14 +300,15 @@ class ArchitectureTest {
                     "autoconfigure.RateLimitAutoConfiguration",
                     "autoconfigure.RateLimitBootVersionCheck",
                     "autoconfigure.RateLimitClientAutoConfiguration",
-                    "autoconfigure.RateLimitEndpointAutoConfiguration",
-                    "autoconfigure.RateLimitHealthAutoConfiguration",
-                    "autoconfigure.RateLimitMetricsAutoConfiguration",
+                    "autoconfigure.endpoint.RateLimitEndpointAutoConfiguration",
+                    "autoconfigure.health.RateLimitHealthAutoConfiguration",
+                    "autoconfigure.metrics.RateLimitMetricsAutoConfiguration",
                     "autoconfigure.observation.RateLimitObservationAutoConfiguration",
                     "autoconfigure.RateLimitOpenApiAutoConfiguration",
                     "autoconfigure.RateLimitProperties",
                     "autoconfigure.RateLimitReactiveWebAutoConfiguration",
-                    "autoconfigure.RateLimitRedissonAutoConfiguration",
+                    "autoconfigure.redis.RateLimitRedisAutoConfiguration",
+                    "autoconfigure.redis.RateLimitRedissonAutoConfiguration",
                     "autoconfigure.RateLimitWebAutoConfiguration"),
             "ratelimit-test",
             List.of(

@@ -1,7 +1,7 @@
 package io.github.ratelimit.benchmarks;
 
 import io.github.ratelimit.annotation.Algorithm;
-import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
+import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;

@@ -2,7 +2,8 @@ package io.github.ratelimit.benchmarks;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitClientAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
@@ -41,6 +42,7 @@ final class OutboundLatency {
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration({
         RateLimitRedissonAutoConfiguration.class,
+        RateLimitRedisAutoConfiguration.class,
         RateLimitAutoConfiguration.class,
         RateLimitClientAutoConfiguration.class,
         RestClientAutoConfiguration.class

@@ -3,7 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
-import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.LimitRequest;

@@ -1,7 +1,8 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.FailureMode;
-import io.github.ratelimit.autoconfigure.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;

@@ -11,7 +11,7 @@ import org.springframework.context.annotation.Bean;
  * starter is built on Boot 4's modules; on Boot 3 it would otherwise fail later with a class that cannot be found).
  * Uses only what Boot 3 has too.
  */
-@AutoConfiguration(before = RateLimitRedissonAutoConfiguration.class)
+@AutoConfiguration(beforeName = "io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration")
 public final class RateLimitBootVersionCheck {
 
     static final int REQUIRED_MAJOR = 4;

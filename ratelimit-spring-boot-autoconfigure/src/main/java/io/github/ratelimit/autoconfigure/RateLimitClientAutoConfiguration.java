@@ -2,7 +2,10 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -31,6 +34,25 @@ public final class RateLimitClientAutoConfiguration {
             ObjectProvider<RateLimiter> limiter) {
         RateLimitProperties.Client client = properties.getClient();
         return new OutboundLimits(client.getRules(), client.getMaxPause(), decisions::getObject, limiter::getObject);
+    }
+
+    /** {@code ratelimit.client.pauses}: outbound rules paused by this instance after an upstream's Retry-After. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static final class Metered {
+
+        @Bean
+        SmartInitializingSingleton rateLimitClientPauseMeter(
+                OutboundLimits limits, ObjectProvider<MeterRegistry> registries) {
+            return () -> {
+                if (!limits.isEmpty()) {
+                    registries.orderedStream().forEach(registry -> FunctionCounter.builder(
+                                    "ratelimit.client.pauses", limits, OutboundLimits::pauses)
+                            .description("Outbound rules paused by this instance after an upstream's Retry-After")
+                            .register(registry));
+                }
+            };
+        }
     }
 
     /** The blocking clients. */

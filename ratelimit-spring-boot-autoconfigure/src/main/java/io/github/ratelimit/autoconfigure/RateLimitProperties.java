@@ -2,10 +2,9 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
+import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.local.LocalRateLimiter;
-import io.github.ratelimit.redis.RedisRateLimiter;
-import io.github.ratelimit.redis.RedisSingleUseTokens;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -243,7 +242,7 @@ public class RateLimitProperties implements Validator {
             if (!enabled) {
                 return Duration.ZERO;
             }
-            return replicaWait != null ? replicaWait : RedisSingleUseTokens.defaultReplicaWait(budget);
+            return replicaWait != null ? replicaWait : Duration.ofMillis(budget.toMillis() / 2);
         }
     }
 
@@ -257,7 +256,7 @@ public class RateLimitProperties implements Validator {
         private boolean enabled = true;
 
         /** How many refused (limit, identifier) pairs are kept at most. */
-        private long maxEntries = RedisRateLimiter.DEFAULT_LOCAL_REFUSALS;
+        private long maxEntries = 100_000; // RedisRateLimiter.DEFAULT_LOCAL_REFUSALS (a test holds them equal)
 
         public boolean isEnabled() {
             return enabled;
@@ -309,7 +308,7 @@ public class RateLimitProperties implements Validator {
         private RetryAdvice defaultAdvice = RetryAdvice.EARLIEST;
 
         /** How many windows ahead staggered advice may reach; callers beyond are told that horizon. */
-        private int horizonWindows = RedisRateLimiter.DEFAULT_HORIZON_WINDOWS;
+        private int horizonWindows = 10; // RedisRateLimiter.DEFAULT_HORIZON_WINDOWS (a test holds them equal)
 
         public RetryAdvice getDefault() {
             return defaultAdvice;

@@ -3,6 +3,8 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
@@ -26,8 +28,10 @@ class ConnectionDetailsTests {
     private final int deadPort = RedisProcess.freePort();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(
-                    AutoConfigurations.of(RateLimitRedissonAutoConfiguration.class, RateLimitAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(
+                    RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
+                    RateLimitAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=redis://127.0.0.1:" + deadPort);
 
     @Test

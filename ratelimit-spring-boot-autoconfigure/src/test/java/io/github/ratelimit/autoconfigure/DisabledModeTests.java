@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.StartupLines;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockHandle;
@@ -45,6 +48,7 @@ class DisabledModeTests {
             .withConfiguration(AutoConfigurations.of(
                     AopAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url(), "ratelimit.key-prefix=" + PREFIX)
             .withBean(Service.class);
@@ -111,14 +115,14 @@ class DisabledModeTests {
     @Test
     void theStartupLineSaysRateLimitsAreOffAndWhatStillApplies() {
         runner.withPropertyValues("ratelimit.enabled=false").run(context -> {
-            String line = context.getBean(StartupSummary.class).line();
+            String line = StartupLines.of(context);
             assertThat(line)
                     .startsWith("Rate limiting: OFF (ratelimit.enabled=false)")
                     .contains("@SingleUse tokens and @Locked locks still apply")
                     .doesNotContain("0 limits on 0 methods")
                     .doesNotContain("while Redis cannot decide");
         });
-        runner.run(context -> assertThat(context.getBean(StartupSummary.class).line())
+        runner.run(context -> assertThat(StartupLines.of(context))
                 .startsWith("Rate limiting: 1 limits on 1 methods, 0 filter limits;")
                 .contains("while Redis cannot decide, rate limits are decided in memory, per instance"));
     }
@@ -170,6 +174,7 @@ class DisabledModeTests {
                 .withConfiguration(AutoConfigurations.of(
                         WebMvcAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class,
                         io.github.ratelimit.autoconfigure.RateLimitArgumentResolversAutoConfiguration.class))

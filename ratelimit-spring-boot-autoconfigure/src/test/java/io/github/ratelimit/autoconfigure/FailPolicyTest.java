@@ -7,6 +7,8 @@ import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.decision.Fallbacks;
@@ -63,6 +65,7 @@ class FailPolicyTest {
                     .withConfiguration(AutoConfigurations.of(
                             AopAutoConfiguration.class,
                             RateLimitRedissonAutoConfiguration.class,
+                            RateLimitRedisAutoConfiguration.class,
                             RateLimitAutoConfiguration.class))
                     .withPropertyValues("spring.data.redis.url=" + redis.url())
                     .withBean(Service.class)
@@ -99,6 +102,7 @@ class FailPolicyTest {
                     .withConfiguration(AutoConfigurations.of(
                             AopAutoConfiguration.class,
                             RateLimitRedissonAutoConfiguration.class,
+                            RateLimitRedisAutoConfiguration.class,
                             RateLimitAutoConfiguration.class))
                     .withPropertyValues("spring.data.redis.url=" + redis.url(), "ratelimit.failure-mode=closed")
                     .withBean(Service.class)

@@ -3,6 +3,8 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -44,6 +46,7 @@ class KeyEvaluationHttpTests {
                         AopAutoConfiguration.class,
                         WebMvcAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class))
                 .withPropertyValues(

@@ -3,6 +3,8 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.SharedRedis;
@@ -66,6 +68,7 @@ class KeyResolverHttpTests {
                     AopAutoConfiguration.class,
                     WebMvcAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
                     RateLimitWebAutoConfiguration.class))
             .withPropertyValues(

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Locked;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockHandle;
@@ -28,6 +30,7 @@ class LockedBeanTests {
             .withConfiguration(AutoConfigurations.of(
                     AopAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url())
             .withBean(Workers.class);

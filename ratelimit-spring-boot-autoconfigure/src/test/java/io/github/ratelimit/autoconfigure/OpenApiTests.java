@@ -9,6 +9,8 @@ import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.test.support.SharedRedis;
@@ -132,6 +134,7 @@ class OpenApiTests {
                     SpringDocConfigProperties.class,
                     SpringDocWebMvcConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
                     RateLimitWebAutoConfiguration.class,
                     RateLimitOpenApiAutoConfiguration.class))
@@ -318,6 +321,7 @@ class OpenApiTests {
                 .withConfiguration(AutoConfigurations.of(
                         AopAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitOpenApiAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url())

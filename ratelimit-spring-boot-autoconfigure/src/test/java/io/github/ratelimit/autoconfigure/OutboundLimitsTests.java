@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.io.IOException;
@@ -65,6 +67,7 @@ class OutboundLimitsTests {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitClientAutoConfiguration.class,
                         RestClientAutoConfiguration.class,

@@ -3,6 +3,8 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.redis.RedisRateLimiter;
@@ -24,6 +26,7 @@ class RateLimitAutoConfigurationTests {
             .withConfiguration(AutoConfigurations.of(
                     AopAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
                     RateLimitWebAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url());
@@ -100,7 +103,9 @@ class RateLimitAutoConfigurationTests {
     void connectsFromHostAndPort() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        RateLimitRedissonAutoConfiguration.class, RateLimitAutoConfiguration.class))
+                        RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
+                        RateLimitAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.host=127.0.0.1",
                         "spring.data.redis.port=" + SharedRedis.get().port(),

@@ -2,6 +2,8 @@ package io.github.ratelimit.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.test.support.SharedRedis;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -16,6 +18,7 @@ class RateLimitFilterAutoConfigurationTests {
             .withConfiguration(AutoConfigurations.of(
                     AopAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
                     RateLimitWebAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url());

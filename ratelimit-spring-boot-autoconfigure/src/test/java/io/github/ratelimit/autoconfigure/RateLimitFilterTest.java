@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
+import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.decision.Exemptions;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisRateLimiter;

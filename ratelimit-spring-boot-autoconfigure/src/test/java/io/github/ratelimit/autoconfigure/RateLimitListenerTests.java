@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager;
@@ -108,6 +111,7 @@ class RateLimitListenerTests {
                 .withConfiguration(AutoConfigurations.of(
                         AopAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitMetricsAutoConfiguration.class))
                 .withPropertyValues(

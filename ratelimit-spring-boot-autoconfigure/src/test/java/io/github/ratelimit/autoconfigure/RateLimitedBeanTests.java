@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.test.support.SharedRedis;
@@ -25,6 +27,7 @@ class RateLimitedBeanTests {
             .withConfiguration(AutoConfigurations.of(
                     AopAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url(), "ratelimit.key-prefix=beans:")
             .withBean(Reports.class)

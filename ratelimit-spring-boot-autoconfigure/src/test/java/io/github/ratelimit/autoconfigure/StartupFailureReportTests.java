@@ -3,6 +3,8 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.test.support.RedisProcess;
 import io.github.ratelimit.test.support.SharedRedis;
 import org.junit.jupiter.api.Test;
@@ -24,7 +26,11 @@ import org.springframework.context.annotation.Configuration;
 class StartupFailureReportTests {
 
     @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({RateLimitRedissonAutoConfiguration.class, RateLimitAutoConfiguration.class})
+    @ImportAutoConfiguration({
+        RateLimitRedissonAutoConfiguration.class,
+        RateLimitRedisAutoConfiguration.class,
+        RateLimitAutoConfiguration.class
+    })
     static class App {}
 
     static void start(String... properties) {

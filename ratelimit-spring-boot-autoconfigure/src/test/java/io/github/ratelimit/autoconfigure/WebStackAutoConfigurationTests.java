@@ -2,6 +2,9 @@ package io.github.ratelimit.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
@@ -27,6 +30,7 @@ class WebStackAutoConfigurationTests {
     private static final AutoConfigurations ALL = AutoConfigurations.of(
             AopAutoConfiguration.class,
             RateLimitRedissonAutoConfiguration.class,
+            RateLimitRedisAutoConfiguration.class,
             RateLimitAutoConfiguration.class,
             RateLimitWebAutoConfiguration.class,
             RateLimitReactiveWebAutoConfiguration.class,

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
@@ -26,7 +27,9 @@ class AutoConfiguredClusterTest {
     void theStartersLazyClientFindsTheClusterAndDecides() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        RateLimitRedissonAutoConfiguration.class, RateLimitAutoConfiguration.class))
+                        RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
+                        RateLimitAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.cluster.nodes=" + SharedCluster.get().nodes(),
                         "ratelimit.redis.connect-timeout=3s")

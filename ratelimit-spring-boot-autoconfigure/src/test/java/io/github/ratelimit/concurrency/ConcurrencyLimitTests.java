@@ -6,9 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.ratelimit.annotation.ConcurrencyLimited;
 import io.github.ratelimit.autoconfigure.RateLimitArgumentResolversAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.ConcurrencyLimiter;
@@ -187,6 +188,7 @@ class ConcurrencyLimitTests {
                         AopAutoConfiguration.class,
                         WebMvcAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class,
                         RateLimitArgumentResolversAutoConfiguration.class,

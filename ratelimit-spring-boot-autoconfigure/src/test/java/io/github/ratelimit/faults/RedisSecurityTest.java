@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockHandle;
@@ -62,7 +63,9 @@ class RedisSecurityTest {
     ApplicationContextRunner runner(String url) {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        RateLimitRedissonAutoConfiguration.class, RateLimitAutoConfiguration.class))
+                        RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
+                        RateLimitAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.url=" + url, "ratelimit.redis.timeout=2s");
     }
 

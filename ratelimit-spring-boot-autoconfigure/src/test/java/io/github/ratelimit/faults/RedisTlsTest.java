@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
@@ -92,8 +93,10 @@ class RedisTlsTest {
         makeCertificate(key, cert);
         int tlsPort = RedisProcess.freePort();
         ApplicationContextRunner runner = new ApplicationContextRunner()
-                .withConfiguration(
-                        AutoConfigurations.of(SslAutoConfiguration.class, RateLimitRedissonAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(
+                        SslAutoConfiguration.class,
+                        RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.ssl.bundle.pem.redis.truststore.certificate=" + cert.toUri(),
                         "spring.data.redis.host=127.0.0.1",

@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitHealthAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.health.RateLimitHealthAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockOptions;
@@ -59,6 +60,7 @@ class StartWithoutRedisTests {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitHealthAutoConfiguration.class))
                 .withPropertyValues(

@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitMetricsAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.core.RateLimitExceededException;
@@ -99,6 +100,7 @@ class PlansTests {
                 .withConfiguration(AutoConfigurations.of(
                         AopAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitMetricsAutoConfiguration.class))
                 .withPropertyValues(PLANS)
@@ -277,6 +279,7 @@ class PlansTests {
                         AopAutoConfiguration.class,
                         WebMvcAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class))
                 .withPropertyValues(PLANS)

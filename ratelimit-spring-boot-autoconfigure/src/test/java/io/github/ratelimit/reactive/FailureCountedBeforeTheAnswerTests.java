@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitReactiveWebAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.test.support.NoBlockingCalls;
 import io.github.ratelimit.test.support.SharedRedis;
 import jakarta.servlet.Filter;
@@ -132,6 +133,7 @@ class FailureCountedBeforeTheAnswerTests {
                         AopAutoConfiguration.class,
                         WebMvcAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class))
                 .withPropertyValues(
@@ -163,6 +165,7 @@ class FailureCountedBeforeTheAnswerTests {
                         WebFluxAutoConfiguration.class,
                         HttpHandlerAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitReactiveWebAutoConfiguration.class))
                 .withPropertyValues(

@@ -8,7 +8,8 @@ import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitReactiveWebAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RateLimitExceededException;
@@ -173,6 +174,7 @@ class ReactiveStackTests {
                     WebFluxAutoConfiguration.class,
                     HttpHandlerAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
                     RateLimitReactiveWebAutoConfiguration.class,
                     io.github.ratelimit.autoconfigure.RateLimitArgumentResolversAutoConfiguration.class))

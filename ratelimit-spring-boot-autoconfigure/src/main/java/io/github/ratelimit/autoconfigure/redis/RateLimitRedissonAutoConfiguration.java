@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.redis;
 
 import java.time.Duration;
 import org.redisson.Redisson;

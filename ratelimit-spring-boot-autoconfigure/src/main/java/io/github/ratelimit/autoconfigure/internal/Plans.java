@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.internal;
 
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.PlanSource;
@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * time (an unknown plan, invalid limits, an exception of the source) gives the default plan's limits, logged once per
  * group and reason and counted, never an unlimited caller.
  */
-final class Plans {
+public final class Plans {
 
     private static final Logger log = LoggerFactory.getLogger(Plans.class);
 

@@ -1,10 +1,11 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.metrics;
 
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.redis.RedisGuard;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
@@ -21,7 +22,7 @@ import org.springframework.context.annotation.Bean;
  * {@code ratelimit.locks.acquisitions}, {@code ratelimit.locks.wait}, {@code ratelimit.concurrency},
  * {@code ratelimit.operator.changes}); the rest is read from the starter's own counters ({@code ratelimit.fallbacks},
  * {@code ratelimit.redis.failures}, {@code ratelimit.redis.skipped}, {@code ratelimit.redis.circuit.open},
- * {@code ratelimit.client.pauses}, {@code ratelimit.plans.fallbacks}). docs/reference.md lists every meter.
+ * {@code ratelimit.plans.fallbacks}); the outbound clients' auto-configuration registers {@code ratelimit.client.pauses}. docs/reference.md lists every meter.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
@@ -40,18 +41,10 @@ public final class RateLimitMetricsAutoConfiguration {
             ObjectProvider<Fallbacks> fallbacks,
             ObjectProvider<RedisGuard> guard,
             ObjectProvider<MeterRegistry> registries,
-            ObjectProvider<Plans> plans,
-            ObjectProvider<OutboundLimits> outbound) {
+            ObjectProvider<Plans> plans) {
         return () -> {
             MeterBinder binder = new RateLimitMeters(fallbacks.getIfAvailable(), guard.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);
-            OutboundLimits clients = outbound.getIfAvailable();
-            if (clients != null && !clients.isEmpty()) {
-                registries.orderedStream().forEach(registry -> FunctionCounter.builder(
-                                "ratelimit.client.pauses", clients, OutboundLimits::pauses)
-                        .description("Outbound rules paused by this instance after an upstream's Retry-After")
-                        .register(registry));
-            }
             Plans groups = plans.getIfAvailable();
             if (groups != null) {
                 List<MeterRegistry> all = registries.orderedStream().toList();

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.redis;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,14 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.endpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.health.RateLimitHealthAutoConfiguration;
+import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimitExceededException;
@@ -20,6 +25,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -31,6 +37,7 @@ class OperatorViewTests {
                 .withConfiguration(AutoConfigurations.of(
                         AopAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
                         RateLimitMetricsAutoConfiguration.class,
                         RateLimitEndpointAutoConfiguration.class,
@@ -169,7 +176,7 @@ class OperatorViewTests {
             runner(redis.url())
                     .withPropertyValues("ratelimit.redis.failure-threshold=100")
                     .run(context -> {
-                        RateLimitHealthIndicator health = context.getBean(RateLimitHealthIndicator.class);
+                        HealthIndicator health = context.getBean("ratelimitHealthIndicator", HealthIndicator.class);
                         assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
                         assertThat(health.health(true).getDetails()).containsEntry("scriptsReloaded", 0);
 

@@ -1,5 +1,7 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.health;
 
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,9 +1,13 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.endpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.security.Principal;
@@ -39,6 +43,7 @@ class EndpointAddressingTests {
                     AopAutoConfiguration.class,
                     WebMvcAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
                     RateLimitWebAutoConfiguration.class,
                     RateLimitEndpointAutoConfiguration.class))
@@ -183,7 +188,7 @@ class EndpointAddressingTests {
     void rule(
             String path, Consumer<MockHttpServletRequest> customize, String name, String key, String value, String at) {
         runner.run(context -> {
-            RateLimitFilter filter = context.getBean(RateLimitFilter.class);
+            jakarta.servlet.Filter filter = context.getBean("rateLimitFilter", jakarta.servlet.Filter.class);
             RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
             assertThat(status(filter, path, customize)).isEqualTo(200);
             assertRemaining(endpoint.state(name, key, value, at), 1);
@@ -218,7 +223,7 @@ class EndpointAddressingTests {
                 .isEqualTo(remaining));
     }
 
-    static int status(RateLimitFilter filter, String path, Consumer<MockHttpServletRequest> customize) {
+    static int status(jakarta.servlet.Filter filter, String path, Consumer<MockHttpServletRequest> customize) {
         MockHttpServletRequest request = new MockHttpServletRequest("GET", path);
         request.setServletPath(path);
         request.setRemoteAddr(ADDRESS);

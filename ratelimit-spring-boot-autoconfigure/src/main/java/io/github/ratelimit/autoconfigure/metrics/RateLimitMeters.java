@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.metrics;
 
 import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.redis.RedisGuard;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.redis;
 
 /** A {@code spring.data.redis.*} value the starter cannot turn into a connection, such as a malformed URL. */
 final class InvalidRedisSettingsException extends RuntimeException {

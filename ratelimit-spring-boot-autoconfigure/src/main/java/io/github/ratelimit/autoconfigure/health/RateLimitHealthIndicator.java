@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.health;
 
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.redis.RedisConnector;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.redis;
 
 import java.util.List;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.redis;
 
 /** Redis did not answer at startup while {@code ratelimit.redis.require-at-startup=true}. */
 final class RedisNotReachableException extends RuntimeException {

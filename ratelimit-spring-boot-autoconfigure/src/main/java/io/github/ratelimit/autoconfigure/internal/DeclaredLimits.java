@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.autoconfigure.internal;
 
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.core.ClientIdentifier;
@@ -6,7 +6,7 @@ import io.github.ratelimit.core.RateLimit;
 import java.util.List;
 
 /** Something that declares limits: the annotation support, the servlet filter. */
-interface DeclaredLimits {
+public interface DeclaredLimits {
 
     /** The limits declared so far; after startup, all of them. */
     List<DeclaredLimit> declaredLimits();

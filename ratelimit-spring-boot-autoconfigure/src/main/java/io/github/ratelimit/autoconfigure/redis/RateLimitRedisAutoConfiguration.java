@@ -1,0 +1,208 @@
+package io.github.ratelimit.autoconfigure.redis;
+
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.internal.LiveInstances;
+import io.github.ratelimit.core.ClientBlocks;
+import io.github.ratelimit.core.ConcurrencyLimiter;
+import io.github.ratelimit.core.LimitOverrides;
+import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.redis.RedisBlocks;
+import io.github.ratelimit.redis.RedisConcurrencyLimiter;
+import io.github.ratelimit.redis.RedisConnector;
+import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.RedisInstances;
+import io.github.ratelimit.redis.RedisLockManager;
+import io.github.ratelimit.redis.RedisOverrides;
+import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.RedisSingleUseTokens;
+import java.time.Duration;
+import java.util.List;
+import org.redisson.api.RedissonClient;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * The Redis implementations of the SPIs on the application's {@link RedissonClient}: the guard (budget and circuit
+ * breaker), the first connection in the background, single-use tokens, locks, concurrency slots and, unless
+ * {@code ratelimit.enabled=false}, the rate limiter with the count of live instances, operators' blocks and overrides,
+ * the warm-up and the startup line. A bean of an SPI the application declares replaces the Redis one.
+ */
+@AutoConfiguration(after = RateLimitRedissonAutoConfiguration.class, before = RateLimitAutoConfiguration.class)
+@EnableConfigurationProperties(RateLimitProperties.class)
+public final class RateLimitRedisAutoConfiguration {
+
+    /** Pause between attempts to make the first connection. */
+    static final Duration CONNECT_RETRY = Duration.ofSeconds(1);
+
+    /** How often each instance announces itself in Redis (an announcement lasts three times as long). */
+    static final Duration ANNOUNCE_EVERY = Duration.ofSeconds(2);
+
+    /** The longest the start waits for the first attempt to connect, unless Redis is required at startup. */
+    static final Duration STARTUP_WAIT = Duration.ofSeconds(1);
+
+    @Bean
+    RedisGuard rateLimitRedisGuard(RateLimitProperties properties, ObjectProvider<RedissonClient> redisson) {
+        RateLimitProperties.Redis redis = properties.getRedis();
+        RedissonClient client = redisson.getIfAvailable();
+        String target = client == null ? "(none)" : StartupSummary.topology(client);
+        return RedisGuard.awaitingConnection(
+                target, redis.getTimeout(), redis.getFailureThreshold(), redis.getOpenFor());
+    }
+
+    /**
+     * Connects in the background and waits for the first attempt at most {@link #STARTUP_WAIT} (Redis refused, an
+     * unknown host or a wrong password fail the attempt at once), so that an application whose Redis is up decides
+     * from its first request. With require-at-startup it waits up to connect-timeout, and a failed attempt fails the
+     * start.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnBean(RedissonClient.class)
+    RedisConnector rateLimitRedisConnector(
+            RedissonClient redisson, RedisGuard guard, RateLimitProperties properties, Environment environment) {
+        Duration connectTimeout = connectTimeout(properties, environment);
+        RedisConnector connector = new RedisConnector(
+                redisson, guard, connectTimeout, CONNECT_RETRY, List.of(new RedisMemoryPolicyCheck()));
+        connector.start();
+        boolean required = properties.getRedis().isRequireAtStartup();
+        Throwable failure = connector.awaitFirstAttempt(
+                required || connectTimeout.compareTo(STARTUP_WAIT) < 0 ? connectTimeout : STARTUP_WAIT);
+        if (failure != null && required) {
+            connector.close();
+            String reason = guard.lastError() != null ? guard.lastError() : String.valueOf(failure.getMessage());
+            throw new RedisNotReachableException(guard.target(), reason, failure);
+        }
+        return connector;
+    }
+
+    static Duration connectTimeout(RateLimitProperties properties, Environment environment) {
+        return RedisConnectionSettings.connectTimeout(
+                properties.getRedis().getConnectTimeout(),
+                Binder.get(environment)
+                        .bind("spring.data.redis.connect-timeout", Duration.class)
+                        .orElse(null));
+    }
+
+    @Bean
+    @ConditionalOnBean(RedissonClient.class)
+    @ConditionalOnMissingBean(SingleUseTokens.class)
+    RedisSingleUseTokens singleUseTokens(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+        return new RedisSingleUseTokens(
+                redisson,
+                properties.getKeyPrefix(),
+                guard,
+                properties.getDurability().waitFor(properties.getDurability().isTokens(), guard.budget()));
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnBean(RedissonClient.class)
+    @ConditionalOnMissingBean(LockManager.class)
+    RedisLockManager lockManager(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+        return new RedisLockManager(
+                redisson,
+                properties.getKeyPrefix(),
+                guard,
+                properties.getDurability().waitFor(properties.getDurability().isLocks(), guard.budget()));
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnBean(RedissonClient.class)
+    @ConditionalOnMissingBean(ConcurrencyLimiter.class)
+    RedisConcurrencyLimiter concurrencyLimiter(
+            RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+        return new RedisConcurrencyLimiter(redisson, properties.getKeyPrefix(), guard);
+    }
+
+    @Bean
+    StartupSummary rateLimitStartupSummary(
+            ObjectProvider<DeclaredLimits> sources, ObjectProvider<RedisGuard> guard, RateLimitProperties properties) {
+        return new StartupSummary(sources, guard, properties);
+    }
+
+    /** Rate limits on Redis. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+    static final class Enabled {
+
+        /** This instance's announcement in Redis, and the count of live instances that local limits divide by. */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnBean(RedissonClient.class)
+        RedisInstances rateLimitInstances(RedissonClient redisson, RedisGuard guard, RateLimitProperties properties) {
+            RedisInstances instances = new RedisInstances(
+                    redisson,
+                    guard,
+                    properties.getKeyPrefix(),
+                    properties.getLocalLimits().getInstances(),
+                    ANNOUNCE_EVERY);
+            instances.start();
+            return instances;
+        }
+
+        @Bean
+        @ConditionalOnBean(RedisInstances.class)
+        LiveInstances rateLimitLiveInstances(RedisInstances instances) {
+            return instances::count;
+        }
+
+        /** The clients blocked by operators, on every instance sharing the key prefix. */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnBean(RedissonClient.class)
+        @ConditionalOnMissingBean(ClientBlocks.class)
+        RedisBlocks rateLimitBlocks(RedissonClient redisson, RedisGuard guard, RateLimitProperties properties) {
+            RedisBlocks blocks = new RedisBlocks(redisson, guard, properties.getKeyPrefix(), Duration.ofSeconds(1));
+            blocks.start();
+            return blocks;
+        }
+
+        /** Operators' overrides of limits by name, on every instance sharing the key prefix. */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnBean(RedissonClient.class)
+        @ConditionalOnMissingBean(LimitOverrides.class)
+        RedisOverrides rateLimitOverrides(RedissonClient redisson, RedisGuard guard, RateLimitProperties properties) {
+            RedisOverrides overrides =
+                    new RedisOverrides(redisson, guard, properties.getKeyPrefix(), Duration.ofSeconds(1));
+            overrides.start();
+            return overrides;
+        }
+
+        @Bean
+        @ConditionalOnBean(RedissonClient.class)
+        @ConditionalOnMissingBean(RateLimiter.class)
+        RedisRateLimiter rateLimiter(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+            RateLimitProperties.LocalRefusalSettings local = properties.getLocalRefusals();
+            return new RedisRateLimiter(
+                    redisson,
+                    properties.getKeyPrefix(),
+                    guard,
+                    properties.getRetryAdvice().getHorizonWindows(),
+                    local.isEnabled() ? local.getMaxEntries() : 0);
+        }
+
+        /** The decision path made ready before the first request, when Redis answers at start. */
+        @Bean
+        RateLimitWarmUp rateLimitWarmUp(
+                ObjectProvider<RateLimitDecisions> decisions,
+                ObjectProvider<RedisGuard> guard,
+                ObjectProvider<RedisConnector> connector) {
+            return new RateLimitWarmUp(
+                    decisions,
+                    () -> {
+                        RedisGuard redis = guard.getIfAvailable();
+                        return redis != null && redis.isConnected() && connector.getIfAvailable() != null;
+                    },
+                    () -> connector.getObject().healthCheck());
+        }
+    }
+}
