@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -141,32 +142,29 @@ public final class RateLimitEvents implements RateLimitListener {
 
     @Override
     public void fellBack(String what, FailureMode mode) {
-        for (RateLimitListener listener : told()) {
-            told(() -> listener.fellBack(what, mode));
-        }
+        tellEach(listener -> listener.fellBack(what, mode));
     }
 
     @Override
     public void blocked(ClientIdentifier client) {
-        for (RateLimitListener listener : told()) {
-            told(() -> listener.blocked(client));
-        }
+        tellEach(listener -> listener.blocked(client));
     }
 
     @Override
     public void operatorChanged(String action, String target) {
-        for (RateLimitListener listener : told()) {
-            told(() -> listener.operatorChanged(action, target));
+        tellEach(listener -> listener.operatorChanged(action, target));
+    }
+
+    /** Tells an event to every listener, unless the calling thread's work is unannounced. */
+    private void tellEach(Consumer<RateLimitListener> event) {
+        RateLimitListener[] all = listeners;
+        if (all.length == 0 || Unannounced.now()) {
+            return;
+        }
+        for (RateLimitListener listener : all) {
+            told(() -> event.accept(listener));
         }
     }
-
-    /** The listeners to tell an event now: none while the calling thread's work is unannounced. */
-    private RateLimitListener[] told() {
-        RateLimitListener[] all = listeners;
-        return all.length == 0 || Unannounced.now() ? NOBODY : all;
-    }
-
-    private static final RateLimitListener[] NOBODY = {};
 
     /** Announces a start to every listener; the completion that tells each of them the end. */
     @SuppressWarnings("unchecked")
