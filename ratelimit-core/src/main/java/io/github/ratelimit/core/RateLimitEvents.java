@@ -146,6 +146,11 @@ public final class RateLimitEvents implements RateLimitListener {
     }
 
     @Override
+    public void gaveBack(String what, GiveBack outcome) {
+        tellEach(listener -> listener.gaveBack(what, outcome));
+    }
+
+    @Override
     public void blocked(ClientIdentifier client) {
         tellEach(listener -> listener.blocked(client));
     }

@@ -9,7 +9,8 @@ import java.util.List;
 
 /**
  * Told what the limiter does: decisions asked of a store, tokens issued, used and given back, locks and concurrency
- * slots taken or refused, decisions made without the store, calls refused by an operator's block, operators' changes.
+ * slots taken or refused, give-backs of what a failed caller took, decisions made without the store, calls refused by an
+ * operator's block, operators' changes.
  * Metrics and observations are listeners; so may be an application's audit log.
  *
  * <p>An operation that takes time is announced as it starts, on the caller's thread ({@code deciding},
@@ -80,6 +81,24 @@ public interface RateLimitListener {
      * @param target what it applies to: a client for blocks, a limit's name for overrides
      */
     default void operatorChanged(String action, String target) {}
+
+    /**
+     * What a write took was given back, or could not be, after its caller was told it failed (its answer was lost in a
+     * timeout or a broken connection, or no replica acknowledged it): a token's use, a lock, a concurrency slot.
+     *
+     * @param what {@code token}, {@code lock} or {@code slot}
+     */
+    default void gaveBack(String what, GiveBack outcome) {}
+
+    /** How a give-back ended. */
+    enum GiveBack {
+        /** The attempt had taken something, which is given back. */
+        GIVEN_BACK,
+        /** The attempt had taken nothing (it ran and was refused, or will take nothing if it runs late). */
+        NOTHING_TAKEN,
+        /** Redis did not answer the give-back within its attempts: what was taken stays until it expires. */
+        FAILED
+    }
 
     /** Told how an operation ended: once, with its result or its failure. */
     interface Completion<T> {

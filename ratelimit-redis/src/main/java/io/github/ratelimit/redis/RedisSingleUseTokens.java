@@ -2,10 +2,12 @@ package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimitEvents;
+import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.core.internal.Futures;
 import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -37,9 +39,11 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
     static final LuaScript ISSUE = LuaScript.load("token_issue");
     static final LuaScript CONSUME = LuaScript.load("token_consume");
     static final LuaScript RELEASE = LuaScript.load("token_release");
+    static final LuaScript GIVE_BACK = LuaScript.load("token_giveback");
     private static final Object[] NO_ARGS = new Object[0];
 
     private final SecureRandom random = nonBlockingRandom();
+    private final AttemptIds attempts = new AttemptIds();
     private final ScriptExecutor executor;
     private final RedisKeys keys;
 
@@ -181,7 +185,15 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
             return refused;
         }
         List<Object> key = List.of(keys.tokenKey(purpose, token));
-        return acknowledged(purpose, key, executor.callAcknowledged(CONSUME, key, NO_ARGS));
+        String attempt = attempts.next();
+        ScriptExecutor.Acknowledged answer;
+        try {
+            answer = executor.callAcknowledged(CONSUME, key, new Object[] {attempt});
+        } catch (RedisUnavailableException e) {
+            giveBack(key, attempt); // the use may have been taken, its answer lost
+            throw e;
+        }
+        return acknowledged(purpose, key, attempt, answer);
     }
 
     @Override
@@ -200,18 +212,37 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
             return CompletableFuture.completedFuture(refused);
         }
         List<Object> key = List.of(keys.tokenKey(purpose, token));
-        return executor.callAcknowledgedAsync(CONSUME, key, NO_ARGS)
-                .thenApply(answer -> acknowledged(purpose, key, answer));
+        String attempt = attempts.next();
+        return executor.callAcknowledgedAsync(CONSUME, key, new Object[] {attempt})
+                .whenComplete((answer, error) -> {
+                    if (Futures.cause(error) instanceof RedisUnavailableException) {
+                        giveBack(key, attempt); // the use may have been taken, its answer lost
+                    }
+                })
+                .thenApply(answer -> acknowledged(purpose, key, attempt, answer));
+    }
+
+    /**
+     * Gives back the use one attempt took, if it took one, retried while Redis does not answer (see {@link GiveBacks});
+     * an attempt that has not run yet is cancelled, so that it takes nothing when it does.
+     */
+    private void giveBack(List<Object> key, String attempt) {
+        GiveBacks.send(
+                events,
+                "token",
+                () -> executor.callAsync(GIVE_BACK, key, new Object[] {attempt}),
+                reply -> ScriptExecutor.number(reply.get(0)) == 1);
     }
 
     /**
      * The consumption, once a replica has it: a use no replica acknowledged in time is given back (a failover before the
      * replica got it could make the token work a second time) and reported as Redis being unavailable.
      */
-    private TokenConsumption acknowledged(String purpose, List<Object> key, ScriptExecutor.Acknowledged answer) {
+    private TokenConsumption acknowledged(
+            String purpose, List<Object> key, String attempt, ScriptExecutor.Acknowledged answer) {
         TokenConsumption consumption = consumption(purpose, answer.reply());
         if (consumption.status() == Status.CONSUMED && !answer.byReplica()) {
-            executor.callAsync(RELEASE, key, NO_ARGS);
+            giveBack(key, attempt);
             throw Replicas.notAcknowledged("a use of a '" + purpose + "' token", "given back");
         }
         return consumption;

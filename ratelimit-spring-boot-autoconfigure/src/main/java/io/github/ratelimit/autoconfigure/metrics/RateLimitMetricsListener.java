@@ -29,7 +29,8 @@ import java.util.function.Consumer;
  * the retry advice of refused calls ({@code ratelimit.retry.advice}, {@code ratelimit.retry.advice.capped}); token
  * operations ({@code ratelimit.tokens}, timed as {@code token.issue}, {@code token.consume}, {@code token.release}); lock
  * acquisitions ({@code ratelimit.locks.acquisitions}, {@code ratelimit.locks.wait}); concurrency slots
- * ({@code ratelimit.concurrency}); operators' changes ({@code ratelimit.operator.changes}). Tags are limit names,
+ * ({@code ratelimit.concurrency}); give-backs ({@code ratelimit.givebacks}); operators' changes
+ * ({@code ratelimit.operator.changes}). Tags are limit names,
  * purposes and fixed words, never keys. Meters are kept once made: a decision served in the JVM costs a few
  * microseconds, and each look-up of a meter in the registry about 0.3 µs more.
  */
@@ -59,6 +60,11 @@ final class RateLimitMetricsListener implements RateLimitListener {
                 .register(registry);
         for (String action : List.of("block", "lift", "override", "override_removed")) {
             operatorChanges(action); // shown at zero before the first change
+        }
+        for (String what : List.of("token", "lock", "slot")) {
+            for (GiveBack outcome : GiveBack.values()) {
+                giveBacks(what, outcome); // so are give-backs
+            }
         }
     }
 
@@ -114,6 +120,21 @@ final class RateLimitMetricsListener implements RateLimitListener {
                                 : error instanceof RedisUnavailableException ? "unavailable" : "error");
             }
         };
+    }
+
+    @Override
+    public void gaveBack(String what, GiveBack outcome) {
+        giveBacks(what, outcome).increment();
+    }
+
+    private Counter giveBacks(String what, GiveBack outcome) {
+        return counter(
+                "ratelimit.givebacks",
+                "What callers told of a failure had taken, given back (or not) by attempt",
+                "what",
+                what,
+                "outcome",
+                outcome.name().toLowerCase(Locale.ROOT));
     }
 
     @Override
