@@ -86,7 +86,11 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
             outcome = decisions.decide(
                     view,
                     caller -> rules.call(
-                            request.getMethod(), rawPath, PathContainer.parsePath(rawPath), caller, decisions));
+                            request.getMethod(),
+                            rawPath,
+                            PathContainer.parsePath(rawPath, DECODED),
+                            caller,
+                            decisions));
         } catch (RateLimitEvaluationException missingKey) {
             answer(request, response, missingKey);
             return;
@@ -204,12 +208,29 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
      * {@code /../} resolved), so that {@code //api/public} or {@code /api/./public} cannot slip past a rule for
      * {@code /api/public/**} while still reaching the same handler.
      */
+    /**
+     * How the container's path is read: as it is, already decoded. Decoding it again would fail on a {@code %} the
+     * client sent encoded ({@code /api/%25zz} is {@code /api/%zz} here: a 500 for a harmless request) and would match
+     * {@code /api/%2541} to a rule for {@code /api/A}.
+     */
+    static final PathContainer.Options DECODED = PathContainer.Options.create('/', false);
+
+    /** A raw path decoded as the container would; one it cannot decode ({@code %zz}) is kept as it is. */
+    private static String decodedOrAsIs(String raw) {
+        try {
+            return org.springframework.web.util.UriUtils.decode(raw, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException malformed) {
+            return raw;
+        }
+    }
+
     static String pathWithinApplication(HttpServletRequest request) {
         String servletPath = request.getServletPath();
         String pathInfo = request.getPathInfo();
         String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
         if (path.isEmpty()) {
-            path = request.getRequestURI().substring(request.getContextPath().length());
+            path = decodedOrAsIs(
+                    request.getRequestURI().substring(request.getContextPath().length()));
         }
         return path.isEmpty() ? "/" : path;
     }

@@ -135,6 +135,45 @@ class RateLimitFilterTest {
     }
 
     /**
+     * The container's path is already decoded: a {@code %} in it (the client sent {@code %25}, or a malformed
+     * {@code %zz} the container let through) is a character, matched as it is, never decoded again: no 500, and
+     * {@code /api/%2541} is not {@code /api/A}.
+     */
+    @Test
+    void aPercentInTheDecodedPathIsACharacterNeverDecodedAgain() throws Exception {
+        String name = "catalog-" + unique();
+        RateLimitFilter filter = filter(
+                List.of(
+                        rule(0, name, List.of("/api/catalog/**"), "ip", 1, Duration.ofMinutes(1)),
+                        rule(1, name + "-a", List.of("/api/A"), "ip", 1, Duration.ofMinutes(1))),
+                false);
+        assertThat(routed(filter, "/api/catalog/%zz").getStatus()).isEqualTo(200);
+        assertThat(routed(filter, "/api/catalog/%zz").getStatus())
+                .as("the rule still applies to it")
+                .isEqualTo(429);
+        assertThat(routed(filter, "/api/%41").getHeader("RateLimit"))
+                .as("not the rule of /api/A")
+                .isNull();
+        assertThat(routed(filter, "/api/%").getStatus()).isEqualTo(200);
+        // without a servlet path, the request's URI is decoded as the container would, or kept when it cannot be
+        assertThat(call(filter, "GET", "/api/catalog/%zz", "203.0.113.9").getStatus())
+                .isEqualTo(200);
+        assertThat(call(filter, "GET", "/api/%41", "203.0.113.9").getHeader("RateLimit"))
+                .as("the rule of /api/A")
+                .isNotNull();
+    }
+
+    /** A request as a container routes it: the servlet path decoded, the URI as the client sent it. */
+    static MockHttpServletResponse routed(RateLimitFilter filter, String decodedPath) throws Exception {
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", "/raw");
+        request.setServletPath(decodedPath);
+        request.setRemoteAddr("203.0.113.7");
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        filter.doFilter(request, response, new MockFilterChain());
+        return response;
+    }
+
+    /**
      * A rule with {@code wait: 2s} and a limit of 1 per 300 ms: a second request waits for its slot and is admitted;
      * with a limit of 1 per minute, the wait could not end in time, so the second request is refused at once.
      */
