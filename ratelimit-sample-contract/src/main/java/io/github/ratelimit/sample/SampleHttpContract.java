@@ -28,13 +28,19 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 /**
  * The HTTP contract of the sample apps, black box: {@code GET /api/hello}, {@code GET /api/search}, {@code GET /api/tenant-usage} (a KeyResolver bean), the path rules of
  * {@code /api/public/**} and {@code POST /api/basic-login} (failures only), {@code POST /api/tokens} with {@code GET /api/spawn-vm}, and {@code POST /api/workers/{id}}:
- * the same limits, status codes, headers and bodies on the servlet sample and the reactive one, each of which runs it
+ * the same limits, status codes, headers and bodies on the servlet sample and the reactive one (and no 5xx for hostile
+ * input, {@link HostileInputContract}), each of which runs it
  * against itself started for real on a random port with its embedded Redis.
  */
-abstract class SampleHttpContract {
+abstract class SampleHttpContract implements HostileInputContract {
 
     @LocalServerPort
     int port;
+
+    @Override
+    public int port() {
+        return port;
+    }
 
     @Autowired
     RedissonClient redisson;
