@@ -6,6 +6,7 @@ import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.internal.Futures;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -35,6 +36,7 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
 
     static final LuaScript ACQUIRE = LuaScript.load("concurrency_acquire");
     static final LuaScript RELEASE = LuaScript.load("concurrency_release");
+    static final LuaScript GIVE_BACK = LuaScript.load("concurrency_giveback");
     static final LuaScript RENEW = LuaScript.load("concurrency_renew");
 
     /** Calls end whenever they end: a refused caller is told to come back in a second. */
@@ -76,7 +78,14 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
     private Permit tryAcquireNow(
             String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
         Attempt attempt = new Attempt(name, identifier, max, lease, maxLifetime);
-        return attempt.permit(executor.call(ACQUIRE, attempt.keys, attempt.args()));
+        List<Object> reply;
+        try {
+            reply = executor.call(ACQUIRE, attempt.keys, attempt.args());
+        } catch (RedisUnavailableException e) {
+            attempt.giveBack(); // the slot may have been taken, its answer lost
+            throw e;
+        }
+        return attempt.permit(reply);
     }
 
     @Override
@@ -94,7 +103,13 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return executor.callAsync(ACQUIRE, attempt.keys, attempt.args()).thenApply(attempt::permit);
+        return executor.callAsync(ACQUIRE, attempt.keys, attempt.args())
+                .whenComplete((reply, error) -> {
+                    if (Futures.cause(error) instanceof RedisUnavailableException) {
+                        attempt.giveBack(); // the slot may have been taken, its answer lost
+                    }
+                })
+                .thenApply(attempt::permit);
     }
 
     /** One acquisition: checked arguments, its key and owner. */
@@ -124,7 +139,8 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
             this.max = max;
             this.lease = lease;
             this.maxLifetime = maxLifetime;
-            this.keys = List.of(RedisConcurrencyLimiter.this.keys.concurrencyKey(name, RedisKeys.tag(identifier)));
+            String holders = RedisConcurrencyLimiter.this.keys.concurrencyKey(name, RedisKeys.tag(identifier));
+            this.keys = List.of(holders, RedisKeys.givenBackKey(holders));
             this.owner = Base64.getUrlEncoder()
                     .withoutPadding()
                     .encodeToString(ByteBuffer.allocate(16)
@@ -135,6 +151,19 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
 
         Object[] args() {
             return new Object[] {Integer.toString(max), owner, Long.toString(lease.toMillis())};
+        }
+
+        /**
+         * Gives back the slot this attempt may hold, its caller having been told it failed; an attempt that has not
+         * run yet takes nothing when it does (see {@link GiveBacks}).
+         */
+        void giveBack() {
+            GiveBacks.send(
+                    events,
+                    "slot",
+                    () -> executor.callAsync(
+                            GIVE_BACK, keys, new Object[] {owner, Long.toString(maxLifetime.toMillis())}),
+                    reply -> ScriptExecutor.number(reply.get(0)) == 1);
         }
 
         Permit permit(List<Object> reply) {

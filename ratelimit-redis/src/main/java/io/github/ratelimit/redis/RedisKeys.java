@@ -117,6 +117,14 @@ final class RedisKeys {
         return prefix + LAYOUT + '{' + tag + "}:conc:" + name;
     }
 
+    /**
+     * The attempts at a key (a lock, a concurrency limit's holders) given back before they ran, in the same slot:
+     * {@code <key>:given-back}, a set that expires.
+     */
+    static String givenBackKey(String key) {
+        return key + ":given-back";
+    }
+
     /** The fencing counter of a lock, in the same slot: {@code <prefix>{<tag>}:fence}. */
     String fenceKey(String tag) {
         return prefix + LAYOUT + '{' + tag + "}:fence";

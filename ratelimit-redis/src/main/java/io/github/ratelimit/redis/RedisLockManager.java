@@ -51,6 +51,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
 
     static final LuaScript ACQUIRE = LuaScript.load("lock_acquire");
     static final LuaScript RELEASE = LuaScript.load("lock_release");
+    static final LuaScript GIVE_BACK = LuaScript.load("lock_giveback");
     static final LuaScript RENEW = LuaScript.load("lock_renew");
     private static final long FENCE_TTL_MS = Duration.ofDays(1).toMillis();
     private static final long MAX_BACKOFF_MS = 50;
@@ -124,7 +125,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         }
         String tag = RedisKeys.tag(key);
         String lockKey = keys.lockKey(tag);
-        List<Object> lockKeys = List.of(lockKey, keys.fenceKey(tag));
+        List<Object> lockKeys = List.of(lockKey, keys.fenceKey(tag), RedisKeys.givenBackKey(lockKey));
         long deadline = System.nanoTime() + options.maxWait().toNanos();
         long backoff = 1;
         Waiter wake = null;
@@ -132,14 +133,19 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
             while (true) {
                 String owner = owner();
                 long sentAt = System.nanoTime();
-                ScriptExecutor.Acknowledged answer = executor.callAcknowledged(ACQUIRE, lockKeys, new Object[] {
-                    owner, Long.toString(options.lease().toMillis()), Long.toString(FENCE_TTL_MS)
-                });
+                ScriptExecutor.Acknowledged answer;
+                try {
+                    answer = executor.callAcknowledged(ACQUIRE, lockKeys, new Object[] {
+                        owner, Long.toString(options.lease().toMillis()), Long.toString(FENCE_TTL_MS)
+                    });
+                } catch (RedisUnavailableException e) {
+                    giveBack(lockKey, owner, options); // the lock may have been taken, its answer lost
+                    throw e;
+                }
                 List<Object> reply = answer.reply();
                 if (ScriptExecutor.number(reply.get(0)) == 1) {
                     if (!answer.byReplica()) {
-                        throw notAcknowledged(new RedisLock(
-                                key, lockKey, owner, ScriptExecutor.number(reply.get(1)), options, sentAt, null));
+                        throw notAcknowledged(key, lockKey, owner, options);
                     }
                     RedisLock lock = new RedisLock(
                             key,
@@ -222,7 +228,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
             String tag = RedisKeys.tag(key);
             this.key = key;
             this.lockKey = keys.lockKey(tag);
-            this.lockKeys = List.of(lockKey, keys.fenceKey(tag));
+            this.lockKeys = List.of(lockKey, keys.fenceKey(tag), RedisKeys.givenBackKey(lockKey));
             this.options = options;
             this.result = result;
             this.deadline = System.nanoTime() + options.maxWait().toNanos();
@@ -242,11 +248,13 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
                         List<Object> reply = error == null ? answer.reply() : null;
                         if (error != null) {
                             stopListening();
+                            if (Futures.cause(error) instanceof RedisUnavailableException) {
+                                giveBack(lockKey, owner, options); // the lock may have been taken, its answer lost
+                            }
                             result.completeExceptionally(Futures.cause(error));
                         } else if (ScriptExecutor.number(reply.get(0)) == 1 && !answer.byReplica()) {
                             stopListening();
-                            result.completeExceptionally(notAcknowledged(new RedisLock(
-                                    key, lockKey, owner, ScriptExecutor.number(reply.get(1)), options, sentAt, null)));
+                            result.completeExceptionally(notAcknowledged(key, lockKey, owner, options));
                         } else if (ScriptExecutor.number(reply.get(0)) == 1) {
                             stopListening();
                             acquired(owner, ScriptExecutor.number(reply.get(1)), sentAt);
@@ -313,9 +321,25 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
      * A lock that no replica acknowledged in time is released (by its owner, as any release) and never reported as
      * held: a failover before the replica got it could grant it to a second holder.
      */
-    private static RedisUnavailableException notAcknowledged(RedisLock lock) {
-        lock.releaseAsync();
-        return Replicas.notAcknowledged("the lock '" + lock.key + "'", "released");
+    private RedisUnavailableException notAcknowledged(String key, String lockKey, String owner, LockOptions options) {
+        giveBack(lockKey, owner, options);
+        return Replicas.notAcknowledged("the lock '" + key + "'", "released");
+    }
+
+    /**
+     * Gives back the lock one attempt may hold, its caller having been told it failed: released if that attempt
+     * holds it, else the attempt takes nothing if it runs later (see {@link GiveBacks}). Never another owner's lock.
+     */
+    private void giveBack(String lockKey, String owner, LockOptions options) {
+        GiveBacks.send(
+                events,
+                "lock",
+                () -> executor.callAsync(GIVE_BACK, List.of(lockKey, RedisKeys.givenBackKey(lockKey)), new Object[] {
+                    owner,
+                    keys.lockReleasedChannel(),
+                    Long.toString(options.maxLifetime().toMillis())
+                }),
+                reply -> ScriptExecutor.number(reply.get(0)) == 1);
     }
 
     /** A blocked caller's wake-up: the latch it waits on, and what the release announcement runs. */

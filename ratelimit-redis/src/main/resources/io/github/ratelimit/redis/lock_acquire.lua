@@ -1,13 +1,17 @@
 -- Takes a lock (SET NX PX) and, if taken, draws its fencing token, in one atomic step.
--- KEYS[1] the lock, KEYS[2] its fencing counter (same hash slot)
--- ARGV    owner (random, >= 128 bits), lease ms, fencing counter ttl ms
--- Returns {1, fencing token} when taken, {0, remaining lease ms} when busy.
+-- KEYS[1] the lock, KEYS[2] its fencing counter, KEYS[3] the owners given back before they ran (same hash slot)
+-- ARGV    owner (random, >= 128 bits, one per attempt), lease ms, fencing counter ttl ms
+-- Returns {1, fencing token} when taken, {0, remaining lease ms} when busy, {-1, 1} when this attempt was given back
+-- before it ran (its caller was told it failed: it takes nothing).
 --
 -- The fencing token is max(last + 1, Redis time in microseconds): strictly increasing while the counter
 -- lives (it is kept for a day after the last acquisition, and survives restarts with persistence), and still
 -- larger than every earlier token after it has expired or been lost, as long as the Redis clock goes forward.
 if redis.replicate_commands then
     redis.replicate_commands()
+end
+if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 then
+    return {-1, 1}
 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
     local t = redis.call('TIME')

@@ -3,6 +3,10 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.ConcurrencyLimiter;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
@@ -28,7 +32,7 @@ import org.redisson.api.RedissonClient;
  * master frozen (SIGSTOP) past the budget while the token is used, blocking and not. The caller is told Redis is
  * unavailable; the use, taken when the master resumes (or before it froze), is given back by its attempt id: once the
  * master answers, the token works exactly once. Without the give-back the token was gone, though its only use was
- * answered as a failure.
+ * answered as a failure. The same for a lock and a concurrency slot: free again at once, not at the end of their lease.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LostAnswerTest {
@@ -39,6 +43,10 @@ class LostAnswerTest {
     RedisProcess replica;
     RedissonClient client;
     RedisSingleUseTokens tokens;
+    RedisLockManager locks;
+    RedisLockManager otherLocks;
+    RedisConcurrencyLimiter slots;
+    RedisConcurrencyLimiter otherSlots;
     final List<RateLimitListener.GiveBack> givenBack = new CopyOnWriteArrayList<>();
 
     @BeforeAll
@@ -54,16 +62,28 @@ class LostAnswerTest {
         client = master.newClient();
         RedisGuard guard = new RedisGuard(BUDGET, 1_000, Duration.ofMillis(10));
         tokens = new RedisSingleUseTokens(client, "lost:", guard, Duration.ofMillis(100));
-        tokens.events().add(new RateLimitListener() {
+        locks = new RedisLockManager(client, "lost:", guard, Duration.ofMillis(100));
+        slots = new RedisConcurrencyLimiter(client, "lost:", guard);
+        RedisGuard patient = new RedisGuard(Duration.ofSeconds(5), 1_000, Duration.ofMillis(10));
+        otherLocks = new RedisLockManager(client, "lost:", patient, Duration.ZERO);
+        otherSlots = new RedisConcurrencyLimiter(client, "lost:", patient);
+        RateLimitListener counting = new RateLimitListener() {
             @Override
             public void gaveBack(String what, GiveBack outcome) {
                 givenBack.add(outcome);
             }
-        });
+        };
+        tokens.events().add(counting);
+        locks.events().add(counting);
+        slots.events().add(counting);
     }
 
     @AfterAll
     void stop() {
+        locks.close();
+        otherLocks.close();
+        slots.close();
+        otherSlots.close();
         client.shutdown();
         replica.close();
         master.close();
@@ -97,5 +117,51 @@ class LostAnswerTest {
                         .status())
                 .isEqualTo(Status.CONSUMED);
         assertThat(tokens.consume("reset", async.token()).status()).isEqualTo(Status.ALREADY_USED);
+    }
+
+    /**
+     * A lock and a concurrency slot taken while their answer is lost (blocking and not): once the master answers, they
+     * are free again at once, not after their 30 s lease; another owner takes them.
+     */
+    @RepeatedTest(5)
+    void aLockAndASlotWhoseAnswerIsLostAreGivenBackAtOnce() throws Exception {
+        String id = java.util.UUID.randomUUID().toString();
+        LockOptions thirtySeconds = LockOptions.lease(Duration.ofSeconds(30));
+        ClientIdentifier user = ClientIdentifier.of("user", id);
+        int before = givenBack.size();
+
+        master.freeze();
+        try {
+            assertThatThrownBy(() -> locks.tryAcquire("report-" + id, thirtySeconds))
+                    .isInstanceOf(RedisUnavailableException.class);
+            ExecutionException lock = org.junit.jupiter.api.Assertions.assertThrows(
+                    ExecutionException.class,
+                    () -> locks.tryAcquireAsync("export-" + id, thirtySeconds).get(5, TimeUnit.SECONDS));
+            assertThat(lock.getCause()).isInstanceOf(RedisUnavailableException.class);
+            assertThatThrownBy(
+                            () -> slots.tryAcquire("reports", user, 1, Duration.ofSeconds(30), Duration.ofSeconds(30)))
+                    .isInstanceOf(RedisUnavailableException.class);
+            ExecutionException slot =
+                    org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, () -> slots.tryAcquireAsync(
+                                    "exports", user, 1, Duration.ofSeconds(30), Duration.ofSeconds(30))
+                            .get(5, TimeUnit.SECONDS));
+            assertThat(slot.getCause()).isInstanceOf(RedisUnavailableException.class);
+        } finally {
+            master.thaw();
+        }
+
+        Poll.until("the four give-backs answered", Duration.ofSeconds(15), () -> givenBack.size() >= before + 4);
+        assertThat(givenBack.subList(before, givenBack.size())).doesNotContain(RateLimitListener.GiveBack.FAILED);
+        try (LockHandle report = otherLocks.tryAcquire("report-" + id, thirtySeconds);
+                LockHandle export = otherLocks.tryAcquire("export-" + id, thirtySeconds)) {
+            assertThat(report.isHeld()).isTrue();
+            assertThat(export.isHeld()).isTrue();
+        }
+        ConcurrencyLimiter.Permit reports =
+                otherSlots.tryAcquire("reports", user, 1, Duration.ofSeconds(30), Duration.ofSeconds(30));
+        ConcurrencyLimiter.Permit exports =
+                otherSlots.tryAcquire("exports", user, 1, Duration.ofSeconds(30), Duration.ofSeconds(30));
+        assertThat(reports.release()).isTrue();
+        assertThat(exports.release()).isTrue();
     }
 }
