@@ -42,7 +42,7 @@ class RedisSecurityTest {
     static final String ACL =
             "on >s3cret ~ratelimit:* resetchannels &ratelimit:* +ping +evalsha +eval +script|load +subscribe +unsubscribe"
                     + " +time +get +set +getrange +setrange +pexpire +pttl +incrby +exists +del +hset +hget +hmget +hincrby"
-                    + " +hgetall +publish +wait +info";
+                    + " +hgetall +hdel +sadd +sismember +publish +wait +info";
 
     static RedisProcess redis;
 
