@@ -75,6 +75,9 @@ class OutboundLimitsTests {
                         WebClientAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
+                        // each instance connected before it calls: a call made while it still connects in the
+                        // background is decided in memory, and two instances' memories do not share one budget
+                        "ratelimit.redis.require-at-startup=true",
                         "ratelimit.key-prefix=" + prefix,
                         "ratelimit.client.rules[0].name=upstream",
                         "ratelimit.client.rules[0].hosts=127.0.0.1",

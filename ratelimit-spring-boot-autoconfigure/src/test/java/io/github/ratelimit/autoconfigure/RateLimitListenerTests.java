@@ -36,7 +36,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Metrics and an application's own listener are told what the limiter does, as events: decisions, tokens, locks. No
+ * Metrics and an application's own listener are told what the limiter does, as events: decisions, tokens, locks (the
+ * meters exist at zero from the start, for every declared limit). No
  * bean the application supplies is wrapped: the lock manager it gives is the one the context holds, and its events
  * are counted all the same.
  */
@@ -126,6 +127,24 @@ class RateLimitListenerTests {
                     assertThat(context.getBean(LockManager.class))
                             .isSameAs(context.getBean("applicationLocks"))
                             .isExactlyInstanceOf(RedisLockManager.class);
+
+                    // the declared limit's decisions, tokens and locks are counted at zero before anything happened
+                    MeterRegistry atStart = context.getBean(MeterRegistry.class);
+                    assertThat(atStart.get("ratelimit.decisions")
+                                    .tags("limit", "exports", "plan", "none", "outcome", "rejected")
+                                    .counter()
+                                    .count())
+                            .isZero();
+                    assertThat(atStart.get("ratelimit.tokens")
+                                    .tags("operation", "consume", "outcome", "already_used")
+                                    .counter()
+                                    .count())
+                            .isZero();
+                    assertThat(atStart.get("ratelimit.locks.acquisitions")
+                                    .tag("outcome", "busy")
+                                    .counter()
+                                    .count())
+                            .isZero();
 
                     Service service = context.getBean(Service.class);
                     String customer = "customer-" + UUID.randomUUID();

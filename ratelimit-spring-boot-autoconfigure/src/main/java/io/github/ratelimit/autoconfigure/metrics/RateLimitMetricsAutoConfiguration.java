@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure.metrics;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
 import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.decision.Fallbacks;
@@ -41,10 +42,21 @@ public final class RateLimitMetricsAutoConfiguration {
             ObjectProvider<Fallbacks> fallbacks,
             ObjectProvider<RedisGuard> guard,
             ObjectProvider<MeterRegistry> registries,
-            ObjectProvider<Plans> plans) {
+            ObjectProvider<Plans> plans,
+            ObjectProvider<RateLimitListener> listeners,
+            ObjectProvider<DeclaredLimits> declared) {
         return () -> {
             MeterBinder binder = new RateLimitMeters(fallbacks.getIfAvailable(), guard.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);
+            // every declared limit's decision counters at zero from the start: a rate or an alert works from the
+            // first event, not from the second
+            listeners
+                    .orderedStream()
+                    .filter(RateLimitMetricsListener.class::isInstance)
+                    .map(RateLimitMetricsListener.class::cast)
+                    .forEach(metrics -> declared.orderedStream()
+                            .flatMap(source -> source.declaredLimits().stream())
+                            .forEach(limit -> metrics.declared(limit.limit())));
             Plans groups = plans.getIfAvailable();
             if (groups != null) {
                 List<MeterRegistry> all = registries.orderedStream().toList();

@@ -7,10 +7,12 @@ import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -61,6 +63,15 @@ final class RateLimitMetricsListener implements RateLimitListener {
         for (String action : List.of("block", "lift", "override", "override_removed")) {
             operatorChanges(action); // shown at zero before the first change
         }
+        tokens("issue", "issued");
+        for (Status status : Status.values()) {
+            tokens("consume", status.name().toLowerCase(Locale.ROOT));
+        }
+        tokens("release", "released");
+        tokens("release", "not_released");
+        for (String outcome : List.of("acquired", "busy", "unavailable")) {
+            locks(outcome);
+        }
         for (String what : List.of("token", "lock", "slot")) {
             for (GiveBack outcome : GiveBack.values()) {
                 giveBacks(what, outcome); // so are give-backs
@@ -75,29 +86,34 @@ final class RateLimitMetricsListener implements RateLimitListener {
 
     @Override
     public Completion<IssuedToken> issuingToken(String purpose) {
-        return timed(issue, issued -> tokens("issue", "issued"), NOTHING);
+        return timed(issue, issued -> tokens("issue", "issued").increment(), NOTHING);
     }
 
     @Override
     public Completion<TokenConsumption> consumingToken(String purpose) {
         return timed(
                 consume,
-                consumption -> tokens("consume", consumption.status().name().toLowerCase(Locale.ROOT)),
+                consumption -> tokens("consume", consumption.status().name().toLowerCase(Locale.ROOT))
+                        .increment(),
                 NOTHING);
     }
 
     @Override
     public Completion<Boolean> releasingToken(String purpose) {
-        return timed(release, released -> tokens("release", released ? "released" : "not_released"), NOTHING);
+        return timed(
+                release,
+                released -> tokens("release", released ? "released" : "not_released")
+                        .increment(),
+                NOTHING);
     }
 
     @Override
     public Completion<LockHandle> acquiringLock(String name) {
-        return timed(lockWait, lock -> locks("acquired"), error -> {
+        return timed(lockWait, lock -> locks("acquired").increment(), error -> {
             if (error instanceof LockNotAcquiredException) {
-                locks("busy");
+                locks("busy").increment();
             } else if (error instanceof RedisUnavailableException) {
-                locks("unavailable");
+                locks("unavailable").increment();
             }
         });
     }
@@ -185,32 +201,41 @@ final class RateLimitMetricsListener implements RateLimitListener {
                             : decision.servedLocally() ? "rejected_local" : "rejected";
             outcomeByName.merge(List.of(name, plan == null ? "none" : plan), result, RateLimitMetricsListener::worse);
         }
-        outcomeByName.forEach((nameAndPlan, result) -> counter(
-                        "ratelimit.decisions",
-                        "Rate limit decisions by limit name, plan and outcome",
-                        "limit",
-                        nameAndPlan.get(0),
-                        "plan",
-                        nameAndPlan.get(1),
-                        "outcome",
-                        result)
-                .increment());
+        outcomeByName.forEach((nameAndPlan, result) ->
+                decisions(nameAndPlan.get(0), nameAndPlan.get(1), result).increment());
     }
 
-    private void tokens(String operation, String outcome) {
-        counter(
-                        "ratelimit.tokens",
-                        "Single-use token operations by outcome",
-                        "operation",
-                        operation,
-                        "outcome",
-                        outcome)
-                .increment();
+    private Counter tokens(String operation, String outcome) {
+        return counter(
+                "ratelimit.tokens",
+                "Single-use token operations by outcome",
+                "operation",
+                operation,
+                "outcome",
+                outcome);
     }
 
-    private void locks(String outcome) {
-        counter("ratelimit.locks.acquisitions", "Lock acquisitions by outcome", "outcome", outcome)
-                .increment();
+    private Counter locks(String outcome) {
+        return counter("ratelimit.locks.acquisitions", "Lock acquisitions by outcome", "outcome", outcome);
+    }
+
+    /** A declared limit's decision counters, at zero until its first decision. */
+    void declared(RateLimit limit) {
+        for (String outcome : List.of("allowed", "rejected", "rejected_local", "shadow_rejected")) {
+            decisions(limit.name(), limit.plan() == null ? "none" : limit.plan(), outcome);
+        }
+    }
+
+    private Counter decisions(String limit, String plan, String outcome) {
+        return counter(
+                "ratelimit.decisions",
+                "Rate limit decisions by limit name, plan and outcome",
+                "limit",
+                limit,
+                "plan",
+                plan,
+                "outcome",
+                outcome);
     }
 
     private void slots(String limit, String outcome) {
