@@ -43,7 +43,7 @@ class ActuatorHttpTests {
                 port,
                 "DELETE",
                 "/actuator/ratelimits/hello?key=%23client&value=ip:127.0.0.71",
-                Map.of(),
+                RawHttp.OPERATOR,
                 null);
         assertThat(reset.status()).isEqualTo(200);
         assertThat(get("/actuator/ratelimits/hello?key=%23client&value=ip:127.0.0.71")

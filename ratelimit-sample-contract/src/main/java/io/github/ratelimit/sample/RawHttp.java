@@ -24,6 +24,11 @@ final class RawHttp {
         }
     }
 
+    /** The samples' operator ({@code spring.security.user.*}: ops, OPS role), for the endpoint's writes. */
+    static final Map<String, String> OPERATOR = Map.of(
+            "Authorization",
+            "Basic " + java.util.Base64.getEncoder().encodeToString("ops:ops-secret".getBytes(StandardCharsets.UTF_8)));
+
     private RawHttp() {}
 
     static Response get(String fromAddress, int port, String path, Map<String, String> headers) {

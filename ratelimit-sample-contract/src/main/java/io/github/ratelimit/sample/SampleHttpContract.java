@@ -87,6 +87,58 @@ abstract class SampleHttpContract implements HostileInputContract {
     }
 
     /**
+     * The operator's writes need the OPS role: an anonymous block, reset or override answers 401 and changes nothing,
+     * a wrong password too; with the operator's credential, 204. Reads stay open. (The refused writes are sent without
+     * a body: a server that refuses before reading one may reset the connection under the answer.)
+     */
+    @Test
+    void theOperatorsWritesNeedTheOperatorsCredential() {
+        String blocks = "/actuator/ratelimits/blocks";
+        String block = "{\"key\": \"ip\", \"value\": \"127.0.0.17\", \"duration\": \"5s\"}";
+        Map<String, String> wrong = Map.of(
+                "Authorization",
+                "Basic "
+                        + java.util.Base64.getEncoder()
+                                .encodeToString("ops:wrong".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        assertThat(RawHttp.post("127.0.0.1", port, blocks, Map.of(), null).status())
+                .isEqualTo(401);
+        assertThat(RawHttp.post("127.0.0.1", port, blocks, wrong, null).status())
+                .isEqualTo(401);
+        assertThat(RawHttp.post("127.0.0.1", port, "/actuator/ratelimits/hello/override", Map.of(), null)
+                        .status())
+                .isEqualTo(401);
+        assertThat(RawHttp.send(
+                                "127.0.0.1",
+                                port,
+                                "DELETE",
+                                "/actuator/ratelimits/hello?key=%23client&value=ip:127.0.0.17",
+                                Map.of(),
+                                null)
+                        .status())
+                .isEqualTo(401);
+        assertThat(get("127.0.0.17", "/api/hello").status())
+                .as("nothing blocked")
+                .isEqualTo(200);
+        assertThat(get("127.0.0.1", "/actuator/ratelimits").status())
+                .as("reads stay open")
+                .isEqualTo(200);
+
+        assertThat(RawHttp.post("127.0.0.1", port, blocks, RawHttp.OPERATOR, block)
+                        .status())
+                .isEqualTo(204);
+        assertThat(get("127.0.0.17", "/api/hello").status()).isEqualTo(429);
+        assertThat(RawHttp.send(
+                                "127.0.0.1",
+                                port,
+                                "DELETE",
+                                blocks + "?key=ip&value=127.0.0.17",
+                                RawHttp.OPERATOR,
+                                null)
+                        .status())
+                .isEqualTo(204);
+    }
+
+    /**
      * {@code /v3/api-docs} (springdoc) says what the starter answers: hello's 429 with its headers and problem and its
      * limit, the path rule's limit on {@code /api/public/ping}, the token answers of {@code /api/spawn-vm} and the
      * lock's 409 on {@code POST /api/workers/{userId}}.
@@ -155,12 +207,18 @@ abstract class SampleHttpContract implements HostileInputContract {
                                 "127.0.0.1",
                                 port,
                                 blocks,
-                                Map.of(),
+                                RawHttp.OPERATOR,
                                 "{\"key\": \"ip\", \"value\": \"127.0.0.16\", \"duration\": \"5s\"}")
                         .status())
                 .isEqualTo(204);
         assertThat(get("127.0.0.16", "/api/hello").status()).isEqualTo(429);
-        assertThat(RawHttp.send("127.0.0.1", port, "DELETE", blocks + "?key=ip&value=127.0.0.16", Map.of(), null)
+        assertThat(RawHttp.send(
+                                "127.0.0.1",
+                                port,
+                                "DELETE",
+                                blocks + "?key=ip&value=127.0.0.16",
+                                RawHttp.OPERATOR,
+                                null)
                         .status())
                 .isEqualTo(204);
 

@@ -33,7 +33,7 @@ class SpendController {
 
     /** Stands in for a third-party API with a quota: 3 calls per second for all callers together. */
     @GetMapping("/stub/weather")
-    @RateLimited(limit = 3, windowMs = 1000, name = "stub-weather", key = "'everyone'")
+    @RateLimited(limit = 4, windowMs = 1000, name = "stub-weather", key = "'everyone'")
     Mono<Map<String, Integer>> stubWeather() {
         return Mono.just(Map.of("temperature", 21));
     }
