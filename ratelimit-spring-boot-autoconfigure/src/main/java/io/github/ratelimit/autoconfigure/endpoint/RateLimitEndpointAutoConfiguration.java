@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.util.ClassUtils;
 
 /** The {@code ratelimits} actuator endpoint, when exposed. */
 @AutoConfiguration(after = {RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class})
@@ -33,6 +34,9 @@ public final class RateLimitEndpointAutoConfiguration {
             ObjectProvider<Plans> plans,
             ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks,
             ObjectProvider<io.github.ratelimit.core.LimitOverrides> overrides) {
+        warnIfUnsecured(
+                properties.getActuator(),
+                name -> ClassUtils.isPresent(name, RateLimitEndpointAutoConfiguration.class.getClassLoader()));
         io.github.ratelimit.core.ClientBlocks operatorBlocks = blocks.getIfAvailable();
         io.github.ratelimit.core.LimitOverrides operatorOverrides = overrides.getIfAvailable();
         return new RateLimitsEndpoint(
@@ -44,5 +48,34 @@ public final class RateLimitEndpointAutoConfiguration {
                 () -> operatorOverrides,
                 properties.getActuator().isWriteEnabled(),
                 properties.getActuator().getMaxBlock());
+    }
+
+    private static final org.slf4j.Logger log =
+            org.slf4j.LoggerFactory.getLogger(RateLimitEndpointAutoConfiguration.class);
+
+    /** The class whose presence says the application can secure its endpoints (Spring Security's web support). */
+    static final String SECURITY = "org.springframework.security.web.SecurityFilterChain";
+
+    static final String REACTIVE_SECURITY = "org.springframework.security.web.server.SecurityWebFilterChain";
+
+    /**
+     * One WARN at startup when operators may write (overrides, blocks) or reset counts through the endpoint while
+     * nothing on the class path can secure it: whoever reaches the actuator could block any client.
+     */
+    static boolean warnIfUnsecured(
+            RateLimitProperties.Actuator actuator, java.util.function.Predicate<String> present) {
+        if (!actuator.isWriteEnabled() && !actuator.isResetEnabled()) {
+            return false;
+        }
+        if (present.test(SECURITY) || present.test(REACTIVE_SECURITY)) {
+            return false;
+        }
+        log.warn(
+                "The ratelimits endpoint lets callers {} (ratelimit.actuator.{}=true), and Spring Security is not on"
+                        + " the class path: anyone who reaches the actuator can do it. Secure the endpoint (an"
+                        + " operator role for POST and DELETE on /actuator/ratelimits/**) or turn the property off.",
+                actuator.isWriteEnabled() ? "block clients and override limits" : "reset counts",
+                actuator.isWriteEnabled() ? "write-enabled" : "reset-enabled");
+        return true;
     }
 }
