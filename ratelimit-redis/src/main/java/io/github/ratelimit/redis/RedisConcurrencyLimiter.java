@@ -243,9 +243,21 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
                                 .get(0))
                         == 1;
             } catch (RedisUnavailableException e) {
-                log.warn("Could not give back a slot of concurrency limit '{}'; it ends with its lease", name, e);
+                releaseLater();
                 return false;
             }
+        }
+
+        /**
+         * A release Redis did not answer is sent again until it is (idempotent: it removes this owner only), so that
+         * the slot comes back before its lease ends; counted and, when it still fails, logged by {@link GiveBacks}.
+         */
+        private void releaseLater() {
+            GiveBacks.send(
+                    events,
+                    "slot",
+                    () -> executor.callAsync(RELEASE, List.of(key), new Object[] {owner}),
+                    reply -> ScriptExecutor.number(reply.get(0)) == 1);
         }
 
         @Override
@@ -257,10 +269,11 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
             return executor.callAsync(RELEASE, List.of(key), new Object[] {owner})
                     .handle((reply, error) -> {
                         if (error != null) {
-                            log.warn(
-                                    "Could not give back a slot of concurrency limit '{}'; it ends with its lease",
-                                    name,
-                                    error);
+                            if (Futures.cause(error) instanceof RedisUnavailableException) {
+                                releaseLater();
+                            } else {
+                                log.warn("Could not give back a slot of concurrency limit '{}'", name, error);
+                            }
                             return false;
                         }
                         return ScriptExecutor.number(reply.get(0)) == 1;

@@ -604,8 +604,18 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
             return wasOurs;
         }
 
+        /**
+         * A release Redis did not answer is sent again until it is (idempotent: it deletes the lock only while this
+         * owner holds it), so that waiters need not wait out the lease; counted and, when it still fails, logged by
+         * {@link GiveBacks}.
+         */
         private boolean notReleased(RedisUnavailableException e) {
-            log.warn("Could not release lock '{}'; it expires within its lease", key, e);
+            log.debug("Lock '{}' not released yet; sent again", key, e);
+            GiveBacks.send(
+                    events,
+                    "lock",
+                    () -> executor.callAsync(RELEASE, List.of(lockKey), releaseArgs()),
+                    reply -> ScriptExecutor.number(reply.get(0)) == 1);
             return false;
         }
     }
