@@ -89,7 +89,10 @@ public final class RateLimitEvents implements RateLimitListener {
         return result;
     }
 
-    /** Runs a non-blocking operation, telling the completion how it ended once it has. */
+    /**
+     * Runs a non-blocking operation, telling the completion how it ended once it has. Cancelling the returned future
+     * cancels the operation's.
+     */
     public static <T, S extends CompletionStage<T>> CompletableFuture<T> observeAsync(
             Completion<T> completion, Supplier<S> operation) {
         CompletableFuture<T> started;
@@ -101,13 +104,30 @@ public final class RateLimitEvents implements RateLimitListener {
         if (completion == IGNORED) {
             return started;
         }
-        return started.whenComplete((result, error) -> told(() -> {
+        CompletableFuture<T> sent = started;
+        CompletableFuture<T> observed = new CompletableFuture<>();
+        sent.whenComplete((result, error) -> {
+            told(() -> {
+                if (error == null) {
+                    completion.succeeded(result);
+                } else {
+                    completion.failed(Futures.cause(error));
+                }
+            });
             if (error == null) {
-                completion.succeeded(result);
+                observed.complete(result);
             } else {
-                completion.failed(Futures.cause(error));
+                observed.completeExceptionally(error);
             }
-        }));
+        });
+        // a caller that gives up cancels what it was given: the operation hears it (attempts stop, a lock acquired
+        // after the caller gave up is released at once), and the listener is told
+        observed.whenComplete((result, error) -> {
+            if (observed.isCancelled()) {
+                sent.cancel(false);
+            }
+        });
+        return observed;
     }
 
     @Override

@@ -122,6 +122,21 @@ class RateLimitEventsTest {
     }
 
     @Test
+    void cancellingWhatACallerWasGivenCancelsTheOperation() {
+        List<String> told = new CopyOnWriteArrayList<>();
+        RateLimitEvents events = new RateLimitEvents();
+        events.add(new Recorder("one", told));
+        CompletableFuture<Decision> pending = new CompletableFuture<>();
+
+        CompletableFuture<Decision> observed =
+                RateLimitEvents.observeAsync(events.deciding(List.of(REQUEST)), () -> pending);
+        assertThat(observed).isNotSameAs(pending);
+        observed.cancel(false);
+        assertThat(pending).isCancelled();
+        assertThat(told).containsExactly("one deciding reports", "one failed CancellationException");
+    }
+
+    @Test
     void aListenerThatThrowsIsIgnoredAndTheOthersAreStillTold() {
         List<String> told = new CopyOnWriteArrayList<>();
         RateLimitEvents events = new RateLimitEvents();
