@@ -1,7 +1,7 @@
 package io.github.ratelimit.benchmarks;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitClientAutoConfiguration;
+import io.github.ratelimit.autoconfigure.client.RateLimitClientAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import java.io.InputStream;
@@ -44,6 +44,7 @@ final class OutboundLatency {
         RateLimitRedissonAutoConfiguration.class,
         RateLimitRedisAutoConfiguration.class,
         RateLimitAutoConfiguration.class,
+        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
         RateLimitClientAutoConfiguration.class,
         RestClientAutoConfiguration.class
     })

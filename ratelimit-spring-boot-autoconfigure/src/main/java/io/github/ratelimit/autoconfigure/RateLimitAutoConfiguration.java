@@ -1,18 +1,15 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.RetryAdvice;
+import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
 import io.github.ratelimit.autoconfigure.internal.LiveInstances;
 import io.github.ratelimit.autoconfigure.internal.Plans;
-import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.KeyResolver;
-import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.decision.Exemptions;
 import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.decision.RateLimitDecisions;
@@ -23,7 +20,6 @@ import java.util.function.IntSupplier;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -33,43 +29,16 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
 /**
- * The interception of {@code @SingleUse}, {@code @Locked} and {@code @ConcurrencyLimited} methods and, unless
- * {@code ratelimit.enabled=false}, the decision flow and the interception of {@code @RateLimited} methods, on the SPI
- * beans (the Redis ones of {@code RateLimitRedisAutoConfiguration}, or the application's). With rate limits off, a
- * {@link RateLimiter} that admits every call stands in, so that nothing an application injects goes missing; tokens
- * and locks are never switched off with them.
+ * What every integration shares: the properties, the key resolvers, the listeners' wiring and, unless
+ * {@code ratelimit.enabled=false}, the one decision flow ({@link RateLimitDecisions}) on the SPI beans (the Redis ones
+ * of {@code RateLimitRedisAutoConfiguration}, or the application's). With rate limits off, a {@link RateLimiter} that
+ * admits every call stands in, so that nothing an application injects goes missing; tokens and locks are never
+ * switched off with them. The annotations, the web filters and the outbound clients each have their own
+ * auto-configuration.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
-
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    @ConditionalOnMissingBean
-    static SingleUseAdvisor singleUseAdvisor(
-            ObjectProvider<SingleUseTokens> tokens, ObjectProvider<CallerContext> caller) {
-        return new SingleUseAdvisor(tokens, caller);
-    }
-
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    @ConditionalOnMissingBean
-    static ConcurrencyLimitedAdvisor concurrencyLimitedAdvisor(
-            ObjectProvider<ConcurrencyLimiter> limiter,
-            ObjectProvider<CallerContext> caller,
-            ObjectProvider<KeyResolvers> keys) {
-        return new ConcurrencyLimitedAdvisor(limiter, caller, keys);
-    }
-
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    @ConditionalOnMissingBean
-    static LockedAdvisor lockedAdvisor(
-            ObjectProvider<LockManager> locks,
-            ObjectProvider<CallerContext> caller,
-            ObjectProvider<KeyResolvers> keys) {
-        return new LockedAdvisor(locks, caller, keys);
-    }
 
     /** Adds the listener beans (metrics, observations, the application's) to each bean that publishes events. */
     @Bean
@@ -82,12 +51,6 @@ public final class RateLimitAutoConfiguration {
     @Bean
     KeyResolvers rateLimitKeyResolvers(ListableBeanFactory beans) {
         return new KeyResolvers(beans.getBeansOfType(KeyResolver.class));
-    }
-
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static AnnotationStartupValidator annotationStartupValidator(ConfigurableListableBeanFactory beanFactory) {
-        return new AnnotationStartupValidator(beanFactory);
     }
 
     /** Rate limits on Redis and the interception of {@code @RateLimited} methods. */
@@ -139,18 +102,6 @@ public final class RateLimitAutoConfiguration {
         PlanSource rateLimitPlanSource(RateLimitProperties properties) {
             Map<String, String> customers = Map.copyOf(properties.getPlans().getCustomers());
             return (group, customer) -> customers.get(customer);
-        }
-
-        @Bean
-        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-        @ConditionalOnMissingBean
-        static RateLimitAdvisor rateLimitAdvisor(
-                ObjectProvider<RateLimitDecisions> decisions,
-                ObjectProvider<RateLimiter> limiter,
-                ObjectProvider<CallerContext> caller,
-                ObjectProvider<KeyResolvers> keys,
-                ObjectProvider<Plans> plans) {
-            return new RateLimitAdvisor(decisions, limiter, caller, keys, plans);
         }
     }
 

@@ -546,11 +546,6 @@ public class RateLimitProperties implements Validator {
         public void setIpv6PrefixLength(int ipv6PrefixLength) {
             this.ipv6PrefixLength = ipv6PrefixLength;
         }
-
-        /** How client addresses are found, for either web stack. */
-        ClientAddresses addresses() {
-            return new ClientAddresses(trustedProxies, ipv6PrefixLength);
-        }
     }
 
     public Exempt getExempt() {

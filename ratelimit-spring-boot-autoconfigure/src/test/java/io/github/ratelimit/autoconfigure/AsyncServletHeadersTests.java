@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.util.UUID;
@@ -54,6 +55,7 @@ class AsyncServletHeadersTests {
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),

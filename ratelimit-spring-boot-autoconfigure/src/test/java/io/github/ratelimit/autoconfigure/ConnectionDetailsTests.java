@@ -31,7 +31,8 @@ class ConnectionDetailsTests {
             .withConfiguration(AutoConfigurations.of(
                     RateLimitRedissonAutoConfiguration.class,
                     RateLimitRedisAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class))
+                    RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=redis://127.0.0.1:" + deadPort);
 
     @Test

@@ -9,6 +9,7 @@ import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.StartupLines;
+import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockHandle;
@@ -49,7 +50,8 @@ class DisabledModeTests {
                     AopAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
                     RateLimitRedisAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class))
+                    RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url(), "ratelimit.key-prefix=" + PREFIX)
             .withBean(Service.class);
 
@@ -89,7 +91,7 @@ class DisabledModeTests {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(RateLimiter.class);
             assertThat(context).doesNotHaveBean(RedisRateLimiter.class);
-            assertThat(context).doesNotHaveBean(RateLimitAdvisor.class);
+            assertThat(context).doesNotHaveBean(FeatureTypes.of("aop.RateLimitAdvisor"));
             assertThat(context).hasSingleBean(SingleUseTokens.class);
             assertThat(context).hasSingleBean(LockManager.class);
 
@@ -176,8 +178,9 @@ class DisabledModeTests {
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class,
-                        io.github.ratelimit.autoconfigure.RateLimitArgumentResolversAutoConfiguration.class))
+                        io.github.ratelimit.autoconfigure.aop.RateLimitArgumentResolversAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.enabled=false",
@@ -186,7 +189,7 @@ class DisabledModeTests {
                         "ratelimit.filter.rules[0].limits[0].window=1m")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context).doesNotHaveBean(RateLimitFilter.class);
+                    assertThat(context).doesNotHaveBean(FeatureTypes.of("servlet.RateLimitFilter"));
                     assertThat(context).hasBean("rateLimitArgumentResolverConfigurer");
                     assertThat(context).hasBean("singleUseTokenExceptionHandler");
                     assertThat(context).hasBean("lockExceptionHandler");

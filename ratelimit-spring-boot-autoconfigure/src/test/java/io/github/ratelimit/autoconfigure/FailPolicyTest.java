@@ -66,7 +66,8 @@ class FailPolicyTest {
                             AopAutoConfiguration.class,
                             RateLimitRedissonAutoConfiguration.class,
                             RateLimitRedisAutoConfiguration.class,
-                            RateLimitAutoConfiguration.class))
+                            RateLimitAutoConfiguration.class,
+                            io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
                     .withPropertyValues("spring.data.redis.url=" + redis.url())
                     .withBean(Service.class)
                     .run(context -> {
@@ -103,7 +104,8 @@ class FailPolicyTest {
                             AopAutoConfiguration.class,
                             RateLimitRedissonAutoConfiguration.class,
                             RateLimitRedisAutoConfiguration.class,
-                            RateLimitAutoConfiguration.class))
+                            RateLimitAutoConfiguration.class,
+                            io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
                     .withPropertyValues("spring.data.redis.url=" + redis.url(), "ratelimit.failure-mode=closed")
                     .withBean(Service.class)
                     .run(context -> {

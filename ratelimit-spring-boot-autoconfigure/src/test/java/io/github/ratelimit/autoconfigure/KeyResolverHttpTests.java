@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.SharedRedis;
@@ -70,6 +71,7 @@ class KeyResolverHttpTests {
                     RateLimitRedissonAutoConfiguration.class,
                     RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                     RateLimitWebAutoConfiguration.class))
             .withPropertyValues(
                     "spring.data.redis.url=" + SharedRedis.get().url(),
@@ -104,7 +106,7 @@ class KeyResolverHttpTests {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     MockMvc mvc = MockMvcBuilders.webAppContextSetup(context)
-                            .addFilters(context.getBean(RateLimitFilter.class))
+                            .addFilters(context.getBean("rateLimitFilter", jakarta.servlet.Filter.class))
                             .build();
                     String acme = "acme-" + UUID.randomUUID();
                     String globex = "globex-" + UUID.randomUUID();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Locked;
+import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionException;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.ClientIdentifier;
@@ -31,7 +32,8 @@ class LockedBeanTests {
                     AopAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
                     RateLimitRedisAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class))
+                    RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url())
             .withBean(Workers.class);
 

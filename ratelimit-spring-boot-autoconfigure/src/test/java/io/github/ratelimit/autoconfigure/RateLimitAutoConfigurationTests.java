@@ -3,8 +3,11 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionException;
+import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionFailureAnalyzer;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.redis.RedisRateLimiter;
@@ -28,6 +31,7 @@ class RateLimitAutoConfigurationTests {
                     RateLimitRedissonAutoConfiguration.class,
                     RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                     RateLimitWebAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url());
 
@@ -36,7 +40,7 @@ class RateLimitAutoConfigurationTests {
         runner.run(context -> {
             assertThat(context).hasSingleBean(RedissonClient.class);
             assertThat(context).hasSingleBean(RedisRateLimiter.class);
-            assertThat(context).hasSingleBean(RateLimitAdvisor.class);
+            assertThat(context).hasSingleBean(FeatureTypes.of("aop.RateLimitAdvisor"));
             assertThat(context.getBean(RateLimitProperties.class).getKeyPrefix())
                     .isEqualTo("ratelimit:");
         });
@@ -105,7 +109,8 @@ class RateLimitAutoConfigurationTests {
                 .withConfiguration(AutoConfigurations.of(
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
-                        RateLimitAutoConfiguration.class))
+                        RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.host=127.0.0.1",
                         "spring.data.redis.port=" + SharedRedis.get().port(),

@@ -28,7 +28,8 @@ class RateLimitedBeanTests {
                     AopAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
                     RateLimitRedisAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class))
+                    RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url(), "ratelimit.key-prefix=beans:")
             .withBean(Reports.class)
             .withBean(Other.class);

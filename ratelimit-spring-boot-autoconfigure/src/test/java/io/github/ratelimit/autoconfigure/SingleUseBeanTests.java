@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.SingleUse;
+import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionException;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.SingleUseTokenException;
@@ -28,7 +29,8 @@ class SingleUseBeanTests {
                     AopAutoConfiguration.class,
                     RateLimitRedissonAutoConfiguration.class,
                     RateLimitRedisAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class))
+                    RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
             .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url())
             .withBean(Vms.class);
 

@@ -29,7 +29,8 @@ class StartupFailureReportTests {
     @ImportAutoConfiguration({
         RateLimitRedissonAutoConfiguration.class,
         RateLimitRedisAutoConfiguration.class,
-        RateLimitAutoConfiguration.class
+        RateLimitAutoConfiguration.class,
+        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class
     })
     static class App {}
 

@@ -29,7 +29,8 @@ class AutoConfiguredClusterTest {
                 .withConfiguration(AutoConfigurations.of(
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
-                        RateLimitAutoConfiguration.class))
+                        RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.cluster.nodes=" + SharedCluster.get().nodes(),
                         "ratelimit.redis.connect-timeout=3s")

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.ConcurrencyLimited;
-import io.github.ratelimit.autoconfigure.RateLimitArgumentResolversAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import io.github.ratelimit.autoconfigure.aop.RateLimitArgumentResolversAutoConfiguration;
 import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.ConcurrencyLimiter;
@@ -190,6 +190,7 @@ class ConcurrencyLimitTests {
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class,
                         RateLimitArgumentResolversAutoConfiguration.class,
                         RateLimitMetricsAutoConfiguration.class))

@@ -162,7 +162,8 @@ class EverydayLimitsTests {
                         AopAutoConfiguration.class,
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
-                        RateLimitAutoConfiguration.class))
+                        RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",

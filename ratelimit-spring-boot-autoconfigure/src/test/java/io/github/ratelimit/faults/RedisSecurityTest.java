@@ -65,7 +65,8 @@ class RedisSecurityTest {
                 .withConfiguration(AutoConfigurations.of(
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
-                        RateLimitAutoConfiguration.class))
+                        RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.url=" + url, "ratelimit.redis.timeout=2s");
     }
 

@@ -113,7 +113,9 @@ class RedisTlsTest {
                         .isTrue();
             });
             // without the bundle the same server's certificate is not trusted
-            runner.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+            runner.withConfiguration(AutoConfigurations.of(
+                            RateLimitAutoConfiguration.class,
+                            io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
                     .withPropertyValues(
                             "spring.data.redis.ssl.bundle=",
                             "spring.data.redis.ssl.enabled=true",

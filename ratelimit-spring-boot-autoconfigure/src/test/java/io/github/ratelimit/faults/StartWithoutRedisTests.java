@@ -62,6 +62,7 @@ class StartWithoutRedisTests {
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                         RateLimitHealthAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + url,

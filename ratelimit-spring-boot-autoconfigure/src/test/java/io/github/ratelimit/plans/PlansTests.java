@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.core.RateLimitExceededException;
@@ -102,6 +102,7 @@ class PlansTests {
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                         RateLimitMetricsAutoConfiguration.class))
                 .withPropertyValues(PLANS)
                 .withPropertyValues("ratelimit.key-prefix=" + prefix)
@@ -281,6 +282,7 @@ class PlansTests {
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class))
                 .withPropertyValues(PLANS)
                 .withPropertyValues(

@@ -3,10 +3,10 @@ package io.github.ratelimit.reactive;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitReactiveWebAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
+import io.github.ratelimit.autoconfigure.reactive.RateLimitReactiveWebAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.test.support.NoBlockingCalls;
 import io.github.ratelimit.test.support.SharedRedis;
 import jakarta.servlet.Filter;
@@ -98,6 +98,7 @@ class CountOnFailureRuleTests {
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
@@ -134,6 +135,7 @@ class CountOnFailureRuleTests {
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                         RateLimitReactiveWebAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),

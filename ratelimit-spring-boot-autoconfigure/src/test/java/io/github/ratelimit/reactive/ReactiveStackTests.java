@@ -7,7 +7,7 @@ import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitReactiveWebAutoConfiguration;
+import io.github.ratelimit.autoconfigure.reactive.RateLimitReactiveWebAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LockManager.LockHandle;
@@ -176,8 +176,9 @@ class ReactiveStackTests {
                     RateLimitRedissonAutoConfiguration.class,
                     RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                     RateLimitReactiveWebAutoConfiguration.class,
-                    io.github.ratelimit.autoconfigure.RateLimitArgumentResolversAutoConfiguration.class))
+                    io.github.ratelimit.autoconfigure.aop.RateLimitArgumentResolversAutoConfiguration.class))
             .withPropertyValues(
                     "spring.data.redis.url=" + SharedRedis.get().url(),
                     "ratelimit.redis.require-at-startup=true",

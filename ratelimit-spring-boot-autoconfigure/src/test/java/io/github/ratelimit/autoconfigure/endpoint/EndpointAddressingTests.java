@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.security.Principal;
@@ -45,6 +45,7 @@ class EndpointAddressingTests {
                     RateLimitRedissonAutoConfiguration.class,
                     RateLimitRedisAutoConfiguration.class,
                     RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                     RateLimitWebAutoConfiguration.class,
                     RateLimitEndpointAutoConfiguration.class))
             .withPropertyValues(

@@ -39,6 +39,7 @@ class OperatorViewTests {
                         RateLimitRedissonAutoConfiguration.class,
                         RateLimitRedisAutoConfiguration.class,
                         RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                         RateLimitMetricsAutoConfiguration.class,
                         RateLimitEndpointAutoConfiguration.class,
                         RateLimitHealthAutoConfiguration.class))

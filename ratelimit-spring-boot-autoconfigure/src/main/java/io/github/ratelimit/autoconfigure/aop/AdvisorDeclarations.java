@@ -1,0 +1,54 @@
+package io.github.ratelimit.autoconfigure.aop;
+
+import io.github.ratelimit.autoconfigure.internal.MethodDeclarations;
+import io.github.ratelimit.autoconfigure.internal.MethodLimits;
+import java.lang.reflect.Method;
+import org.springframework.beans.factory.ObjectProvider;
+
+/** The declarations the advisors compiled, read for documentation; an advisor that is absent declares nothing. */
+final class AdvisorDeclarations implements MethodDeclarations {
+
+    private final ObjectProvider<RateLimitAdvisor> rateLimits;
+    private final ObjectProvider<ConcurrencyLimitedAdvisor> concurrencyLimits;
+    private final ObjectProvider<SingleUseAdvisor> tokens;
+    private final ObjectProvider<LockedAdvisor> locks;
+
+    AdvisorDeclarations(
+            ObjectProvider<RateLimitAdvisor> rateLimits,
+            ObjectProvider<ConcurrencyLimitedAdvisor> concurrencyLimits,
+            ObjectProvider<SingleUseAdvisor> tokens,
+            ObjectProvider<LockedAdvisor> locks) {
+        this.rateLimits = rateLimits;
+        this.concurrencyLimits = concurrencyLimits;
+        this.tokens = tokens;
+        this.locks = locks;
+    }
+
+    @Override
+    public MethodLimits rateLimits(Method method) {
+        RateLimitAdvisor advisor = rateLimits.getIfAvailable();
+        return advisor == null ? null : advisor.declaration(method);
+    }
+
+    @Override
+    public ConcurrencyLimit concurrencyLimit(Method method) {
+        ConcurrencyLimitedAdvisor advisor = concurrencyLimits.getIfAvailable();
+        ConcurrencyLimitedAdvisor.Declaration declaration = advisor == null ? null : advisor.declaration(method);
+        return declaration == null
+                ? null
+                : new ConcurrencyLimit(
+                        declaration.name(), declaration.max(), declaration.key().text());
+    }
+
+    @Override
+    public boolean takesToken(Method method) {
+        SingleUseAdvisor advisor = tokens.getIfAvailable();
+        return advisor != null && advisor.declaration(method) != null;
+    }
+
+    @Override
+    public boolean locks(Method method) {
+        LockedAdvisor advisor = locks.getIfAvailable();
+        return advisor != null && advisor.declaration(method) != null;
+    }
+}

@@ -1,0 +1,65 @@
+package io.github.ratelimit.autoconfigure.aop;
+
+import io.github.ratelimit.annotation.Locked;
+import io.github.ratelimit.autoconfigure.internal.KeyExpression;
+import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
+import io.github.ratelimit.autoconfigure.internal.MethodExpressions;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockManager.LockOptions;
+import io.github.ratelimit.core.Messages;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+/** Compiles and caches the {@link Locked} declarations of methods. */
+final class LockedMethods {
+
+    /** One compiled declaration; {@code handleParameter} is -1 when the method takes no LockHandle. */
+    record LockedMethod(
+            MethodExpressions expressions, String name, KeyExpression key, LockOptions options, int handleParameter) {}
+
+    private final Map<Method, LockedMethod> compiled = new ConcurrentHashMap<>();
+    private final Supplier<KeyResolvers> keys;
+
+    /** @param keys the kinds of key that {@code key} attributes may name, looked up when a method is checked */
+    LockedMethods(Supplier<KeyResolvers> keys) {
+        this.keys = keys;
+    }
+
+    LockedMethod get(Method method) {
+        LockedMethod found = compiled.get(method);
+        return found != null ? found : compiled.computeIfAbsent(method, this::compile);
+    }
+
+    private LockedMethod compile(Method method) {
+        MethodExpressions expressions = new MethodExpressions(method, "Locked");
+        Locked annotation = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
+        if (annotation == null) {
+            throw expressions.invalid("no @Locked annotation");
+        }
+        String name = annotation.name().isEmpty() ? RateLimitedMethods.defaultName(method) : annotation.name();
+        if (!Messages.isName(name)) {
+            throw expressions.invalid(Messages.badName("name", name));
+        }
+        if (annotation.leaseMs() < 1) {
+            throw expressions.invalid(Messages.atLeast("leaseMs", 1, annotation.leaseMs()));
+        }
+        if (annotation.waitMs() < 0) {
+            throw expressions.invalid(Messages.negative("waitMs", annotation.waitMs()));
+        }
+        if (annotation.maxLifetimeMs() < annotation.leaseMs()) {
+            throw expressions.invalid(Messages.lifetimeBelowLease(annotation.leaseMs(), annotation.maxLifetimeMs()));
+        }
+        LockOptions options = new LockOptions(
+                Duration.ofMillis(annotation.leaseMs()),
+                Duration.ofMillis(annotation.waitMs()),
+                Duration.ofMillis(annotation.maxLifetimeMs()),
+                name);
+        KeyExpression key = KeyExpression.of("Lock", annotation.key(), expressions, keys.get());
+        int parameter = expressions.parameterOfType(LockHandle.class);
+        return new LockedMethod(expressions, name, key, options, parameter);
+    }
+}

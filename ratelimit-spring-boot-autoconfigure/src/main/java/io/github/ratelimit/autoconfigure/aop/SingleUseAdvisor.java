@@ -1,0 +1,48 @@
+package io.github.ratelimit.autoconfigure.aop;
+
+import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.SingleUseTokens;
+import java.lang.reflect.Method;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.Ordered;
+
+/**
+ * Applies {@code @SingleUse} to Spring beans. Runs after {@code @RateLimited} (a call refused by a limit
+ * does not burn its token) and before transactions.
+ */
+final class SingleUseAdvisor extends AnnotationAdvisor {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient SingleUseMethods methods;
+
+    /**
+     * @param tokens consumes the tokens; looked up on first use
+     * @param caller describes the caller of the current call; {@link CallerContext#NONE} when absent
+     */
+    public SingleUseAdvisor(ObjectProvider<SingleUseTokens> tokens, ObjectProvider<CallerContext> caller) {
+        this(new SingleUseMethods(), tokens, caller);
+    }
+
+    private SingleUseAdvisor(
+            SingleUseMethods methods, ObjectProvider<SingleUseTokens> tokens, ObjectProvider<CallerContext> caller) {
+        super(new SingleUseInterceptor(methods, tokens, caller), Ordered.HIGHEST_PRECEDENCE + 200);
+        this.methods = methods;
+    }
+
+    @Override
+    public boolean declares(Method method) {
+        return AnnotatedMethods.isSingleUse(method);
+    }
+
+    @Override
+    public void validate(Method method) {
+        methods.get(method);
+    }
+
+    /** The method's compiled token check, or null when it takes no single-use token. */
+    SingleUseMethods.SingleUseMethod declaration(Method method) {
+        return declares(method) ? methods.get(method) : null;
+    }
+}

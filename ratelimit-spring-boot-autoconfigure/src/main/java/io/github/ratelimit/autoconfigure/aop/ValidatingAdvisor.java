@@ -1,0 +1,13 @@
+package io.github.ratelimit.autoconfigure.aop;
+
+import java.lang.reflect.Method;
+
+/** An advisor whose declarations are checked at startup by {@link AnnotationStartupValidator}. */
+interface ValidatingAdvisor {
+
+    /** Whether the method carries this advisor's annotation. */
+    boolean declares(Method method);
+
+    /** Compiles and checks the method's declaration, throwing what a call would otherwise throw later. */
+    void validate(Method method);
+}

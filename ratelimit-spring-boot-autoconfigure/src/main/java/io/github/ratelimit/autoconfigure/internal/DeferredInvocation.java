@@ -1,0 +1,274 @@
+package io.github.ratelimit.autoconfigure.internal;
+
+import io.github.ratelimit.core.CallerContext;
+import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import org.springframework.aop.ProxyMethodInvocation;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The return-type adapters of the interceptors: how an intercepted method runs after a step that asks Redis (a
+ * decision, a token consumption, a lock acquisition) and what ends it. A method returning a plain value waits for the
+ * step on the calling thread; one returning {@code Mono}, {@code Flux} or {@code CompletionStage} takes the step
+ * without blocking any thread: for a publisher, when it is subscribed (every subscription decides again), with the
+ * caller taken from the Reactor context; for a stage, when the method is called. The method itself is called only
+ * once the step succeeded, on Reactor's parallel scheduler ({@link #AFTER_REDIS}).
+ *
+ * <p>Whatever the step holds (a lock, a consumed token) is finished exactly once: when the method's result completes,
+ * fails or is cancelled, or, when the subscriber cancels before the method ran, as soon as the step completes.
+ */
+public final class DeferredInvocation {
+
+    /**
+     * Where what follows an answer from Redis runs when nothing waits for it: never on the thread that completed the
+     * answer, one of Redisson's I/O threads or the budget timer's. Every moment the application's code (a handler, a
+     * response being written, classes loaded on a first call) spends on such a thread delays the answers of every other
+     * call behind it, until they run out of their budget and are decided without Redis.
+     */
+    static final Scheduler AFTER_REDIS = Schedulers.parallel();
+
+    private static final Executor AFTER_REDIS_EXECUTOR = task -> AFTER_REDIS.schedule(task);
+
+    private DeferredInvocation() {}
+
+    /** A stage of Redis's answer as a Mono whose subscriber is signalled on {@link #AFTER_REDIS}. */
+    public static <T> Mono<T> fromRedis(CompletionStage<T> answer) {
+        return Mono.fromCompletionStage(answer).publishOn(AFTER_REDIS);
+    }
+
+    /** What the method's result did, for {@link Step#finish}. */
+    public enum End {
+        /** Completed normally. */
+        COMPLETED,
+        /** Failed, or the method threw. */
+        FAILED,
+        /** The subscriber cancelled while the method's publisher ran. */
+        CANCELLED,
+        /** The subscriber cancelled before the method was called: the step's effect was never used. */
+        NOT_STARTED
+    }
+
+    /** One interceptor's step, for one invocation. */
+    public interface Step<R> {
+
+        /** Takes the step for the caller; a failed stage refuses the call with its exception. */
+        CompletionStage<R> start(CallerContext caller);
+
+        /** Whether a value the method gave is a failure, so that its end is {@link End#FAILED}. */
+        default boolean failure(Object value) {
+            return false;
+        }
+
+        /** Sees each value the method's result gives (a {@code Mono}'s one, a stage's), before its end. */
+        default void value(R result, Object value) {}
+
+        /** Hands what the step produced to the method's arguments, before it is called. */
+        default void prepare(R result, Object[] arguments) {}
+
+        /**
+         * Ends what the step holds; called at most once. The result of the method waits for the returned stage when it
+         * completes or fails, not when it is cancelled; a failed stage is ignored (log it where it fails).
+         */
+        default CompletionStage<?> finish(R result, End end) {
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    /** How a method's return type is adapted. */
+    public enum Shape {
+        PLAIN,
+        MONO,
+        FLUX,
+        STAGE;
+
+        public static Shape of(Method method) {
+            Class<?> type = method.getReturnType();
+            if (Mono.class.isAssignableFrom(type)) {
+                return MONO;
+            }
+            if (Flux.class.isAssignableFrom(type)) {
+                return FLUX;
+            }
+            if (CompletionStage.class.isAssignableFrom(type)) {
+                return STAGE;
+            }
+            return PLAIN;
+        }
+    }
+
+    /**
+     * Fails a call that would block a non-blocking thread (an event loop) waiting for Redis: a method with a plain
+     * return type on a reactive server must return {@code Mono}, {@code Flux} or {@code CompletionStage} instead.
+     */
+    public static void checkMayBlock(Method method, String annotation) {
+        if (Schedulers.isInNonBlockingThread()) {
+            throw new IllegalStateException(annotation + " method "
+                    + method.getDeclaringClass().getSimpleName() + "."
+                    + method.getName() + " returns " + method.getReturnType().getSimpleName()
+                    + " and was called on a non-blocking thread ("
+                    + Thread.currentThread().getName()
+                    + "), where waiting for Redis would block it; return Mono, Flux or CompletionStage instead");
+        }
+    }
+
+    /** Runs the invocation after the step, in the shape of its return type (not {@link Shape#PLAIN}). */
+    public static <R> Object invoke(
+            MethodInvocation invocation, Shape shape, Supplier<CallerContext> callerOutsideReactor, Step<R> step) {
+        return switch (shape) {
+            case MONO ->
+                // singleOrEmpty: a Mono has at most one value, which is held back until the step has ended (a failure
+                // counted, a lock released) so that the caller never sees the answer first; it does not cancel after
+                // the value either (that would end the step as a cancellation)
+                Mono.deferContextual(context -> subscribed(
+                        invocation, caller(context, callerOutsideReactor), step, publisher -> Flux.from(publisher)
+                                .singleOrEmpty()));
+            case FLUX ->
+                Flux.deferContextual(
+                        context -> subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from));
+            case STAGE -> stage(invocation, callerOutsideReactor.get().snapshot(), step);
+            case PLAIN -> throw new IllegalArgumentException("a plain return type is not deferred");
+        };
+    }
+
+    private static CallerContext caller(reactor.util.context.ContextView context, Supplier<CallerContext> outside) {
+        CallerContext caller = context.getOrDefault(CallerContext.class, null);
+        return caller != null ? caller : outside.get().snapshot();
+    }
+
+    /**
+     * One subscription: the step, then the method's publisher, then the step's end, which the result waits for when it
+     * completes or fails (so that, for example, a lock is free again when the caller sees the answer).
+     */
+    private static <R, P extends Publisher<Object>> P subscribed(
+            MethodInvocation invocation, CallerContext caller, Step<R> step, Function<Publisher<Object>, P> as) {
+        CompletableFuture<R> started;
+        try {
+            started = step.start(caller).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return as.apply(Mono.error(e));
+        }
+        Ending<R> ending = new Ending<>(step);
+        // the step's effect is kept when the subscriber leaves before it is known, and given back when it is
+        Mono<R> resource = Mono.fromFuture(started, true)
+                .doOnCancel(() -> started.thenAccept(result -> ending.end(result, End.NOT_STARTED)))
+                .publishOn(AFTER_REDIS);
+        return as.apply(Flux.usingWhen(
+                resource,
+                result -> {
+                    if (!ending.run()) {
+                        return Flux.empty();
+                    }
+                    try {
+                        return Flux.from(publisher(invocation, step, result)).doOnNext(value -> {
+                            step.value(result, value);
+                            if (step.failure(value)) {
+                                ending.failed = true;
+                            }
+                        });
+                    } catch (Throwable e) {
+                        return Flux.error(e);
+                    }
+                },
+                result -> ending.end(result, ending.failed ? End.FAILED : End.COMPLETED),
+                (result, error) -> ending.end(result, End.FAILED),
+                result -> ending.end(result, ending.running() ? End.CANCELLED : End.NOT_STARTED)));
+    }
+
+    /** The end of one subscription's step, at most once: 0 waiting, 1 running, 2 ended. */
+    private static final class Ending<R> {
+
+        private final Step<R> step;
+        private final AtomicInteger state = new AtomicInteger();
+        private volatile boolean failed;
+
+        Ending(Step<R> step) {
+            this.step = step;
+        }
+
+        boolean run() {
+            return state.compareAndSet(0, 1);
+        }
+
+        boolean running() {
+            return state.get() == 1;
+        }
+
+        Mono<Void> end(R result, End end) {
+            if (state.getAndSet(2) == 2) {
+                return Mono.empty();
+            }
+            return fromRedis(step.finish(result, end))
+                    .onErrorResume(error -> Mono.empty())
+                    .then();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <R> Publisher<Object> publisher(MethodInvocation invocation, Step<R> step, R result)
+            throws Throwable {
+        MethodInvocation call = fresh(invocation);
+        step.prepare(result, call.getArguments());
+        Object returned = call.proceed();
+        return returned == null ? Mono.empty() : (Publisher<Object>) returned;
+    }
+
+    private static <R> CompletionStage<Object> stage(MethodInvocation invocation, CallerContext caller, Step<R> step) {
+        CompletionStage<R> started;
+        try {
+            started = step.start(caller);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return started.thenComposeAsync(
+                        result -> {
+                            CompletionStage<Object> returned;
+                            try {
+                                MethodInvocation call = fresh(invocation);
+                                step.prepare(result, call.getArguments());
+                                @SuppressWarnings("unchecked")
+                                CompletionStage<Object> proceeded = (CompletionStage<Object>) call.proceed();
+                                returned = proceeded == null ? CompletableFuture.completedFuture(null) : proceeded;
+                            } catch (Throwable e) {
+                                returned = CompletableFuture.failedFuture(e);
+                            }
+                            return returned.handle((value, error) -> {
+                                        if (error == null) {
+                                            step.value(result, value);
+                                        }
+                                        return step.finish(
+                                                        result,
+                                                        error == null && !step.failure(value)
+                                                                ? End.COMPLETED
+                                                                : End.FAILED)
+                                                .handle((ended, endError) -> {
+                                                    if (error != null) {
+                                                        throw error instanceof CompletionException completion
+                                                                ? completion
+                                                                : new CompletionException(error);
+                                                    }
+                                                    return value;
+                                                });
+                                    })
+                                    .thenCompose(Function.identity());
+                        },
+                        AFTER_REDIS_EXECUTOR)
+                // the caller's own stages run after the step's end, which Redis may have completed
+                .thenApplyAsync(Function.identity(), AFTER_REDIS_EXECUTOR);
+    }
+
+    /** An invocation that can be proceeded now, once per subscription, whatever happened to the original. */
+    private static MethodInvocation fresh(MethodInvocation invocation) {
+        return invocation instanceof ProxyMethodInvocation proxy ? proxy.invocableClone() : invocation;
+    }
+}

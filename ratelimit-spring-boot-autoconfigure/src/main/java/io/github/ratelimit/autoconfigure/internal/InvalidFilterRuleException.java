@@ -1,0 +1,19 @@
+package io.github.ratelimit.autoconfigure.internal;
+
+/** A rate limit rule in the properties is invalid; raised at startup, naming the property and the bad value. */
+public class InvalidFilterRuleException extends IllegalArgumentException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String property;
+
+    public InvalidFilterRuleException(String property, String problem) {
+        super("Invalid rate limit rule: " + property + " " + problem);
+        this.property = property;
+    }
+
+    /** The property at fault, such as {@code ratelimit.filter.rules[2].limits[0].limit}. */
+    public String property() {
+        return property;
+    }
+}

@@ -1,0 +1,28 @@
+package io.github.ratelimit.autoconfigure.internal;
+
+import java.lang.reflect.Method;
+
+/** What the annotations declare on a method, as the annotation support compiled it: for the OpenAPI documentation. */
+public interface MethodDeclarations {
+
+    /** The method's rate limits, or null when it has none (or rate limits are off). */
+    MethodLimits rateLimits(Method method);
+
+    /** The method's concurrency limit, or null when it has none. */
+    ConcurrencyLimit concurrencyLimit(Method method);
+
+    /** Whether the method takes a single-use token. */
+    boolean takesToken(Method method);
+
+    /** Whether the method runs under a lock. */
+    boolean locks(Method method);
+
+    /**
+     * A concurrency limit as declared.
+     *
+     * @param name the limit's name
+     * @param max calls in progress at most
+     * @param keyText the key expression, as written
+     */
+    record ConcurrencyLimit(String name, int max, String keyText) {}
+}

@@ -1,0 +1,111 @@
+package io.github.ratelimit.autoconfigure.servlet;
+
+import io.github.ratelimit.autoconfigure.internal.ClientAddresses;
+import io.github.ratelimit.autoconfigure.internal.RateLimitHeaders;
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.Decision;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * The caller of the current servlet request: its principal and its address (see {@link ClientAddresses}),
+ * and the response that allowed decisions add RateLimit headers to, together with those of the filter.
+ */
+final class ServletCallerContext implements CallerContext {
+
+    private final ClientAddresses clients;
+    private final boolean allPolicies;
+
+    /**
+     * @param clients how the client address is found
+     * @param allPolicies whether the RateLimit fields carry every item instead of what the client needs
+     */
+    public ServletCallerContext(ClientAddresses clients, boolean allPolicies) {
+        this.clients = clients;
+        this.allPolicies = allPolicies;
+    }
+
+    /** A caller context whose RateLimit fields carry what the client needs. */
+    public ServletCallerContext(ClientAddresses clients) {
+        this(clients, false);
+    }
+
+    @Override
+    public Object request() {
+        return bound().request();
+    }
+
+    @Override
+    public String principalName() {
+        return bound().principalName();
+    }
+
+    @Override
+    public String clientAddress() {
+        return bound().clientAddress();
+    }
+
+    @Override
+    public String header(String name) {
+        return bound().header(name);
+    }
+
+    @Override
+    public void allowed(Decision decision) {
+        bound().allowed(decision);
+    }
+
+    /** The caller of the request on this thread, bound to it, for a pipeline that goes on on other threads. */
+    @Override
+    public CallerContext snapshot() {
+        return bound();
+    }
+
+    private CallerContext bound() {
+        return RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
+                ? new Bound(attributes.getRequest(), attributes.getResponse())
+                : CallerContext.NONE;
+    }
+
+    /** The caller of one servlet request, whichever thread asks. */
+    private final class Bound implements CallerContext {
+
+        private final HttpServletRequest request;
+        private final HttpServletResponse response;
+
+        Bound(HttpServletRequest request, HttpServletResponse response) {
+            this.request = request;
+            this.response = response;
+        }
+
+        @Override
+        public Object request() {
+            return request;
+        }
+
+        @Override
+        public String principalName() {
+            return ServletRequests.principalName(request);
+        }
+
+        @Override
+        public String clientAddress() {
+            return ServletRequests.clientAddress(clients, request);
+        }
+
+        @Override
+        public String header(String name) {
+            return request.getHeader(name);
+        }
+
+        @Override
+        public void allowed(Decision decision) {
+            if (response != null && !response.isCommitted()) {
+                Decision all = ServletRequests.record(request, decision);
+                RateLimitHeaders.of(all, allPolicies).forEach(response::setHeader);
+            }
+        }
+    }
+}
