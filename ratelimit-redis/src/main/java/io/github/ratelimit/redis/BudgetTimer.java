@@ -3,7 +3,10 @@ package io.github.ratelimit.redis;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 
 /**
  * The timer of the non-blocking calls: budgets and the pauses between lock attempts. A hashed wheel (Netty's, which
@@ -39,5 +42,48 @@ final class BudgetTimer {
     /** Runs the task on the timer's thread after the delay, unless the returned timeout is cancelled first. */
     static Timeout after(Duration delay, Runnable task) {
         return TIMER.newTimeout(timeout -> task.run(), Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Completes with {@code result} when {@code work} completes (however it ends) or when nine tenths of the budget since
+     * {@code started} have passed, whichever comes first: follow-up work that the call's answer waits for, but never
+     * past its budget.
+     */
+    static <T> CompletableFuture<T> untilNearlyOver(
+            Duration budget, long started, CompletableFuture<?> work, T result) {
+        CompletableFuture<T> done = new CompletableFuture<>();
+        work.whenComplete((ignored, error) -> done.complete(result));
+        long left = budget.toNanos() * 9 / 10 - (System.nanoTime() - started);
+        if (left <= 0) {
+            done.complete(result);
+        } else if (!done.isDone()) {
+            after(Duration.ofNanos(left), () -> done.complete(result));
+        }
+        return done;
+    }
+
+    /**
+     * Settles a call once, whichever comes first: its answer ({@code onAnswer}, on the thread that completes it), or
+     * the end of {@code limit} (then the call is cancelled, so that what has not been sent yet is never sent, and
+     * {@code onTimeout} runs on the timer's thread).
+     */
+    static <T> void within(
+            CompletableFuture<T> call,
+            Duration limit,
+            Runnable onTimeout,
+            BiConsumer<? super T, ? super Throwable> onAnswer) {
+        AtomicBoolean settled = new AtomicBoolean();
+        Timeout timer = after(limit, () -> {
+            if (settled.compareAndSet(false, true)) {
+                call.cancel(false);
+                onTimeout.run();
+            }
+        });
+        call.whenComplete((reply, error) -> {
+            if (settled.compareAndSet(false, true)) {
+                timer.cancel();
+                onAnswer.accept(reply, error);
+            }
+        });
     }
 }

@@ -145,7 +145,7 @@ public final class RedisConnector implements AutoCloseable {
         while (root.getCause() != null) {
             root = root.getCause();
         }
-        if (RedisGuard.anyCauseSays(error, "WRONGPASS", "NOAUTH", "invalid password")) {
+        if (RedisErrors.anyCauseSays(error, "WRONGPASS", "NOAUTH", "invalid password")) {
             return "Redis refused the credentials (" + firstLine(root)
                     + "); check spring.data.redis.username and spring.data.redis.password (or the user info of"
                     + " spring.data.redis.url)";

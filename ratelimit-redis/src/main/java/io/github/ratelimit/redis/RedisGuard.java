@@ -14,7 +14,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Until the first connection is made ({@link RedisConnector}), calls fail at once without touching Redis, so no
  * caller ever waits for a connection. Outages are logged, not each call: one WARN when Redis becomes unavailable
- * (what is tried, why, and what callers get), at most one line every {@value #REPEAT_LOG_SECONDS} s while it
+ * (what is tried, why, and what callers get), at most one line every {@value OutageLog#REPEAT_LOG_SECONDS} s while it
  * stays so (with the number of calls answered without it), one INFO when it answers again.
  *
  * <p>Errors that mean the configuration is wrong (NOAUTH, WRONGPASS, NOPERM) are not turned into
@@ -42,12 +41,8 @@ import org.slf4j.LoggerFactory;
 public final class RedisGuard {
 
     private static final Logger log = LoggerFactory.getLogger(RedisGuard.class);
-    static final long REPEAT_LOG_SECONDS = 10;
-    private static final String CONSEQUENCE =
-            "until it answers, rate limits follow their failure mode (local, open or closed),"
-                    + " single-use tokens and locks answer 503 with Retry-After";
-
     private final String target;
+    private final OutageLog outage;
     private final Duration budget;
     private final int failureThreshold;
     private final long openForNanos;
@@ -55,14 +50,10 @@ public final class RedisGuard {
     private final AtomicLong openUntil = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong rejectedWhileOpen = new AtomicLong();
-    private final AtomicLong answeredWithout = new AtomicLong();
-    private final AtomicLong nextRepeatLog = new AtomicLong(System.nanoTime());
     private final AtomicBoolean probing = new AtomicBoolean();
     private final AtomicLong slowInTheJvm = new AtomicLong();
     private volatile Supplier<CompletionStage<?>> prober;
     private volatile boolean connected = true;
-    private volatile Instant unavailableSince;
-    private volatile String lastError;
 
     /**
      * @param budget the longest a call may take, at least 1 ms
@@ -92,6 +83,7 @@ public final class RedisGuard {
         }
         BudgetTimer.ready(); // started here, on the thread that builds the guard, never on an event loop
         this.target = target;
+        this.outage = new OutageLog(target);
         this.budget = budget;
         this.failureThreshold = failureThreshold;
         this.openForNanos = openFor.toNanos();
@@ -140,12 +132,12 @@ public final class RedisGuard {
 
     /** Since when Redis is unavailable (not connected yet, or the breaker opened), or null while it answers. */
     public Instant unavailableSince() {
-        return unavailableSince;
+        return outage.since();
     }
 
     /** Why Redis was last found unavailable, or null. */
     public String lastError() {
-        return lastError;
+        return outage.lastError();
     }
 
     /** What the guarded calls go to, as given for the log. */
@@ -155,14 +147,14 @@ public final class RedisGuard {
 
     /** Refuses every call at once until {@link #connected()}: nothing waits for a connection being made. */
     void connecting() {
-        lastError = "connecting in the background";
+        outage.refusing("connecting in the background");
         connected = false;
     }
 
     /** An attempt to connect failed; the first one is logged. */
     void notConnected(String cause) {
         connected = false;
-        becameUnavailable(cause);
+        outage.unavailable(cause);
     }
 
     /** The connection is made: calls go to Redis from now on. */
@@ -170,30 +162,7 @@ public final class RedisGuard {
         connected = true;
         consecutiveFailures.set(0);
         openUntil.set(0);
-        answersAgain();
-    }
-
-    /** The moment a call starts, for {@link #untilNearlyOver}. */
-    static long startOfCall() {
-        return System.nanoTime();
-    }
-
-    /**
-     * Completes with {@code result} when {@code work} completes (however it ends) or when nine tenths of the budget since
-     * {@code started} have passed, whichever comes first: follow-up work that the call's answer waits for, but never
-     * past its budget.
-     */
-    static <T> CompletableFuture<T> untilNearlyOver(
-            RedisGuard guard, long started, CompletableFuture<?> work, T result) {
-        CompletableFuture<T> done = new CompletableFuture<>();
-        work.whenComplete((ignored, error) -> done.complete(result));
-        long left = guard.budget.toNanos() * 9 / 10 - (System.nanoTime() - started);
-        if (left <= 0) {
-            done.complete(result);
-        } else if (!done.isDone()) {
-            BudgetTimer.after(Duration.ofNanos(left), () -> done.complete(result));
-        }
-        return done;
+        outage.answersAgain();
     }
 
     /** Waits for a call within the budget, on the calling thread. */
@@ -234,53 +203,33 @@ public final class RedisGuard {
             return CompletableFuture.failedFuture(e instanceof RedisUnavailableException ? e : failure(e));
         }
         CompletableFuture<T> result = new CompletableFuture<>();
-        within(future, budget, () -> result.completeExceptionally(timedOut(new TimeoutException())), (reply, error) -> {
-            if (error == null) {
-                answered();
-                result.complete(reply);
-            } else {
-                result.completeExceptionally(failure(Futures.cause(error)));
-            }
-        });
+        BudgetTimer.within(
+                future,
+                budget,
+                () -> result.completeExceptionally(timedOut(new TimeoutException())),
+                (reply, error) -> {
+                    if (error == null) {
+                        answered();
+                        result.complete(reply);
+                    } else {
+                        result.completeExceptionally(failure(Futures.cause(error)));
+                    }
+                });
         return result;
-    }
-
-    /**
-     * Settles a call once, whichever comes first: its answer ({@code onAnswer}, on the thread that completes it), or
-     * the end of {@code limit} (then the call is cancelled, so that what has not been sent yet is never sent, and
-     * {@code onTimeout} runs on the {@link BudgetTimer}'s thread).
-     */
-    private static <T> void within(
-            CompletableFuture<T> call,
-            Duration limit,
-            Runnable onTimeout,
-            BiConsumer<? super T, ? super Throwable> onAnswer) {
-        AtomicBoolean settled = new AtomicBoolean();
-        io.netty.util.Timeout timer = BudgetTimer.after(limit, () -> {
-            if (settled.compareAndSet(false, true)) {
-                call.cancel(false);
-                onTimeout.run();
-            }
-        });
-        call.whenComplete((reply, error) -> {
-            if (settled.compareAndSet(false, true)) {
-                timer.cancel();
-                onAnswer.accept(reply, error);
-            }
-        });
     }
 
     /** Throws without touching Redis while it is not connected or the breaker is open. */
     private void admit() {
         if (!connected) {
             rejectedWhileOpen.incrementAndGet();
-            throw without("Redis " + target + " is not connected yet: " + lastError, Duration.ofSeconds(1), null);
+            throw outage.answeredWithout(
+                    "Redis " + target + " is not connected yet: " + outage.lastError(), Duration.ofSeconds(1), null);
         }
         long until = openUntil.get();
         long now = System.nanoTime();
         if (until != 0 && now - until < 0) {
             rejectedWhileOpen.incrementAndGet();
-            throw without(
+            throw outage.answeredWithout(
                     "Redis is considered unavailable after " + failureThreshold + " failures in a row",
                     Duration.ofNanos(until - now),
                     null);
@@ -288,15 +237,15 @@ public final class RedisGuard {
         if (until != 0 && !openUntil.compareAndSet(until, now + openForNanos)) {
             // another caller is the half-open probe; keep refusing until it succeeds
             rejectedWhileOpen.incrementAndGet();
-            throw without("Redis is being probed after failures", Duration.ofNanos(openForNanos), null);
+            throw outage.answeredWithout("Redis is being probed after failures", Duration.ofNanos(openForNanos), null);
         }
     }
 
     private void answered() {
         consecutiveFailures.set(0);
         openUntil.set(0);
-        if (unavailableSince != null) {
-            answersAgain();
+        if (outage.since() != null) {
+            outage.answersAgain();
         }
     }
 
@@ -306,7 +255,7 @@ public final class RedisGuard {
 
     /** A configuration error as it is (it must fail loudly), anything else as a failed call. */
     private RuntimeException failure(Throwable cause) {
-        if (isConfigurationError(cause)) {
+        if (RedisErrors.isConfigurationError(cause)) {
             return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
         }
         return failed("Redis call failed: " + cause.getMessage(), cause, false);
@@ -331,12 +280,12 @@ public final class RedisGuard {
                 retryAfter = Duration.ofNanos(Math.max(openForNanos, 1));
             }
         }
-        return without(message, retryAfter, cause);
+        return outage.answeredWithout(message, retryAfter, cause);
     }
 
     private void open(String message) {
         openUntil.set(System.nanoTime() + openForNanos);
-        becameUnavailable(message);
+        outage.unavailable(message);
     }
 
     /** One probe at a time; calls go on to Redis (each within its budget) while it is out. */
@@ -358,7 +307,7 @@ public final class RedisGuard {
             open(message + "; nor did it answer a probe within " + probeBudget.toMillis() + " ms");
             probing.set(false);
         };
-        within(answer, probeBudget, timedOut, (reply, error) -> {
+        BudgetTimer.within(answer, probeBudget, timedOut, (reply, error) -> {
             if (error != null) {
                 open(message + "; a probe failed too: " + Futures.cause(error).getMessage());
             } else {
@@ -399,68 +348,5 @@ public final class RedisGuard {
     /** Times the guard stayed closed because Redis answered a probe after calls ran out of budget. */
     public long slowInTheJvm() {
         return slowInTheJvm.get();
-    }
-
-    /** A call answered without Redis: counted for the outage log, which repeats at most every few seconds. */
-    private RedisUnavailableException without(String message, Duration retryAfter, Throwable cause) {
-        long count = answeredWithout.incrementAndGet();
-        Instant since = unavailableSince;
-        if (since != null && repeatLogDue()) {
-            log.warn(
-                    "Redis {} still unavailable (since {}, {}): {} calls answered without it so far",
-                    target,
-                    since,
-                    lastError,
-                    count);
-        }
-        return new RedisUnavailableException(message, retryAfter, cause);
-    }
-
-    /** Whether the outage log may repeat now; if so, the next repeat waits a full interval. */
-    private boolean repeatLogDue() {
-        long now = System.nanoTime();
-        long at = nextRepeatLog.get();
-        return now - at >= 0 && nextRepeatLog.compareAndSet(at, now + TimeUnit.SECONDS.toNanos(REPEAT_LOG_SECONDS));
-    }
-
-    private void becameUnavailable(String cause) {
-        lastError = cause;
-        if (unavailableSince == null) {
-            unavailableSince = Instant.now();
-            answeredWithout.set(0);
-            nextRepeatLog.set(System.nanoTime() + TimeUnit.SECONDS.toNanos(REPEAT_LOG_SECONDS));
-            log.warn("Redis {} is unavailable ({}); {}", target, cause, CONSEQUENCE);
-        }
-    }
-
-    private synchronized void answersAgain() {
-        Instant since = unavailableSince;
-        if (since != null) {
-            unavailableSince = null;
-            log.info(
-                    "Redis {} answers again after {} ms; {} calls were answered without it",
-                    target,
-                    Duration.between(since, Instant.now()).toMillis(),
-                    answeredWithout.get());
-        }
-    }
-
-    private static boolean isConfigurationError(Throwable error) {
-        return anyCauseSays(error, "NOAUTH", "WRONGPASS", "NOPERM");
-    }
-
-    /** Whether the message of the error or of one of its causes contains one of the words. */
-    static boolean anyCauseSays(Throwable error, String... words) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            String message = t.getMessage();
-            if (message != null) {
-                for (String word : words) {
-                    if (message.contains(word)) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
     }
 }

@@ -24,7 +24,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
@@ -45,9 +44,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisLockManager implements LockManager, RateLimitEvents.Source, AutoCloseable {
 
-    private final RateLimitEvents events = new RateLimitEvents();
+    final RateLimitEvents events = new RateLimitEvents();
 
-    private static final Logger log = LoggerFactory.getLogger(RedisLockManager.class);
+    static final Logger log = LoggerFactory.getLogger(RedisLockManager.class);
 
     static final LuaScript ACQUIRE = LuaScript.load("lock_acquire");
     static final LuaScript RELEASE = LuaScript.load("lock_release");
@@ -57,16 +56,16 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
     private static final long MAX_BACKOFF_MS = 50;
 
     private final RedissonClient redisson;
-    private final ScriptExecutor executor;
-    private final RedisKeys keys;
+    final ScriptExecutor executor;
+    final RedisKeys keys;
     /** Owners are this manager's random 64 bits and a counter: unique everywhere, and made without blocking. */
     private final long ownerPrefix = new SecureRandom().nextLong();
 
     private final AtomicLong owners = new AtomicLong();
-    private final ScheduledExecutorService watchdog;
+    final ScheduledExecutorService watchdog;
     private final Map<String, Set<Runnable>> waiters = new ConcurrentHashMap<>();
-    private final Map<RedisLock, ScheduledFuture<?>> activeRenewals = new ConcurrentHashMap<>();
-    private final ThreadLocal<Map<String, RedisLock>> heldByThread = ThreadLocal.withInitial(HashMap::new);
+    final Map<RedisLock, ScheduledFuture<?>> activeRenewals = new ConcurrentHashMap<>();
+    final ThreadLocal<Map<String, RedisLock>> heldByThread = ThreadLocal.withInitial(HashMap::new);
     private volatile RTopic releases;
 
     /**
@@ -148,6 +147,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
                         throw notAcknowledged(key, lockKey, owner, options);
                     }
                     RedisLock lock = new RedisLock(
+                            this,
                             key,
                             lockKey,
                             owner,
@@ -265,7 +265,8 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         }
 
         private void acquired(String owner, long fencingToken, long sentAt) {
-            RedisLock lock = new RedisLock(key, lockKey, owner, fencingToken, options, sentAt, null);
+            RedisLock lock =
+                    new RedisLock(RedisLockManager.this, key, lockKey, owner, fencingToken, options, sentAt, null);
             if (options.maxLifetime().compareTo(options.lease()) > 0) {
                 // scheduling takes the watchdog's queue lock: done from the lock-free timer, not this I/O thread
                 BudgetTimer.after(Duration.ZERO, lock::scheduleRenewal);
@@ -418,205 +419,6 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
             } catch (RuntimeException e) {
                 log.debug("Could not unsubscribe from lock releases", e);
             }
-        }
-    }
-
-    /** One acquisition of a lock, and its nested (re-entrant) handles on the same thread. */
-    private final class RedisLock implements LockHandle {
-
-        private final String key;
-        private final String lockKey;
-        private final String owner;
-        private final long fencingToken;
-        private final LockOptions options;
-        private final long acquiredAt;
-        private final Thread thread; // the owning thread of a blocking acquisition, for re-entry; null if async
-        private final AtomicBoolean released = new AtomicBoolean();
-        private volatile long validUntil;
-        private volatile boolean lost;
-        private int holds = 1;
-
-        RedisLock(
-                String key,
-                String lockKey,
-                String owner,
-                long fencingToken,
-                LockOptions options,
-                long sentAt,
-                Thread thread) {
-            this.key = key;
-            this.thread = thread;
-            this.lockKey = lockKey;
-            this.owner = owner;
-            this.fencingToken = fencingToken;
-            this.options = options;
-            this.acquiredAt = sentAt;
-            this.validUntil = sentAt + options.lease().toNanos();
-        }
-
-        LockHandle nested() {
-            holds++;
-            return new LockHandle() {
-                private boolean done;
-
-                @Override
-                public String key() {
-                    return key;
-                }
-
-                @Override
-                public long fencingToken() {
-                    return fencingToken;
-                }
-
-                @Override
-                public boolean isHeld() {
-                    return RedisLock.this.isHeld();
-                }
-
-                @Override
-                public boolean release() {
-                    if (done) {
-                        return false;
-                    }
-                    done = true;
-                    holds--;
-                    return RedisLock.this.isHeld();
-                }
-            };
-        }
-
-        void scheduleRenewal() {
-            long period = Math.max(1, options.lease().toMillis() / 3);
-            activeRenewals.put(this, watchdog.scheduleAtFixedRate(this::renew, period, period, TimeUnit.MILLISECONDS));
-        }
-
-        private void renew() {
-            long now = System.nanoTime();
-            long lifetimeLeft = acquiredAt + options.maxLifetime().toNanos() - now;
-            if (released.get() || lost || lifetimeLeft <= 0) {
-                stopRenewal();
-                return;
-            }
-            long lease = Math.min(options.lease().toMillis(), TimeUnit.NANOSECONDS.toMillis(lifetimeLeft));
-            if (lease < 1) {
-                stopRenewal();
-                return;
-            }
-            try {
-                List<Object> reply = executor.call(RENEW, List.of(lockKey), new Object[] {owner, Long.toString(lease)});
-                if (ScriptExecutor.number(reply.get(0)) == 1) {
-                    validUntil = now + TimeUnit.MILLISECONDS.toNanos(lease);
-                } else {
-                    lost = true;
-                    stopRenewal();
-                    log.warn("Lock '{}' was lost before its holder finished (lease ran out or taken over)", key);
-                }
-            } catch (RuntimeException e) {
-                log.warn("Could not renew lock '{}'; it stays held until its current lease ends", key, e);
-            }
-        }
-
-        private void stopRenewal() {
-            ScheduledFuture<?> renewal = activeRenewals.remove(this);
-            if (renewal != null) {
-                renewal.cancel(false);
-            }
-        }
-
-        @Override
-        public String key() {
-            return key;
-        }
-
-        @Override
-        public long fencingToken() {
-            return fencingToken;
-        }
-
-        @Override
-        public boolean isHeld() {
-            return !released.get() && !lost && System.nanoTime() < validUntil;
-        }
-
-        @Override
-        public boolean release() {
-            Boolean answered = releaseLocally();
-            if (answered != null) {
-                return answered;
-            }
-            try {
-                return released(executor.call(RELEASE, List.of(lockKey), releaseArgs()));
-            } catch (RedisUnavailableException e) {
-                return notReleased(e);
-            }
-        }
-
-        @Override
-        public CompletableFuture<Boolean> releaseAsync() {
-            Boolean answered = releaseLocally();
-            if (answered != null) {
-                return CompletableFuture.completedFuture(answered);
-            }
-            return executor.callAsync(RELEASE, List.of(lockKey), releaseArgs()).handle((reply, error) -> {
-                if (error == null) {
-                    return released(reply);
-                }
-                Throwable cause = Futures.cause(error);
-                if (cause instanceof RedisUnavailableException unavailable) {
-                    return notReleased(unavailable);
-                }
-                throw cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
-            });
-        }
-
-        /**
-         * The answer of a release that needs no Redis call (already released, or a nested hold on the owning thread),
-         * or null when this call is the one that releases: it stops renewal and forgets the thread's hold.
-         */
-        private Boolean releaseLocally() {
-            if (released.get()) {
-                return false;
-            }
-            if (holds > 1 && Thread.currentThread() == thread) {
-                holds--;
-                return isHeld();
-            }
-            if (!released.compareAndSet(false, true)) {
-                return false;
-            }
-            stopRenewal();
-            if (thread != null && Thread.currentThread() == thread) {
-                heldByThread.get().remove(key, this);
-            }
-            return null;
-        }
-
-        private Object[] releaseArgs() {
-            return new Object[] {owner, keys.lockReleasedChannel()};
-        }
-
-        private boolean released(List<Object> reply) {
-            boolean wasOurs = ScriptExecutor.number(reply.get(0)) == 1;
-            if (!wasOurs) {
-                log.warn("Lock '{}' had expired or been taken by another holder when released", key);
-            }
-            return wasOurs;
-        }
-
-        /**
-         * A release Redis did not answer is sent again until it is (idempotent: it deletes the lock only while this
-         * owner holds it), so that waiters need not wait out the lease; counted and, when it still fails, logged by
-         * {@link GiveBacks}.
-         */
-        private boolean notReleased(RedisUnavailableException e) {
-            log.debug("Lock '{}' not released yet; sent again", key, e);
-            GiveBacks.send(
-                    events,
-                    "lock",
-                    () -> executor.callAsync(RELEASE, List.of(lockKey), releaseArgs()),
-                    reply -> ScriptExecutor.number(reply.get(0)) == 1);
-            return false;
         }
     }
 }

@@ -56,12 +56,6 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /** How long a give-back's marker keeps a repeated give-back of the same call from counting twice, at most. */
     static final long GIVE_BACK_MARKER_MS = 10_000;
 
-    /** Requests of one call up to which identifiers are compared pair by pair, not hashed into a map. */
-    private static final int SMALL_CALL = 16;
-
-    /** Sliding windows of one name and identifier counted in one key, at most (the script checks the same). */
-    static final int MAX_WINDOWS_IN_ONE_KEY = 16;
-
     private final ScriptExecutor executor;
     private final ScriptBatcher batcher;
     private final RedisGuard guard;
@@ -171,20 +165,14 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /** One decision: its keys, grouped per hash slot, a local refusal if it has one, and what the reply means. */
     private final class Call {
 
-        /** The same counter asked for twice is counted once; enforced wins over shadow. */
-        final Map<String, LimitRequest> byKey = new LinkedHashMap<>();
+        /** What the call sends: its keys, per slot. */
+        final CallKeys callKeys;
 
-        /**
-         * One script call per hash slot: a single Redis has one slot space, so one call decides everything. Each slot's
-         * keys in the order the script answers them (one answer per key, also for the windows of a key of several).
-         */
-        final Map<Integer, List<String>> groups = new LinkedHashMap<>();
+        /** The distinct keys in order, with their requests. */
+        final Map<String, LimitRequest> byKey;
 
-        /** Sliding windows of one name and identifier counted in one key: that key, and its windows' keys by window. */
-        Map<String, List<String>> severalWindows = Map.of();
-
-        /** Each slot's keys as the script is given them: a key of several windows once, in place of its windows' keys. */
-        final Map<Integer, List<String>> scriptKeys = new LinkedHashMap<>();
+        /** Each slot's keys in the order the script answers them. */
+        final Map<Integer, List<String>> groups;
 
         final Decision local;
         final long sent;
@@ -198,184 +186,26 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         final long resetsWhenSent;
 
         Call(List<LimitRequest> requests) {
-            if (requests.isEmpty()) {
-                throw new IllegalArgumentException("at least one limit request is needed");
-            }
-            // the distinct keys in order, with their identifiers' tags
-            String[] keyAt = new String[requests.size()];
-            String[] tagAt = new String[requests.size()];
-            int n = 0;
-            // an identifier usually comes with several limits: its tag (a SHA-256) is made once
-            Map<ClientIdentifier, String> tags = requests.size() > SMALL_CALL ? new HashMap<>() : null;
-            String[] tagOf = new String[requests.size()];
-            for (int r = 0; r < requests.size(); r++) {
-                LimitRequest request = requests.get(r);
-                String tag = tags != null
-                        ? tags.computeIfAbsent(request.identifier(), RedisKeys::tag)
-                        : tagOfEarlier(requests, tagOf, r);
-                tagOf[r] = tag;
-                String key = keys.rateLimitKey(request.limit(), tag);
-                LimitRequest kept = byKey.putIfAbsent(key, request);
-                if (kept == null) {
-                    keyAt[n] = key;
-                    tagAt[n++] = tag;
-                } else if (kept.shadow() && !request.shadow()) {
-                    byKey.put(key, request); // the same counter asked for twice: enforced wins over shadow
-                }
-            }
+            CallKeys made = new CallKeys(requests, keys);
+            byKey = made.byKey;
             long now = localRefusals == null ? 0 : LocalRefusals.now();
             local = localRefusals == null ? null : localRefusals.refuse(byKey, now);
             sent = now;
             resetsWhenSent = localRefusals == null ? 0 : localRefusals.resetsHeard();
-            if (local != null) {
-                return; // refused in the JVM: nothing is sent
-            }
-            String[] severalAt = n > 1 ? findSeveralWindows(keyAt, tagAt, n) : null;
-            for (int i = 0; i < n; i++) {
-                int slot = cluster ? RedisKeys.slot(tagAt[i]) : 0;
-                // both made at once, so that they list the slots in the same order
-                List<String> group = groups.computeIfAbsent(slot, s -> new ArrayList<>());
-                List<String> ofSlot = scriptKeys.computeIfAbsent(slot, s -> new ArrayList<>());
-                String several = severalAt == null ? null : severalAt[i];
-                if (several == null) {
-                    group.add(keyAt[i]);
-                    ofSlot.add(keyAt[i]);
-                } else if (severalWindows.get(several).get(0).equals(keyAt[i])) {
-                    group.addAll(severalWindows.get(several)); // its windows answer one after another
-                    ofSlot.add(several);
-                }
-            }
-        }
-
-        /** The tag of request {@code r}'s identifier: an earlier request's if it has the same identifier. */
-        private static String tagOfEarlier(List<LimitRequest> requests, String[] tagOf, int r) {
-            ClientIdentifier identifier = requests.get(r).identifier();
-            for (int i = 0; i < r; i++) {
-                if (requests.get(i).identifier().equals(identifier)) {
-                    return tagOf[i];
-                }
-            }
-            return RedisKeys.tag(identifier);
-        }
-
-        /**
-         * Sliding windows of one limit name, identifier and cost, enforced (not shadow, not only checked, advice not
-         * staggered, not a plan's), are counted in one key: one header read and one ring written instead of one per
-         * window. The windows' own keys stay the call's keys for everything else (local refusals, outcomes, resets).
-         */
-        private String[] findSeveralWindows(String[] keyAt, String[] tagAt, int size) {
-            String[] severalAt = null;
-            int n = 0;
-            int[] candidates = new int[size];
-            LimitRequest[] requests = new LimitRequest[size];
-            for (int k = 0; k < size; k++) {
-                LimitRequest request = byKey.get(keyAt[k]);
-                if (request.limit().algorithm() == Algorithm.SLIDING_WINDOW
-                        && request.limit().plan() == null
-                        && !request.shadow()
-                        && !request.staggered()
-                        && !request.checkOnly()) {
-                    candidates[n] = k;
-                    requests[n++] = request;
-                }
-            }
-            // a call has few limits: pairs are compared rather than grouped through a map of made-up keys
-            boolean[] taken = new boolean[n];
-            for (int i = 0; i < n; i++) {
-                if (taken[i]) {
-                    continue;
-                }
-                LimitRequest first = requests[i];
-                String tag = tagAt[candidates[i]];
-                List<String> windows = null;
-                List<RateLimit> limits = null;
-                for (int j = i + 1; j < n; j++) {
-                    LimitRequest other = requests[j];
-                    if (!taken[j]
-                            && other.cost() == first.cost()
-                            && other.limit().name().equals(first.limit().name())
-                            && tagAt[candidates[j]].equals(tag)) {
-                        if (windows == null) {
-                            windows = new ArrayList<>();
-                            limits = new ArrayList<>();
-                            windows.add(keyAt[candidates[i]]);
-                            limits.add(first.limit());
-                        }
-                        // kept in order of window (insertion: a call has few windows)
-                        int at = limits.size();
-                        while (at > 0
-                                && limits.get(at - 1)
-                                                .window()
-                                                .compareTo(other.limit().window())
-                                        > 0) {
-                            at--;
-                        }
-                        windows.add(at, keyAt[candidates[j]]);
-                        limits.add(at, other.limit());
-                        taken[j] = true;
-                    }
-                }
-                if (windows == null || windows.size() > MAX_WINDOWS_IN_ONE_KEY) {
-                    continue;
-                }
-                String several = keys.severalWindowsKey(first.limit().name(), tag, limits);
-                if (severalWindows.isEmpty()) {
-                    severalWindows = new LinkedHashMap<>();
-                    severalAt = new String[size];
-                }
-                severalWindows.put(several, windows);
-                severalAt[candidates[i]] = several;
-                for (int j = i + 1; j < n; j++) {
-                    if (windows.contains(keyAt[candidates[j]])) {
-                        severalAt[candidates[j]] = several;
-                    }
-                }
-            }
-            return severalAt;
-        }
-
-        /**
-         * The script's arguments for the keys of one slot: their number, then a spec per key (see ratelimit.lua), for a
-         * key of several windows {@code 4, cost} and a limit and a window per window.
-         */
-        List<String> arguments(List<String> scriptKeys) {
-            List<String> args = new ArrayList<>(1 + scriptKeys.size());
-            args.add(Integer.toString(scriptKeys.size()));
-            for (String key : scriptKeys) {
-                List<String> windows = severalWindows.get(key);
-                if (windows == null) {
-                    args.add(codec.spec(byKey.get(key)));
-                    continue;
-                }
-                StringBuilder spec =
-                        new StringBuilder("4,").append(byKey.get(windows.get(0)).cost());
-                for (String window : windows) {
-                    spec.append(',').append(codec.windowSpec(byKey.get(window).limit()));
-                }
-                args.add(spec.toString());
-            }
-            return args;
-        }
-
-        /** The key of several windows that counts {@code key}, or null (a call has few such keys). */
-        private String severalOf(String key) {
-            for (Map.Entry<String, List<String>> several : severalWindows.entrySet()) {
-                if (several.getValue().contains(key)) {
-                    return several.getKey();
-                }
-            }
-            return null;
+            // refused in the JVM: nothing is sent, nothing planned
+            callKeys = local != null ? made : made.plan(cluster);
+            groups = callKeys.groups;
         }
 
         CompletionStage<List<Object>> send() {
             List<CompletableFuture<Object>> parts = new ArrayList<>(groups.size());
-            scriptKeys.forEach(
-                    (slot, ofSlot) -> parts.add(batcher.submit(slot, withCursors(ofSlot, byKey), arguments(ofSlot))));
+            callKeys.scriptKeys.forEach((slot, ofSlot) ->
+                    parts.add(batcher.submit(slot, callKeys.withCursors(ofSlot), callKeys.arguments(ofSlot, codec))));
             CompletableFuture<List<Object>> replies = ScriptBatcher.allOf(parts);
             if (groups.size() == 1) {
                 return replies;
             }
-            long started = RedisGuard.startOfCall();
+            long started = System.nanoTime();
             return replies.thenCompose(decided -> giveBackWhereTaken(decided, started));
         }
 
@@ -396,7 +226,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             for (List<String> group : groups.values()) {
                 long[] reply = replies.get(g++);
                 if (refused && reply[0] == 1) {
-                    GiveBack back = giveBack(group, reply, callId);
+                    CallKeys.GiveBack back = callKeys.giveBack(group, reply, callId);
                     if (back != null) {
                         backs.add(sendGiveBack(back).exceptionallyCompose(first -> sendGiveBack(back)));
                     }
@@ -405,50 +235,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             if (backs.isEmpty()) {
                 return CompletableFuture.completedFuture(raw);
             }
-            return RedisGuard.untilNearlyOver(
-                    guard, started, CompletableFuture.allOf(backs.toArray(CompletableFuture[]::new)), raw);
-        }
-
-        /** What one admitting slot gives back: the keys that took their cost, or null when none did. */
-        private GiveBack giveBack(List<String> group, long[] reply, String callId) {
-            List<Object> backKeys = new ArrayList<>();
-            List<String> windowKeys = new ArrayList<>();
-            List<Object> args = new ArrayList<>();
-            args.add(reply[1]);
-            args.add(0L); // the marker's lifetime, below
-            long longest = 1;
-            for (int i = 0; i < group.size(); ) {
-                LimitRequest request = byKey.get(group.get(i));
-                boolean took = reply[2 + 4 * i] == 1 && !request.checkOnly();
-                String several = severalOf(group.get(i));
-                List<String> windows = several == null ? List.of(group.get(i)) : severalWindows.get(several);
-                if (took && request.cost() > 0) {
-                    windowKeys.addAll(windows);
-                }
-                if (took && request.cost() > 0 && several != null) {
-                    backKeys.add(several);
-                    args.addAll(List.of(4, windows.size(), 0, request.cost(), 0));
-                    for (String window : windows) {
-                        args.add(byKey.get(window).limit().windowMs());
-                        longest = Math.max(longest, byKey.get(window).limit().windowMs());
-                    }
-                } else if (took && request.cost() > 0) {
-                    backKeys.add(group.get(i));
-                    args.add(RateLimitScriptCodec.algorithmCode(request.limit()));
-                    args.add(request.limit().limit());
-                    args.add(request.limit().windowMs());
-                    args.add(request.cost());
-                    args.add(reply[2 + 4 * i + 2]);
-                    longest = Math.max(longest, request.limit().windowMs());
-                }
-                i += windows.size();
-            }
-            if (backKeys.isEmpty()) {
-                return null;
-            }
-            args.set(1, Math.min(longest, GIVE_BACK_MARKER_MS));
-            backKeys.add(0, RedisKeys.giveBackMarker((String) backKeys.get(0), callId));
-            return new GiveBack(backKeys, args.stream().map(String::valueOf).toArray(), windowKeys);
+            return BudgetTimer.untilNearlyOver(
+                    guard.budget(), started, CompletableFuture.allOf(backs.toArray(CompletableFuture[]::new)), raw);
         }
 
         /** The replies of the slots in full, read once (a call given back reads them before it is decided). */
@@ -483,7 +271,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
                 decidedAt = decidedAt.isAfter(part.decidedAt()) ? decidedAt : part.decidedAt();
             }
             List<LimitOutcome> ordered;
-            if (parts.size() == 1 && severalWindows.isEmpty()) {
+            if (parts.size() == 1 && callKeys.severalWindows.isEmpty()) {
                 ordered = parts.get(0).outcomes(); // one slot answers in the order of the requests
             } else {
                 Map<String, LimitOutcome> outcomes = new HashMap<>();
@@ -509,17 +297,11 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     }
 
     /**
-     * One slot's give-back of one call: its marker and script keys, the take's receipts, and the keys of the windows
-     * given back (what local refusals are keyed by).
-     */
-    private record GiveBack(List<Object> keys, Object[] args, List<String> windowKeys) {}
-
-    /**
      * Sends one give-back script (within the budget of the call it belongs to, which waits for it). Once it made room,
      * refusals that other calls met while the units were taken may be stale: every instance forgets its local refusals
      * of those keys, as after a reset (a decision sent before that is not remembered).
      */
-    private CompletableFuture<Object> sendGiveBack(GiveBack back) {
+    private CompletableFuture<Object> sendGiveBack(CallKeys.GiveBack back) {
         return executor.run(GIVE_BACK, back.keys(), back.args())
                 .toCompletableFuture()
                 .thenApply(reply -> {
@@ -653,30 +435,4 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
     /** The reset announcement that means every key (no key is a single {@code *}). */
     static final String FORGET_ALL = "*";
-
-    /**
-     * The keys the script is given: each limit key, followed by its advice cursor when its advice is staggered (a key of
-     * several windows never is).
-     */
-    private static List<String> withCursors(List<String> group, Map<String, LimitRequest> byKey) {
-        boolean staggered = false;
-        for (String key : group) {
-            staggered |= staggered(byKey.get(key));
-        }
-        if (!staggered) {
-            return group;
-        }
-        List<String> keys = new ArrayList<>(group.size() * 2);
-        for (String key : group) {
-            keys.add(key);
-            if (staggered(byKey.get(key))) {
-                keys.add(RedisKeys.adviceCursor(key));
-            }
-        }
-        return keys;
-    }
-
-    private static boolean staggered(LimitRequest request) {
-        return request != null && request.staggered();
-    }
 }

@@ -47,9 +47,14 @@ public final class PathRules {
         this.excluded = FilterRule.parsePatterns(excludedPaths, "ratelimit.filter.exclude");
     }
 
-    /** A filter that applies rules. */
-    public interface Applied {
+    /** A filter that applies rules: the limits it declares are its rules'. */
+    public interface Applied extends DeclaredLimits {
         PathRules pathRules();
+
+        @Override
+        default List<DeclaredLimit> declaredLimits() {
+            return pathRules().declaredLimits();
+        }
     }
 
     public boolean isEmpty() {

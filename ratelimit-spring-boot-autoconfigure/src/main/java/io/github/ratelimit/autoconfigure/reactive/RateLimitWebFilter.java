@@ -2,8 +2,6 @@ package io.github.ratelimit.autoconfigure.reactive;
 
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
 import io.github.ratelimit.autoconfigure.internal.ClientAddresses;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.autoconfigure.internal.DeferredInvocation;
 import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleException;
 import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
@@ -30,7 +28,7 @@ import reactor.core.publisher.Mono;
  * reactive {@code @RateLimited}, {@code @SingleUse} and {@code @Locked} methods find it. Refusals are error signals
  * that {@link RateLimitWebExceptionHandler} answers.
  */
-final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits, PathRules.Applied {
+final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied {
 
     private final PathRules rules;
     private final RateLimitDecisions decisions;
@@ -72,11 +70,6 @@ final class RateLimitWebFilter implements WebFilter, Ordered, DeclaredLimits, Pa
     @Override
     public PathRules pathRules() {
         return rules;
-    }
-
-    @Override
-    public List<DeclaredLimit> declaredLimits() {
-        return rules.declaredLimits();
     }
 
     @Override

@@ -2,8 +2,6 @@ package io.github.ratelimit.autoconfigure.servlet;
 
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
 import io.github.ratelimit.autoconfigure.internal.ClientAddresses;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleException;
 import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
 import io.github.ratelimit.autoconfigure.internal.PathRules;
@@ -33,7 +31,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  * request are decided in one round trip, all or nothing, with the same 429 answer as {@code @RateLimited}.
  * Counters are per rule (the rule's name), not per concrete path, unless a rule asks for per-path counts.
  */
-final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimits, PathRules.Applied {
+final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Applied {
 
     private final PathRules rules;
     private final RateLimitDecisions decisions;
@@ -70,12 +68,6 @@ final class RateLimitFilter extends OncePerRequestFilter implements DeclaredLimi
     @Override
     public PathRules pathRules() {
         return rules;
-    }
-
-    /** The limits of every rule. */
-    @Override
-    public List<DeclaredLimit> declaredLimits() {
-        return rules.declaredLimits();
     }
 
     @Override
