@@ -171,6 +171,11 @@ public final class RateLimitEvents implements RateLimitListener {
     }
 
     @Override
+    public void waited(List<LimitRequest> requests, Wait outcome, Duration waited) {
+        tellEach(listener -> listener.waited(requests, outcome, waited));
+    }
+
+    @Override
     public void blocked(ClientIdentifier client) {
         tellEach(listener -> listener.blocked(client));
     }

@@ -86,9 +86,30 @@ public interface RateLimitListener {
      * What a write took was given back, or could not be, after its caller was told it failed (its answer was lost in a
      * timeout or a broken connection, or no replica acknowledged it): a token's use, a lock, a concurrency slot.
      *
-     * @param what {@code token}, {@code lock} or {@code slot}
+     * @param what {@code token}, {@code lock} or {@code slot}; {@code charge} for a charge after a call sent again,
+     *     {@code GIVEN_BACK} then meaning that the resend applied it and {@code NOTHING_TAKEN} that the first had
      */
     default void gaveBack(String what, GiveBack outcome) {}
+
+    /**
+     * A call that may wait for room ({@link RateLimiter#tryAcquire(List, java.time.Duration)}) was decided.
+     *
+     * @param requests what it asked for
+     * @param outcome admitted, refused at once (its advice fell past its deadline), or refused after waiting (the slot
+     *     it waited for was taken by another caller, and the next fell past its deadline)
+     * @param waited how long it waited
+     */
+    default void waited(List<LimitRequest> requests, Wait outcome, java.time.Duration waited) {}
+
+    /** How a call that may wait ended. */
+    enum Wait {
+        /** Admitted, at once or after waiting. */
+        ADMITTED,
+        /** Refused without waiting: no slot before its deadline. */
+        REFUSED_AT_ONCE,
+        /** Refused after waiting: the slot it waited for was taken, and the next lay past its deadline. */
+        REFUSED_AFTER_WAITING
+    }
 
     /** How a give-back ended. */
     enum GiveBack {

@@ -44,7 +44,8 @@ public final class Fallbacks {
     }
 
     /**
-     * A charge after a call: counted; a failed one is logged (the first, then at most one line every 10 s) and lost.
+     * A charge after a call: counted; one the store did not confirm is logged (the first, then at most one line every 10
+     * s); the Redis store sends it again by its attempt id.
      *
      * @param error why it failed, or null when it was taken
      */
@@ -56,7 +57,8 @@ public final class Fallbacks {
         long count = chargesLost.incrementAndGet();
         if (throttle.due(count == 1)) {
             log.warn(
-                    "Rate limit charge of {} unit(s) after {} lost ({} so far): {}",
+                    "Rate limit charge of {} unit(s) after {} not confirmed ({} so far; a Redis store sends it again, applied"
+                            + " once): {}",
                     units,
                     what,
                     count,
@@ -69,7 +71,7 @@ public final class Fallbacks {
         return chargedUnits.get();
     }
 
-    /** Charges after calls that Redis could not take, lost. */
+    /** Charges after calls that the store did not confirm in time (the Redis store sends them again, applied once). */
     public long chargesLost() {
         return chargesLost.get();
     }

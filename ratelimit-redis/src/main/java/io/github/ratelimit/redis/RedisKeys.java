@@ -148,6 +148,11 @@ final class RedisKeys {
         return rateLimitKey + ":adv";
     }
 
+    /** The marker of one charge's attempt in the slot of {@code rateLimitKey} (same hash tag). */
+    static String chargeMarker(String rateLimitKey, String attempt) {
+        return rateLimitKey.substring(0, rateLimitKey.indexOf('}') + 1) + ":ch:" + attempt;
+    }
+
     /** The marker of one call's give-back in the slot of {@code rateLimitKey} (same hash tag). */
     static String giveBackMarker(String rateLimitKey, String callId) {
         return rateLimitKey.substring(0, rateLimitKey.indexOf('}') + 1) + ":gb:" + callId;

@@ -9,6 +9,8 @@ import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.internal.Futures;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,6 +55,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /** Charges units after the fact, past zero if need be (ratelimit_charge.lua). */
     static final LuaScript CHARGE = LuaScript.load("ratelimit_charge", "ring");
 
+    /** How long a charge's marker keeps a charge sent again from counting twice: beyond its ten seconds of resends. */
+    static final long CHARGE_MARKER_MS = 60_000;
+
     /** How long a give-back's marker keeps a repeated give-back of the same call from counting twice, at most. */
     static final long GIVE_BACK_MARKER_MS = 10_000;
 
@@ -71,6 +76,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     private final long callPrefix = new SecureRandom().nextLong();
 
     private final AtomicLong callIds = new AtomicLong();
+    private final AttemptIds attempts = new AttemptIds();
     private volatile boolean resetsHeard;
 
     /**
@@ -361,7 +367,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /**
      * Charges every request's limit and identifier, past zero if need be: one script call per hash slot, each key's
      * charge atomic (see ratelimit_charge.lua for what past zero means per algorithm). The requests' own costs are
-     * ignored.
+     * ignored. Each slot's charge names its attempt: when its answer is lost, the returned future fails and the charge
+     * is sent again until Redis answers (about ten seconds, see {@link GiveBacks}), applied once whatever reached
+     * Redis.
      */
     @Override
     public CompletableFuture<Void> chargeAsync(List<LimitRequest> requests, long units) {
@@ -374,6 +382,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         Map<Integer, List<Object>> keysBySlot = new LinkedHashMap<>();
         Map<Integer, List<Object>> argsBySlot = new LinkedHashMap<>();
         Set<String> seen = new java.util.HashSet<>();
+        String attempt = attempts.next();
         for (LimitRequest request : requests) {
             String tag = RedisKeys.tag(request.identifier());
             String key = keys.rateLimitKey(request.limit(), tag);
@@ -381,16 +390,30 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
                 continue; // the same limit and identifier is charged once
             }
             int slot = RedisKeys.slot(tag);
-            keysBySlot.computeIfAbsent(slot, s -> new ArrayList<>()).add(key);
-            List<Object> args = argsBySlot.computeIfAbsent(slot, s -> new ArrayList<>());
+            keysBySlot
+                    .computeIfAbsent(slot, s -> new ArrayList<>(List.of(RedisKeys.chargeMarker(key, attempt))))
+                    .add(key);
+            List<Object> args = argsBySlot.computeIfAbsent(slot, s -> new ArrayList<>(List.of(CHARGE_MARKER_MS)));
             args.add(RateLimitScriptCodec.algorithmCode(request.limit()));
             args.add(request.limit().limit());
             args.add(request.limit().windowMs());
             args.add(units);
         }
         List<CompletableFuture<?>> charges = new ArrayList<>(keysBySlot.size());
-        keysBySlot.forEach((slot, slotKeys) -> charges.add(guard.callAsync(
-                () -> executor.run(CHARGE, slotKeys, argsBySlot.get(slot).toArray()))));
+        keysBySlot.forEach((slot, slotKeys) -> {
+            Object[] args = argsBySlot.get(slot).toArray();
+            charges.add(
+                    guard.callAsync(() -> executor.run(CHARGE, slotKeys, args)).whenComplete((reply, error) -> {
+                        if (Futures.cause(error) instanceof RedisUnavailableException) {
+                            // the answer may be lost after the charge was applied: sent again, applied once
+                            GiveBacks.send(
+                                    events,
+                                    "charge",
+                                    () -> executor.callAsync(CHARGE, slotKeys, args),
+                                    again -> ScriptExecutor.number(again.get(0)) >= 0);
+                        }
+                    }));
+        });
         return CompletableFuture.allOf(charges.toArray(CompletableFuture[]::new));
     }
 

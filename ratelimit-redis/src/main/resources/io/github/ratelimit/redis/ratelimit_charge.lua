@@ -2,8 +2,11 @@
 -- given, whether or not they have room: a limit can go past zero, and then refuses until it has recovered. Each key's
 -- charge is one atomic step, so charges made at once by any number of instances add up exactly.
 --
--- KEYS     the keys charged (all in one hash slot), each a key of one window or bucket
--- ARGV     per key: algorithm (1 sliding window, 2 fixed window, 3 token bucket), limit, window ms, units
+-- KEYS[1]  the charge's marker (its attempt id, in the same slot): a charge sent again after its answer was lost is
+--          applied once
+-- KEYS     then the keys charged (all in one hash slot), each a key of one window or bucket
+-- ARGV[1]  how long the marker lives, ms
+-- ARGV     then per key: algorithm (1 sliding window, 2 fixed window, 3 token bucket), limit, window ms, units
 --
 -- What "past zero" means, per algorithm:
 -- - sliding window: the ring keeps the newest `limit` admissions, so the units beyond the room left replace the
@@ -13,7 +16,7 @@
 -- - token bucket: the bucket owes the units (its theoretical arrival time moves on), refilled at its rate: a debt of
 --   d units refuses for d intervals more. At most 1,000 windows are owed.
 --
--- Returns {the number of keys charged}.
+-- Returns {the number of keys charged}, or {-1} when this attempt's charge was applied before (nothing is charged).
 
 if redis.replicate_commands then
     redis.replicate_commands()
@@ -26,7 +29,7 @@ local t = call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = math.floor(now_us / 1000)
 
-if #ARGV ~= 4 * #KEYS then
+if #KEYS < 1 or #ARGV ~= 1 + 4 * (#KEYS - 1) then
     return redis.error_reply('ratelimit: ' .. #ARGV .. ' arguments for ' .. #KEYS .. ' keys')
 end
 for i = 1, #ARGV do
@@ -34,11 +37,14 @@ for i = 1, #ARGV do
         return redis.error_reply('ratelimit: bad argument ' .. i)
     end
 end
+if not call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
+    return {-1}
+end
 
 local entry, still_live, write
 local charged = 0
-for i = 1, #KEYS do
-    local kn, a = KEYS[i], (i - 1) * 4
+for i = 2, #KEYS do
+    local kn, a = KEYS[i], 1 + (i - 2) * 4
     local g, limit, window, units = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]),
         tonumber(ARGV[a + 4])
     if units > 0 and limit >= 1 and window >= 1 then
@@ -87,7 +93,7 @@ for i = 1, #KEYS do
             local new_tat = ceil(min(tat + units * interval, now_us + window * 1000 * 1000))
             call('SET', kn, format('%.0f', new_tat), 'PX', format('%d', max(1, ceil((new_tat - now_us) / 1000))))
         else
-            return redis.error_reply('ratelimit: bad algorithm for key ' .. i)
+            return redis.error_reply('ratelimit: bad algorithm for key ' .. (i - 1))
         end
         charged = charged + 1
     end

@@ -3,10 +3,13 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimiter;
+import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
@@ -47,6 +50,7 @@ class LostAnswerTest {
     RedisLockManager otherLocks;
     RedisConcurrencyLimiter slots;
     RedisConcurrencyLimiter otherSlots;
+    RedisRateLimiter limiter;
     final List<RateLimitListener.GiveBack> givenBack = new CopyOnWriteArrayList<>();
 
     @BeforeAll
@@ -64,6 +68,7 @@ class LostAnswerTest {
         tokens = new RedisSingleUseTokens(client, "lost:", guard, Duration.ofMillis(100));
         locks = new RedisLockManager(client, "lost:", guard, Duration.ofMillis(100));
         slots = new RedisConcurrencyLimiter(client, "lost:", guard);
+        limiter = new RedisRateLimiter(client, "lost:", guard);
         RedisGuard patient = new RedisGuard(Duration.ofSeconds(5), 1_000, Duration.ofMillis(10));
         otherLocks = new RedisLockManager(client, "lost:", patient, Duration.ZERO);
         otherSlots = new RedisConcurrencyLimiter(client, "lost:", patient);
@@ -76,6 +81,7 @@ class LostAnswerTest {
         tokens.events().add(counting);
         locks.events().add(counting);
         slots.events().add(counting);
+        limiter.events().add(counting);
     }
 
     @AfterAll
@@ -163,5 +169,36 @@ class LostAnswerTest {
                 otherSlots.tryAcquire("exports", user, 1, Duration.ofSeconds(30), Duration.ofSeconds(30));
         assertThat(reports.release()).isTrue();
         assertThat(exports.release()).isTrue();
+    }
+
+    /**
+     * A charge after a call whose answer is lost (blocking for the master, then not): the caller's future fails, the
+     * charge is sent again by its attempt id, and the limit is charged exactly once, whether the first one reached
+     * Redis or not: 3 units of a fixed window count 3, never 6 or 0.
+     */
+    @RepeatedTest(5)
+    void aChargeWhoseAnswerIsLostIsAppliedExactlyOnce() throws Exception {
+        RateLimit limit = RateLimit.of("export", Algorithm.FIXED_WINDOW, 10, 60_000);
+        ClientIdentifier user =
+                ClientIdentifier.of("user", java.util.UUID.randomUUID().toString());
+        List<LimitRequest> requests = List.of(LimitRequest.of(limit, user, 1));
+        String key = new RedisKeys("lost:").rateLimitKey(limit, RedisKeys.tag(user));
+        int before = givenBack.size();
+
+        master.freeze();
+        try {
+            ExecutionException charge = org.junit.jupiter.api.Assertions.assertThrows(
+                    ExecutionException.class,
+                    () -> limiter.chargeAsync(requests, 3).get(5, TimeUnit.SECONDS));
+            assertThat(charge.getCause()).isInstanceOf(RedisUnavailableException.class);
+        } finally {
+            master.thaw();
+        }
+
+        Poll.until("the charge sent again answered", Duration.ofSeconds(15), () -> givenBack.size() >= before + 1);
+        assertThat(givenBack.subList(before, givenBack.size())).doesNotContain(RateLimitListener.GiveBack.FAILED);
+        assertThat(RawRedis.command(master.port(), "GET", key).lines().toList())
+                .as("the fixed window counted once")
+                .containsExactly("$1", "3");
     }
 }

@@ -6,6 +6,7 @@ import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -41,6 +44,7 @@ class WaitingTest {
     RedissonClient clientTwo;
     RedisRateLimiter one;
     RedisRateLimiter two;
+    final java.util.Map<RateLimitListener.Wait, AtomicInteger> waits = new java.util.concurrent.ConcurrentHashMap<>();
 
     @BeforeAll
     void start() {
@@ -50,6 +54,19 @@ class WaitingTest {
                 clientOne, "ratelimit:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)), 10, 0);
         two = new RedisRateLimiter(
                 clientTwo, "ratelimit:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)), 10, 0);
+        RateLimitListener counting = new RateLimitListener() {
+            @Override
+            public void waited(List<LimitRequest> requests, Wait outcome, Duration waited) {
+                waits.computeIfAbsent(outcome, o -> new AtomicInteger()).incrementAndGet();
+            }
+        };
+        one.events().add(counting);
+        two.events().add(counting);
+    }
+
+    private int waits(RateLimitListener.Wait outcome) {
+        AtomicInteger count = waits.get(outcome);
+        return count == null ? 0 : count.get();
     }
 
     @AfterAll
@@ -164,6 +181,78 @@ class WaitingTest {
         public CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests) {
             calls.incrementAndGet();
             return delegate.tryAcquireAsync(requests);
+        }
+    }
+
+    /**
+     * 14 callers at once on 2 per second, each waiting up to 5 s (the README's promise): every caller is admitted
+     * within its 5 s or refused at once, never refused after waiting; and the slots the 5 s hold are used. On each
+     * algorithm, blocking, from two instances; the listeners are told each outcome. (Before waiting callers asked for
+     * their earliest retry when their slot had slipped, 2 of 14 were refused after waiting 2.5 and 4.0 s.)
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aWaitingCallIsRefusedOnlyAtOnce(Algorithm algorithm) throws Exception {
+        RateLimit limit = RateLimit.of("wait-promise-" + UUID.randomUUID(), algorithm, 2, 1_000);
+        List<LimitRequest> call = List.of(LimitRequest.of(limit, "client", 1));
+        RateLimiter[] instances = {one, two};
+        ExecutorService threads = Executors.newFixedThreadPool(14);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<long[]>> outcomes = new ArrayList<>();
+            for (int i = 0; i < 14; i++) {
+                RateLimiter instance = instances[i % 2];
+                outcomes.add(threads.submit(() -> {
+                    go.await();
+                    long started = System.nanoTime();
+                    Decision decision = instance.tryAcquire(call, Duration.ofSeconds(5));
+                    return new long[] {decision.allowed() ? 1 : 0, (System.nanoTime() - started) / 1_000_000};
+                }));
+            }
+            go.countDown();
+            int[] before = {
+                waits(RateLimitListener.Wait.ADMITTED),
+                waits(RateLimitListener.Wait.REFUSED_AT_ONCE),
+                waits(RateLimitListener.Wait.REFUSED_AFTER_WAITING)
+            };
+            int admitted = 0;
+            int refusedAtOnce = 0;
+            List<Long> refusedAfter = new ArrayList<>();
+            for (Future<long[]> outcome : outcomes) {
+                long[] o = outcome.get(30, TimeUnit.SECONDS);
+                if (o[0] == 1) {
+                    admitted++;
+                    assertThat(o[1]).as("an admitted caller's wait, ms").isLessThanOrEqualTo(5_100);
+                } else if (o[1] < 250) {
+                    refusedAtOnce++;
+                } else {
+                    refusedAfter.add(o[1]);
+                }
+            }
+            System.out.printf(
+                    "%s: 14 callers on 2/s waiting 5 s: %d admitted, %d refused at once, refused after waiting %s%n",
+                    algorithm, admitted, refusedAtOnce, refusedAfter);
+            if (algorithm == Algorithm.FIXED_WINDOW) {
+                assertThat(refusedAfter)
+                        .as("callers refused after waiting (ms)")
+                        .hasSizeLessThanOrEqualTo(1);
+                assertThat(refusedAfter).allSatisfy(ms -> assertThat(ms).isGreaterThanOrEqualTo(4_900));
+            } else {
+                assertThat(refusedAfter)
+                        .as("callers refused after waiting (ms)")
+                        .isEmpty();
+            }
+            assertThat(new int[] {
+                        waits(RateLimitListener.Wait.ADMITTED) - before[0],
+                        waits(RateLimitListener.Wait.REFUSED_AT_ONCE) - before[1],
+                        waits(RateLimitListener.Wait.REFUSED_AFTER_WAITING) - before[2]
+                    })
+                    .as("admitted, refused at once, refused after waiting, as told to listeners")
+                    .containsExactly(admitted, refusedAtOnce, refusedAfter.size());
+            // 2 at once and 2 per second for 5 s: at least 10 (the last second's slots may fall just past 5 s)
+            assertThat(admitted).as("admitted").isGreaterThanOrEqualTo(10);
+        } finally {
+            threads.shutdownNow();
         }
     }
 }

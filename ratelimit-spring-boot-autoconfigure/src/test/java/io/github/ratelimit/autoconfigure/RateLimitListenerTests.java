@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.annotation.ConcurrencyLimited;
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
@@ -52,6 +53,11 @@ class RateLimitListenerTests {
         @Locked(name = "rebuild", key = "#customer")
         public String rebuild(String customer) {
             return "rebuilt";
+        }
+
+        @ConcurrencyLimited(name = "imports", max = 2, key = "#customer")
+        public String importFor(String customer) {
+            return "imported";
         }
     }
 
@@ -146,6 +152,14 @@ class RateLimitListenerTests {
                                     .counter()
                                     .count())
                             .isZero();
+                    for (String outcome : List.of("acquired", "refused", "unavailable")) {
+                        assertThat(atStart.get("ratelimit.concurrency")
+                                        .tags("limit", "imports", "outcome", outcome)
+                                        .counter()
+                                        .count())
+                                .as("the declared concurrency limit's %s slots", outcome)
+                                .isZero();
+                    }
 
                     Service service = context.getBean(Service.class);
                     String customer = "customer-" + UUID.randomUUID();

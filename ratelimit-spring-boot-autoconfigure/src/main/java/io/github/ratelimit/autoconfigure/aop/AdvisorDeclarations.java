@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure.aop;
 import io.github.ratelimit.autoconfigure.internal.MethodDeclarations;
 import io.github.ratelimit.autoconfigure.internal.MethodLimits;
 import java.lang.reflect.Method;
+import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
 
 /** The declarations the advisors compiled, read for documentation; an advisor that is absent declares nothing. */
@@ -50,5 +51,11 @@ final class AdvisorDeclarations implements MethodDeclarations {
     public boolean locks(Method method) {
         LockedAdvisor advisor = locks.getIfAvailable();
         return advisor != null && advisor.declaration(method) != null;
+    }
+
+    @Override
+    public Set<String> concurrencyLimitNames() {
+        ConcurrencyLimitedAdvisor advisor = concurrencyLimits.getIfAvailable();
+        return advisor == null ? Set.of() : advisor.names();
     }
 }

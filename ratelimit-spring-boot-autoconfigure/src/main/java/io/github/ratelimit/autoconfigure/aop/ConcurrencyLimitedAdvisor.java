@@ -13,6 +13,7 @@ import io.github.ratelimit.core.Messages;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -63,6 +64,11 @@ final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
         declarations.get(method);
     }
 
+    /** The names of the limits compiled so far (every annotated method's, once the startup check ran). */
+    Set<String> names() {
+        return declarations.names();
+    }
+
     /** The method's compiled concurrency limit, or null when it has none. */
     Declaration declaration(Method method) {
         return declares(method) ? declarations.get(method) : null;
@@ -84,6 +90,12 @@ final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
 
         Declarations(Supplier<KeyResolvers> keys) {
             this.keys = keys;
+        }
+
+        Set<String> names() {
+            return compiled.values().stream()
+                    .map(Declaration::name)
+                    .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
         }
 
         Declaration get(Method method) {

@@ -1,8 +1,9 @@
 package io.github.ratelimit.autoconfigure.internal;
 
 import java.lang.reflect.Method;
+import java.util.Set;
 
-/** What the annotations declare on a method, as the annotation support compiled it: for the OpenAPI documentation. */
+/** What the annotations declare, as the annotation support compiled it: for the OpenAPI documentation and the meters. */
 public interface MethodDeclarations {
 
     /** The method's rate limits, or null when it has none (or rate limits are off). */
@@ -16,6 +17,9 @@ public interface MethodDeclarations {
 
     /** Whether the method runs under a lock. */
     boolean locks(Method method);
+
+    /** The names of the concurrency limits declared so far; after startup (every method checked), all of them. */
+    Set<String> concurrencyLimitNames();
 
     /**
      * A concurrency limit as declared.

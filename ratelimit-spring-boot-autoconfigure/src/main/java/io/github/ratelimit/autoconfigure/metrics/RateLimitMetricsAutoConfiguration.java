@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure.metrics;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.internal.MethodDeclarations;
 import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.decision.Fallbacks;
@@ -44,19 +45,26 @@ public final class RateLimitMetricsAutoConfiguration {
             ObjectProvider<MeterRegistry> registries,
             ObjectProvider<Plans> plans,
             ObjectProvider<RateLimitListener> listeners,
-            ObjectProvider<DeclaredLimits> declared) {
+            ObjectProvider<DeclaredLimits> declared,
+            ObjectProvider<MethodDeclarations> methods) {
         return () -> {
             MeterBinder binder = new RateLimitMeters(fallbacks.getIfAvailable(), guard.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);
-            // every declared limit's decision counters at zero from the start: a rate or an alert works from the
+            // every declared limit's decision (and concurrency slot) counters at zero from the start: a rate or an
+            // alert works from the
             // first event, not from the second
             listeners
                     .orderedStream()
                     .filter(RateLimitMetricsListener.class::isInstance)
                     .map(RateLimitMetricsListener.class::cast)
-                    .forEach(metrics -> declared.orderedStream()
-                            .flatMap(source -> source.declaredLimits().stream())
-                            .forEach(limit -> metrics.declared(limit.limit())));
+                    .forEach(metrics -> {
+                        declared.orderedStream()
+                                .flatMap(source -> source.declaredLimits().stream())
+                                .forEach(limit -> metrics.declared(limit.limit()));
+                        methods.orderedStream()
+                                .flatMap(source -> source.concurrencyLimitNames().stream())
+                                .forEach(metrics::declaredConcurrencyLimit);
+                    });
             Plans groups = plans.getIfAvailable();
             if (groups != null) {
                 List<MeterRegistry> all = registries.orderedStream().toList();

@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -62,6 +63,9 @@ final class RateLimitMetricsListener implements RateLimitListener {
                 .register(registry);
         for (String action : List.of("block", "lift", "override", "override_removed")) {
             operatorChanges(action); // shown at zero before the first change
+        }
+        for (Wait outcome : Wait.values()) {
+            waits(outcome);
         }
         tokens("issue", "issued");
         for (Status status : Status.values()) {
@@ -141,6 +145,19 @@ final class RateLimitMetricsListener implements RateLimitListener {
     @Override
     public void gaveBack(String what, GiveBack outcome) {
         giveBacks(what, outcome).increment();
+    }
+
+    @Override
+    public void waited(List<LimitRequest> requests, Wait outcome, Duration waited) {
+        waits(outcome).increment();
+    }
+
+    private Counter waits(Wait outcome) {
+        return counter(
+                "ratelimit.wait",
+                "Calls that may wait for room, by how they ended: admitted, refused at once or after waiting",
+                "outcome",
+                outcome.name().toLowerCase(Locale.ROOT));
     }
 
     private Counter giveBacks(String what, GiveBack outcome) {
@@ -238,15 +255,25 @@ final class RateLimitMetricsListener implements RateLimitListener {
                 outcome);
     }
 
+    /** A declared concurrency limit's slot counters, at zero until its first acquisition. */
+    void declaredConcurrencyLimit(String limit) {
+        for (String outcome : List.of("acquired", "refused", "unavailable", "error")) {
+            slotCounter(limit, outcome);
+        }
+    }
+
     private void slots(String limit, String outcome) {
-        counter(
-                        "ratelimit.concurrency",
-                        "Concurrency-limit slot acquisitions by limit name and outcome",
-                        "limit",
-                        limit,
-                        "outcome",
-                        outcome)
-                .increment();
+        slotCounter(limit, outcome).increment();
+    }
+
+    private Counter slotCounter(String limit, String outcome) {
+        return counter(
+                "ratelimit.concurrency",
+                "Concurrency-limit slot acquisitions by limit name and outcome",
+                "limit",
+                limit,
+                "outcome",
+                outcome);
     }
 
     private Counter operatorChanges(String action) {
