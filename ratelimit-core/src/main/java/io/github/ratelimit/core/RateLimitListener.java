@@ -86,7 +86,8 @@ public interface RateLimitListener {
      * What a write took was given back, or could not be, after its caller was told it failed (its answer was lost in a
      * timeout or a broken connection, or no replica acknowledged it): a token's use, a lock, a concurrency slot.
      *
-     * @param what {@code token}, {@code lock} or {@code slot}; {@code charge} for a charge after a call sent again,
+     * @param what {@code token}, {@code lock} or {@code slot}; {@code rate-limit} for what a call one Cluster slot refused
+     *     took in another, sent again past the call's budget; {@code charge} for a charge after a call sent again,
      *     {@code GIVEN_BACK} then meaning that the resend applied it and {@code NOTHING_TAKEN} that the first had
      */
     default void gaveBack(String what, GiveBack outcome) {}

@@ -52,7 +52,8 @@ final class GiveBacks {
     /**
      * Sends a give-back until Redis answers it or the attempts run out; never throws.
      *
-     * @param what what is given back, for the events and the log: {@code token}, {@code lock}, {@code slot}
+     * @param what what is given back, for the events and the log: {@code token}, {@code lock}, {@code slot},
+     *     {@code rate-limit} (what a call one Cluster slot refused took in another), {@code charge} (sent again)
      * @param send sends the give-back once (through the guard)
      * @param gaveBack reads the answer: whether the attempt had taken something that is now given back
      * @return completes with the outcome once known (never exceptionally)

@@ -234,7 +234,17 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
                 if (refused && reply[0] == 1) {
                     CallKeys.GiveBack back = callKeys.giveBack(group, reply, callId);
                     if (back != null) {
-                        backs.add(sendGiveBack(back).exceptionallyCompose(first -> sendGiveBack(back)));
+                        backs.add(sendGiveBack(back)
+                                .exceptionallyCompose(first -> sendGiveBack(back))
+                                .whenComplete((given, failed) -> {
+                                    if (failed != null) { // past this call's budget: sent again, counted, logged
+                                        GiveBacks.send(
+                                                events,
+                                                "rate-limit",
+                                                () -> sendGiveBack(back).thenApply(RedisRateLimiter::reply),
+                                                again -> ScriptExecutor.number(again.get(0)) > 0);
+                                    }
+                                }));
                     }
                 }
             }
@@ -300,6 +310,12 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             }
             return decision;
         }
+    }
+
+    /** A give-back script's reply, as the script executor gives it. */
+    @SuppressWarnings("unchecked")
+    private static List<Object> reply(Object reply) {
+        return (List<Object>) reply;
     }
 
     /**
