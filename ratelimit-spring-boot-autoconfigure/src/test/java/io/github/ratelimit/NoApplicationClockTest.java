@@ -67,9 +67,11 @@ class NoApplicationClockTest {
                     continue;
                 }
                 String fileName = file.getFileName().toString();
-                if (fileName.startsWith("RedisLockManager")
+                if (fileName.startsWith("RedisLock") // a held lock's lease and lifetime
                         || fileName.startsWith("RedisConcurrencyLimiter")
                         || fileName.startsWith("RedisGuard")
+                        || fileName.startsWith("BudgetTimer") // a call's budget
+                        || fileName.startsWith("OutageLog") // since when Redis is away, for operators
                         || fileName.startsWith("LocalRefusals")
                         || fileName.startsWith("Replicas") // how old its answer about the topology is
                         || fileName.startsWith("LogThrottle")

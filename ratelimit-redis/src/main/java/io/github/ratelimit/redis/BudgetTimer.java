@@ -39,6 +39,11 @@ final class BudgetTimer {
         // loading the class started it
     }
 
+    /** The moment a call starts, for {@link #untilNearlyOver}. */
+    static long startOfCall() {
+        return System.nanoTime();
+    }
+
     /** Runs the task on the timer's thread after the delay, unless the returned timeout is cancelled first. */
     static Timeout after(Duration delay, Runnable task) {
         return TIMER.newTimeout(timeout -> task.run(), Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);

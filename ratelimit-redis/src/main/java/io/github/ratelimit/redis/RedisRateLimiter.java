@@ -211,7 +211,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             if (groups.size() == 1) {
                 return replies;
             }
-            long started = System.nanoTime();
+            long started = BudgetTimer.startOfCall();
             return replies.thenCompose(decided -> giveBackWhereTaken(decided, started));
         }
 
