@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure.aop;
 
+import io.github.ratelimit.autoconfigure.internal.DeferredInvocation;
 import java.lang.reflect.Method;
 import java.util.Collection;
 import java.util.Set;
@@ -44,6 +45,8 @@ final class AnnotationStartupValidator implements SmartInitializingSingleton {
                                     method -> advisors.stream().anyMatch(a -> a.declares(method)) ? Boolean.TRUE : null)
                     .keySet();
             for (Method method : methods) {
+                // its shape found now, on this thread: for a Kotlin Flow, that loads what converts it, which reads jars
+                DeferredInvocation.Shape.of(method);
                 for (ValidatingAdvisor advisor : advisors) {
                     if (advisor.declares(method)) {
                         advisor.validate(method);

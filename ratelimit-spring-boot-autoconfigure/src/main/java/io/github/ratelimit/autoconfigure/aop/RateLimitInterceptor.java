@@ -198,6 +198,16 @@ final class RateLimitInterceptor implements MethodInterceptor {
                     }
                     return CompletableFuture.failedFuture(e);
                 });
+            case FLOW -> {
+                org.springframework.core.ReactiveAdapter flow =
+                        org.springframework.core.ReactiveAdapterRegistry.getSharedInstance()
+                                .getAdapter(deferred.getClass());
+                yield flow.fromPublisher(Flux.from((org.reactivestreams.Publisher<Object>) flow.toPublisher(deferred))
+                        .onErrorResume(
+                                e -> e instanceof RefusedByLimits refused && refused.refusedBy(limits),
+                                e -> Flux.defer(() -> Flux.from((org.reactivestreams.Publisher<Object>)
+                                        flow.toPublisher(callFallback(limits, target, args, e))))));
+            }
             case PLAIN -> deferred;
         };
     }

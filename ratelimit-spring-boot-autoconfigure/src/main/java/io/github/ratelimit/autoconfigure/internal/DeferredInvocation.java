@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure.internal;
 
 import io.github.ratelimit.core.CallerContext;
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -12,6 +13,10 @@ import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.core.KotlinDetector;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.util.ConcurrentReferenceHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -90,9 +95,37 @@ public final class DeferredInvocation {
         PLAIN,
         MONO,
         FLUX,
-        STAGE;
+        STAGE,
+        /** A Kotlin {@code Flow}, run as a {@code Flux} and handed back as a {@code Flow}. */
+        FLOW;
 
+        private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
+
+        /**
+         * The shape of what a method returns, as the proxy sees it: a Kotlin {@code suspend fun} is called as a
+         * {@code Mono} (a {@code Flux} when it returns a {@code Flow}), as Spring's AOP invokes it; a function that
+         * returns a {@code Flow} is run as a {@code Flux}.
+         */
         public static Shape of(Method method) {
+            Shape known = SHAPES.get(method);
+            if (known == null) {
+                known = find(method);
+                SHAPES.put(method, known);
+            }
+            return known;
+        }
+
+        /** Each method's shape, found once (reading Kotlin's metadata takes reflection). */
+        private static final Map<Method, Shape> SHAPES = new ConcurrentReferenceHashMap<>();
+
+        private static Shape find(Method method) {
+            if (KotlinDetector.isSuspendingFunction(method)) {
+                return KOTLIN_FLOW.equals(new MethodParameter(method, -1)
+                                .getParameterType()
+                                .getName())
+                        ? FLUX
+                        : MONO;
+            }
             Class<?> type = method.getReturnType();
             if (Mono.class.isAssignableFrom(type)) {
                 return MONO;
@@ -102,6 +135,11 @@ public final class DeferredInvocation {
             }
             if (CompletionStage.class.isAssignableFrom(type)) {
                 return STAGE;
+            }
+            if (KOTLIN_FLOW.equals(type.getName())) {
+                // loads the conversion now (its first use reads jars), not on the event loop of the first call
+                ReactiveAdapterRegistry.getSharedInstance().getAdapter(type).fromPublisher(Mono.empty());
+                return FLOW;
             }
             return PLAIN;
         }
@@ -118,7 +156,8 @@ public final class DeferredInvocation {
                     + method.getName() + " returns " + method.getReturnType().getSimpleName()
                     + " and was called on a non-blocking thread ("
                     + Thread.currentThread().getName()
-                    + "), where waiting for Redis would block it; return Mono, Flux or CompletionStage instead");
+                    + "), where waiting for Redis would block it; return Mono, Flux or CompletionStage instead"
+                    + " (in Kotlin: make it a suspend fun, or return a Flow)");
         }
     }
 
@@ -136,6 +175,11 @@ public final class DeferredInvocation {
             case FLUX ->
                 Flux.deferContextual(
                         context -> subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from));
+            case FLOW ->
+                ReactiveAdapterRegistry.getSharedInstance()
+                        .getAdapter(invocation.getMethod().getReturnType())
+                        .fromPublisher(Flux.deferContextual(context ->
+                                subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from)));
             case STAGE -> stage(invocation, callerOutsideReactor.get().snapshot(), step);
             case PLAIN -> throw new IllegalArgumentException("a plain return type is not deferred");
         };
@@ -220,7 +264,16 @@ public final class DeferredInvocation {
         MethodInvocation call = fresh(invocation);
         step.prepare(result, call.getArguments());
         Object returned = call.proceed();
-        return returned == null ? Mono.empty() : (Publisher<Object>) returned;
+        if (returned == null) {
+            return Mono.empty();
+        }
+        if (returned instanceof Publisher<?>) {
+            return (Publisher<Object>) returned;
+        }
+        // a Kotlin Flow
+        return (Publisher<Object>) ReactiveAdapterRegistry.getSharedInstance()
+                .getAdapter(returned.getClass())
+                .toPublisher(returned);
     }
 
     private static <R> CompletionStage<Object> stage(MethodInvocation invocation, CallerContext caller, Step<R> step) {

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
@@ -35,10 +36,12 @@ public final class MethodExpressions {
         this.annotation = annotation;
         this.source = describe(method);
         String[] parameterNames = NAMES.getParameterNames(method);
-        for (int i = 0; i < method.getParameterCount(); i++) {
+        // a Kotlin suspend fun's last parameter is its Continuation, which it does not declare: never a variable
+        int declared = method.getParameterCount() - (KotlinDetector.isSuspendingFunction(method) ? 1 : 0);
+        for (int i = 0; i < declared; i++) {
             variables.add("p" + i);
             variables.add("a" + i);
-            if (parameterNames != null) {
+            if (parameterNames != null && i < parameterNames.length) {
                 variables.add(parameterNames[i]);
             }
         }
