@@ -123,33 +123,23 @@ class FaultsUnderLoadTest {
                                 .incrementAndGet();
                     }
                 }));
-                pool.execute(worker(started, running, unexpected, unavailable, unavailableGiveBacks, calls, () -> {
-                    String key = "job-" + (calls.get() % 4);
-                    Instance instance = instances.get(thread % INSTANCES);
-                    try (LockHandle lock =
-                            instance.locks().tryAcquire(key, LockOptions.lease(Duration.ofSeconds(30)))) {
-                        if (holders.computeIfAbsent(key, k -> new AtomicInteger())
-                                        .incrementAndGet()
-                                > 1) {
-                            doubleHolders.incrementAndGet();
-                        }
-                        holders.get(key).decrementAndGet();
-                    } catch (LockNotAcquiredException busy) {
-                        // another holder: fine
-                    }
-                }));
-                pool.execute(worker(started, running, unexpected, unavailable, unavailableGiveBacks, calls, () -> {
-                    Instance instance = instances.get(thread % INSTANCES);
-                    try {
-                        Permit permit = instance.slots()
-                                .tryAcquire("reports", user, 2, Duration.ofSeconds(30), Duration.ofSeconds(30));
-                        maxInSlots.accumulateAndGet(inSlots.incrementAndGet(), Math::max);
-                        inSlots.decrementAndGet();
-                        permit.release();
-                    } catch (ConcurrencyLimitExceededException full) {
-                        // all taken: fine
-                    }
-                }));
+                Instance own = instances.get(thread % INSTANCES);
+                pool.execute(worker(
+                        started,
+                        running,
+                        unexpected,
+                        unavailable,
+                        unavailableGiveBacks,
+                        calls,
+                        lockCall(own, calls, holders, doubleHolders)));
+                pool.execute(worker(
+                        started,
+                        running,
+                        unexpected,
+                        unavailable,
+                        unavailableGiveBacks,
+                        calls,
+                        slotCall(own, user, inSlots, maxInSlots)));
                 pool.execute(worker(started, running, unexpected, unavailable, none, calls, () -> {
                     Decision decision = instances
                             .get(thread % INSTANCES)
@@ -278,31 +268,22 @@ class FaultsUnderLoadTest {
             CountDownLatch started = new CountDownLatch(3 * THREADS_PER_KIND);
             for (int t = 0; t < THREADS_PER_KIND; t++) {
                 Instance instance = instances.get(t % INSTANCES);
-                pool.execute(worker(started, running, unexpected, unavailable, ignored, calls, () -> {
-                    String key = "job-" + (calls.get() % 4);
-                    try (LockHandle lock =
-                            instance.locks().tryAcquire(key, LockOptions.lease(Duration.ofSeconds(30)))) {
-                        if (holders.computeIfAbsent(key, k -> new AtomicInteger())
-                                        .incrementAndGet()
-                                > 1) {
-                            doubleHolders.incrementAndGet();
-                        }
-                        holders.get(key).decrementAndGet();
-                    } catch (LockNotAcquiredException busy) {
-                        // another holder: fine
-                    }
-                }));
-                pool.execute(worker(started, running, unexpected, unavailable, ignored, calls, () -> {
-                    try {
-                        Permit permit = instance.slots()
-                                .tryAcquire("reports", user, 2, Duration.ofSeconds(30), Duration.ofSeconds(30));
-                        maxInSlots.accumulateAndGet(inSlots.incrementAndGet(), Math::max);
-                        inSlots.decrementAndGet();
-                        permit.release();
-                    } catch (ConcurrencyLimitExceededException full) {
-                        // all taken: fine
-                    }
-                }));
+                pool.execute(worker(
+                        started,
+                        running,
+                        unexpected,
+                        unavailable,
+                        ignored,
+                        calls,
+                        lockCall(instance, calls, holders, doubleHolders)));
+                pool.execute(worker(
+                        started,
+                        running,
+                        unexpected,
+                        unavailable,
+                        ignored,
+                        calls,
+                        slotCall(instance, user, inSlots, maxInSlots)));
                 pool.execute(worker(started, running, unexpected, unavailable, ignored, calls, () -> {
                     boolean after = restarted.get();
                     Decision decision = instance.limiter().tryAcquire(List.of(LimitRequest.of(limit, user, 1)));
@@ -366,6 +347,38 @@ class FaultsUnderLoadTest {
                 instance.client().shutdown();
             }
         }
+    }
+
+    /** Takes one of four locks and counts a second holder of it, if there ever is one. */
+    private static Call lockCall(
+            Instance instance, AtomicLong calls, Map<String, AtomicInteger> holders, AtomicInteger doubleHolders) {
+        return () -> {
+            String key = "job-" + (calls.get() % 4);
+            try (LockHandle lock = instance.locks().tryAcquire(key, LockOptions.lease(Duration.ofSeconds(30)))) {
+                if (holders.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet() > 1) {
+                    doubleHolders.incrementAndGet();
+                }
+                holders.get(key).decrementAndGet();
+            } catch (LockNotAcquiredException busy) {
+                // another holder: fine
+            }
+        };
+    }
+
+    /** Takes one of two concurrency slots and records how many are held at once. */
+    private static Call slotCall(
+            Instance instance, ClientIdentifier user, AtomicInteger inSlots, AtomicInteger maxInSlots) {
+        return () -> {
+            try {
+                Permit permit =
+                        instance.slots().tryAcquire("reports", user, 2, Duration.ofSeconds(30), Duration.ofSeconds(30));
+                maxInSlots.accumulateAndGet(inSlots.incrementAndGet(), Math::max);
+                inSlots.decrementAndGet();
+                permit.release();
+            } catch (ConcurrencyLimitExceededException full) {
+                // all taken: fine
+            }
+        };
     }
 
     interface Call {
