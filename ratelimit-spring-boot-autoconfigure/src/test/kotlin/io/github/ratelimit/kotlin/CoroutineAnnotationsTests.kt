@@ -3,6 +3,10 @@ package io.github.ratelimit.kotlin
 import io.github.ratelimit.annotation.ConcurrencyLimited
 import io.github.ratelimit.annotation.Locked
 import io.github.ratelimit.annotation.RateLimited
+import java.time.Duration
+import io.github.ratelimit.core.SingleUseTokenException
+import io.github.ratelimit.core.SingleUseTokens
+import io.github.ratelimit.annotation.SingleUse
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration
 import io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration
@@ -63,6 +67,18 @@ class CoroutineAnnotationsTests {
 
         @RateLimited(limit = 3, windowMs = 60_000, key = ["#customer"], name = "k-stream")
         fun numbers(customer: String): Flow<Int> = flowOf(1, 2, 3)
+
+        @Locked(name = "k-long", key = "#customer", leaseMs = 30_000)
+        suspend fun longRebuild(customer: String): String {
+            delay(2_000)
+            return "rebuilt $customer"
+        }
+
+        @SingleUse(purpose = "k-reset", token = "#token")
+        suspend fun reset(token: String): String {
+            delay(5)
+            return "reset"
+        }
     }
 
     private val runner = ApplicationContextRunner()
@@ -118,6 +134,41 @@ class CoroutineAnnotationsTests {
                 .allSatisfy { assertThat(it).isInstanceOf(LockNotAcquiredException::class.java) }
             // once the coroutine has ended, the lock is free
             runBlocking { assertThat(jobs.rebuild(customer)).isEqualTo("rebuilt $customer") }
+        }
+    }
+
+    @Test
+    fun aLockIsHeldForATwoSecondBodyAndReleasedWhenTheCoroutineIsCancelled() {
+        runner.run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            val customer = customer()
+            runBlocking {
+                val first = async { runCatching { jobs.longRebuild(customer) } }
+                delay(300) // the first coroutine holds the lock, 1.7 s of its body to go
+                val second = runCatching { jobs.longRebuild(customer) }
+                assertThat(second.exceptionOrNull()).isInstanceOf(LockNotAcquiredException::class.java)
+                first.cancel() // the coroutine is cancelled in its body: the lock is released
+                first.join()
+                val third = async { runCatching { jobs.longRebuild(customer) } }
+                delay(300)
+                assertThat(third.isActive).`as`("the next caller holds the lock and runs its body").isTrue()
+                third.cancel()
+            }
+        }
+    }
+
+    @Test
+    fun aSingleUseTokenWorksOnceOnASuspendFunction() {
+        runner.run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            val token = context.getBean(SingleUseTokens::class.java)
+                .issue("k-reset", mapOf("user" to "42"), Duration.ofMinutes(1))
+                .token()
+            runBlocking {
+                assertThat(jobs.reset(token)).isEqualTo("reset")
+                assertThat(runCatching { jobs.reset(token) }.exceptionOrNull())
+                    .isInstanceOf(SingleUseTokenException::class.java)
+            }
         }
     }
 
