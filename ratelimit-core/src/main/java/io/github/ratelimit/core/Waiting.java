@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import io.github.ratelimit.annotation.Algorithm;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +30,7 @@ final class Waiting {
         long started = System.nanoTime();
         long deadline = deadline(started, maxWait);
         List<LimitRequest> asked = staggered(requests, maxWait);
+        List<LimitRequest> again = again(requests, asked);
         boolean waited = false;
         while (true) {
             Decision decision = limiter.tryAcquire(asked);
@@ -43,14 +45,15 @@ final class Waiting {
                 return told(limiter, requests, decision, true, started);
             }
             waited = true;
-            asked = requests; // back at its slot: if it was taken, the earliest retry, not the end of the queue
+            asked = again; // back at its slot: if it was taken, the earliest retry, not the end of the queue
         }
     }
 
     static CompletionStage<Decision> async(RateLimiter limiter, List<LimitRequest> requests, Duration maxWait) {
         long started = System.nanoTime();
         long deadline = deadline(started, maxWait);
-        return attempt(limiter, requests, staggered(requests, maxWait), deadline, deadline - slip(maxWait), false)
+        List<LimitRequest> asked = staggered(requests, maxWait);
+        return attempt(limiter, again(requests, asked), asked, deadline, deadline - slip(maxWait), false)
                 .thenApply(ended -> told(limiter, requests, ended.decision(), ended.waited(), started));
     }
 
@@ -58,7 +61,7 @@ final class Waiting {
 
     private static CompletionStage<Ended> attempt(
             RateLimiter limiter,
-            List<LimitRequest> requests,
+            List<LimitRequest> again,
             List<LimitRequest> asked,
             long deadline,
             long firstDeadline,
@@ -70,8 +73,31 @@ final class Waiting {
             }
             return CompletableFuture.runAsync(
                             () -> {}, CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, Runnable::run))
-                    .thenCompose(slept -> attempt(limiter, requests, requests, deadline, firstDeadline, true));
+                    .thenCompose(slept -> attempt(limiter, again, again, deadline, firstDeadline, true));
         });
+    }
+
+    /**
+     * What a caller back at its slot asks: its requests without staggering (told its earliest retry), unless a store
+     * may count some of them together only when they are not staggered (sliding windows of one name, identifier and
+     * cost: the Redis store's key of several windows), which would count the second ask in another key than the first;
+     * those keep their staggered advice.
+     */
+    private static List<LimitRequest> again(List<LimitRequest> requests, List<LimitRequest> staggered) {
+        for (int i = 0; i < requests.size(); i++) {
+            LimitRequest one = requests.get(i);
+            for (int j = i + 1; j < requests.size(); j++) {
+                LimitRequest other = requests.get(j);
+                if (one.limit().algorithm() == Algorithm.SLIDING_WINDOW
+                        && other.limit().algorithm() == Algorithm.SLIDING_WINDOW
+                        && one.limit().name().equals(other.limit().name())
+                        && one.identifier().equals(other.identifier())
+                        && one.cost() == other.cost()) {
+                    return staggered;
+                }
+            }
+        }
+        return requests;
     }
 
     /**

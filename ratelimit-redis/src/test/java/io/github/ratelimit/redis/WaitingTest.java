@@ -255,4 +255,56 @@ class WaitingTest {
             threads.shutdownNow();
         }
     }
+
+    /**
+     * A waiting call of two sliding windows of one name (2/s and 3 per 2 s): every ask, first and after waiting, is
+     * counted in the windows' own keys (a caller asking again unstaggered would be counted in the key of several
+     * windows, a second counter), so on Redis's clock no second holds more than 2 admissions and no two seconds more
+     * than 3.
+     */
+    @Test
+    void waitersOfSeveralWindowsAreCountedInOneSetOfKeys() throws Exception {
+        String name = "wait-two-" + UUID.randomUUID();
+        List<LimitRequest> call = List.of(
+                LimitRequest.of(RateLimit.of(name, Algorithm.SLIDING_WINDOW, 2, 1_000), "client", 1),
+                LimitRequest.of(RateLimit.of(name, Algorithm.SLIDING_WINDOW, 3, 2_000), "client", 1));
+        RateLimiter[] instances = {one, two};
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Decision>> decisions = new ArrayList<>();
+            CountDownLatch go = new CountDownLatch(1);
+            for (int i = 0; i < 8; i++) {
+                RateLimiter instance = instances[i % 2];
+                decisions.add(threads.submit(() -> {
+                    go.await();
+                    return instance.tryAcquire(call, Duration.ofSeconds(4));
+                }));
+            }
+            go.countDown();
+            List<Instant> admitted = new ArrayList<>();
+            for (Future<Decision> decision : decisions) {
+                Decision decided = decision.get(30, TimeUnit.SECONDS);
+                if (decided.allowed()) {
+                    admitted.add(decided.decidedAt());
+                }
+            }
+            admitted.sort(null);
+            assertThat(admitted).hasSizeGreaterThanOrEqualTo(4);
+            for (int i = 2; i < admitted.size(); i++) {
+                assertThat(Duration.between(admitted.get(i - 2), admitted.get(i)))
+                        .as("admissions %d and %d of %s", i - 2, i, admitted)
+                        .isGreaterThanOrEqualTo(Duration.ofMillis(1_000));
+            }
+            for (int i = 3; i < admitted.size(); i++) {
+                assertThat(Duration.between(admitted.get(i - 3), admitted.get(i)))
+                        .as("admissions %d and %d of %s", i - 3, i, admitted)
+                        .isGreaterThanOrEqualTo(Duration.ofMillis(2_000));
+            }
+            List<Object> several =
+                    io.github.ratelimit.test.support.RedisCommands.call(clientOne, "KEYS", "*" + name + ":swm/*");
+            assertThat(several).as("keys of several windows").isEmpty();
+        } finally {
+            threads.shutdownNow();
+        }
+    }
 }
