@@ -55,8 +55,11 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /** Charges units after the fact, past zero if need be (ratelimit_charge.lua). */
     static final LuaScript CHARGE = LuaScript.load("ratelimit_charge", "ring");
 
-    /** How long a charge's marker keeps a charge sent again from counting twice: beyond its ten seconds of resends. */
-    static final long CHARGE_MARKER_MS = 60_000;
+    /**
+     * How long a charge's marker keeps a charge sent again from counting twice: beyond its resends (about ten seconds,
+     * each within a budget), and short, since every charge leaves one.
+     */
+    static final long CHARGE_MARKER_MS = 20_000;
 
     /** How long a give-back's marker keeps a repeated give-back of the same call from counting twice, at most. */
     static final long GIVE_BACK_MARKER_MS = 10_000;
