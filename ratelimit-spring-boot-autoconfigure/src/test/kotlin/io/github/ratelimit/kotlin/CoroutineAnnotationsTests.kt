@@ -17,6 +17,8 @@ import io.github.ratelimit.core.RateLimitExceededException
 import io.github.ratelimit.test.support.SharedRedis
 import java.util.UUID
 import java.util.concurrent.atomic.AtomicInteger
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.Deferred
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.delay
@@ -67,6 +69,9 @@ class CoroutineAnnotationsTests {
 
         @RateLimited(limit = 3, windowMs = 60_000, key = ["#customer"], name = "k-stream")
         fun numbers(customer: String): Flow<Int> = flowOf(1, 2, 3)
+
+        @RateLimited(limit = 1, windowMs = 60_000, key = ["#customer"], name = "k-deferred")
+        fun later(customer: String): Deferred<String> = CompletableDeferred("later $customer")
 
         @Locked(name = "k-long", key = "#customer", leaseMs = 30_000)
         suspend fun longRebuild(customer: String): String {
@@ -134,6 +139,19 @@ class CoroutineAnnotationsTests {
                 .allSatisfy { assertThat(it).isInstanceOf(LockNotAcquiredException::class.java) }
             // once the coroutine has ended, the lock is free
             runBlocking { assertThat(jobs.rebuild(customer)).isEqualTo("rebuilt $customer") }
+        }
+    }
+
+    @Test
+    fun aDeferredIsLimitedThroughSpringsAdapterRegistry() {
+        runner.run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            val customer = customer()
+            runBlocking {
+                assertThat(jobs.later(customer).await()).isEqualTo("later $customer")
+                val refused = runCatching { jobs.later(customer).await() }.exceptionOrNull()
+                assertThat(refused).isInstanceOf(RateLimitExceededException::class.java)
+            }
         }
     }
 

@@ -198,7 +198,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
                     }
                     return CompletableFuture.failedFuture(e);
                 });
-            case FLOW -> {
+            case ADAPTED -> {
                 org.springframework.core.ReactiveAdapter flow =
                         org.springframework.core.ReactiveAdapterRegistry.getSharedInstance()
                                 .getAdapter(deferred.getClass());

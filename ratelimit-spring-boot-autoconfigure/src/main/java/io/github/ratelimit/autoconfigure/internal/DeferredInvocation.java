@@ -15,6 +15,7 @@ import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodParameter;
+import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.ConcurrentReferenceHashMap;
 import reactor.core.publisher.Flux;
@@ -96,15 +97,19 @@ public final class DeferredInvocation {
         MONO,
         FLUX,
         STAGE,
-        /** A Kotlin {@code Flow}, run as a {@code Flux} and handed back as a {@code Flow}. */
-        FLOW;
+        /**
+         * Any other type Spring's {@code ReactiveAdapterRegistry} adapts (a Kotlin {@code Flow} or {@code Deferred},
+         * RxJava's types where present, a plain {@code Publisher}): run as a {@code Flux} (a {@code Mono} for a single
+         * value) and handed back in its own type.
+         */
+        ADAPTED;
 
         private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
 
         /**
          * The shape of what a method returns, as the proxy sees it: a Kotlin {@code suspend fun} is called as a
-         * {@code Mono} (a {@code Flux} when it returns a {@code Flow}), as Spring's AOP invokes it; a function that
-         * returns a {@code Flow} is run as a {@code Flux}.
+         * {@code Mono} (a {@code Flux} when it returns a {@code Flow}), as Spring's AOP invokes it; a type the
+         * adapter registry knows is run through it.
          */
         public static Shape of(Method method) {
             Shape known = SHAPES.get(method);
@@ -136,10 +141,12 @@ public final class DeferredInvocation {
             if (CompletionStage.class.isAssignableFrom(type)) {
                 return STAGE;
             }
-            if (KOTLIN_FLOW.equals(type.getName())) {
-                // loads the conversion now (its first use reads jars), not on the event loop of the first call
-                ReactiveAdapterRegistry.getSharedInstance().getAdapter(type).fromPublisher(Mono.empty());
-                return FLOW;
+            ReactiveAdapter adapter =
+                    ReactiveAdapterRegistry.getSharedInstance().getAdapter(type);
+            if (adapter != null) {
+                // loads the conversion now (a Flow's first use reads jars), not on the event loop of the first call
+                adapter.fromPublisher(Mono.empty());
+                return ADAPTED;
             }
             return PLAIN;
         }
@@ -175,11 +182,18 @@ public final class DeferredInvocation {
             case FLUX ->
                 Flux.deferContextual(
                         context -> subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from));
-            case FLOW ->
-                ReactiveAdapterRegistry.getSharedInstance()
-                        .getAdapter(invocation.getMethod().getReturnType())
-                        .fromPublisher(Flux.deferContextual(context ->
-                                subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from)));
+            case ADAPTED -> {
+                ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance()
+                        .getAdapter(invocation.getMethod().getReturnType());
+                yield adapter.fromPublisher(
+                        adapter.isMultiValue()
+                                ? Flux.deferContextual(context ->
+                                        subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from))
+                                : Mono.deferContextual(context -> subscribed(
+                                        invocation, caller(context, callerOutsideReactor), step, publisher -> Flux.from(
+                                                        publisher)
+                                                .singleOrEmpty())));
+            }
             case STAGE -> stage(invocation, callerOutsideReactor.get().snapshot(), step);
             case PLAIN -> throw new IllegalArgumentException("a plain return type is not deferred");
         };
@@ -270,7 +284,7 @@ public final class DeferredInvocation {
         if (returned instanceof Publisher<?>) {
             return (Publisher<Object>) returned;
         }
-        // a Kotlin Flow
+        // a type the adapter registry knows (a Kotlin Flow or Deferred, ...)
         return (Publisher<Object>) ReactiveAdapterRegistry.getSharedInstance()
                 .getAdapter(returned.getClass())
                 .toPublisher(returned);
