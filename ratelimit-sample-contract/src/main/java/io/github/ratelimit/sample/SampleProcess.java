@@ -2,7 +2,6 @@ package io.github.ratelimit.sample;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,31 +10,56 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
-/** A sample app in a JVM of its own, on a free port, its output kept in a file for the failure messages. */
-record SampleProcess(Process process, int port, Path output) {
+/**
+ * A sample app in a JVM of its own, its output kept in a file for the failure messages. It binds a port the system
+ * chooses ({@code --server.port=0}) and says which in its log: a port picked by the test and passed on could be taken
+ * by another process (another build's) before the app binds it.
+ */
+final class SampleProcess {
 
     private static final Duration START_DEADLINE = Duration.ofSeconds(90);
+
+    /** Boot's log line of a started web server: {@code Tomcat started on port 8080 (http)}, {@code Netty started ...}. */
+    private static final Pattern STARTED = Pattern.compile("(?:Tomcat|Netty) started on port (\\d+)");
+
+    private final Process process;
+    private final Path output;
+    private volatile int port;
+
+    private SampleProcess(Process process, Path output) {
+        this.process = process;
+        this.output = output;
+    }
+
+    /** The port the app listens on, once {@link #awaitUp()} returned. */
+    int port() {
+        if (port == 0) {
+            throw new IllegalStateException("the port is known once the instance is up");
+        }
+        return port;
+    }
 
     /** Starts the application class from the test's class path. */
     static SampleProcess ofClass(Class<?> application, int redisPort) throws IOException {
         return start(List.of("-cp", System.getProperty("java.class.path"), application.getName()), redisPort);
     }
 
-    /** Starts {@code java <launch> --server.port=<free> --spring.data.redis.url=<redis>}. */
+    /** Starts {@code java <launch> --server.port=0 --spring.data.redis.url=<redis>}. */
     static SampleProcess start(List<String> launch, int redisPort) throws IOException {
-        int port = freePort();
         Path output = Files.createTempFile("sample-", ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(launch);
-        command.add("--server.port=" + port);
+        command.add("--server.port=0");
         command.add("--spring.data.redis.url=redis://127.0.0.1:" + redisPort);
         Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(output.toFile())
                 .start();
-        return new SampleProcess(process, port, output);
+        return new SampleProcess(process, output);
     }
 
     /** Polls the health endpoint until it answers UP; the instance serves nothing else before. */
@@ -43,7 +67,16 @@ record SampleProcess(Process process, int port, Path output) {
         long deadline = System.nanoTime() + START_DEADLINE.toNanos();
         while (System.nanoTime() - deadline < 0) {
             if (!process.isAlive()) {
-                throw new AssertionError("the instance on port " + port + " stopped:\n" + log());
+                throw new AssertionError("the instance stopped:\n" + log());
+            }
+            if (port == 0) {
+                Matcher started = STARTED.matcher(log());
+                if (started.find()) {
+                    port = Integer.parseInt(started.group(1));
+                } else {
+                    Thread.sleep(100);
+                    continue; // the web server has not started yet
+                }
             }
             try {
                 RawHttp.Response health = RawHttp.get("127.0.0.1", port, "/actuator/health", Map.of());
@@ -55,7 +88,7 @@ record SampleProcess(Process process, int port, Path output) {
             }
             Thread.sleep(100);
         }
-        throw new AssertionError("the instance on port " + port + " did not report UP:\n" + log());
+        throw new AssertionError("the instance (port " + port + ") did not report UP:\n" + log());
     }
 
     String log() {
@@ -72,11 +105,5 @@ record SampleProcess(Process process, int port, Path output) {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
         Files.deleteIfExists(output);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }
