@@ -1,6 +1,7 @@
 package io.github.ratelimit.kotlin
 
 import io.github.ratelimit.annotation.ConcurrencyLimited
+import io.github.ratelimit.annotation.CountOn
 import io.github.ratelimit.annotation.Locked
 import io.github.ratelimit.annotation.RateLimited
 import java.time.Duration
@@ -69,6 +70,19 @@ class CoroutineAnnotationsTests {
 
         @RateLimited(limit = 3, windowMs = 60_000, key = ["#customer"], name = "k-stream")
         fun numbers(customer: String): Flow<Int> = flowOf(1, 2, 3)
+
+        @RateLimited(limit = 2, windowMs = 60_000, key = ["#customer"], name = "k-logins", countOn = CountOn.FAILURE)
+        suspend fun login(customer: String, password: String): String {
+            delay(5)
+            check(password == "right") { "wrong password" }
+            return "welcome"
+        }
+
+        @RateLimited(limit = 10, windowMs = 60_000, key = ["#customer"], name = "k-tokens", charge = "#result.length")
+        suspend fun answer(customer: String, words: Int): String {
+            delay(5)
+            return "x".repeat(words)
+        }
 
         @RateLimited(limit = 1, windowMs = 60_000, key = ["#customer"], name = "k-deferred")
         fun later(customer: String): Deferred<String> = CompletableDeferred("later $customer")
@@ -139,6 +153,38 @@ class CoroutineAnnotationsTests {
                 .allSatisfy { assertThat(it).isInstanceOf(LockNotAcquiredException::class.java) }
             // once the coroutine has ended, the lock is free
             runBlocking { assertThat(jobs.rebuild(customer)).isEqualTo("rebuilt $customer") }
+        }
+    }
+
+    @Test
+    fun failuresOfASuspendFunctionAreCountedAndSuccessesAreNot() {
+        runner.run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            val customer = customer()
+            runBlocking {
+                repeat(3) { assertThat(jobs.login(customer, "right")).isEqualTo("welcome") } // not counted
+                repeat(2) {
+                    assertThat(runCatching { jobs.login(customer, "wrong") }.exceptionOrNull())
+                        .isInstanceOf(IllegalStateException::class.java)
+                }
+                assertThat(runCatching { jobs.login(customer, "right") }.exceptionOrNull())
+                    .`as`("two failures used the budget")
+                    .isInstanceOf(RateLimitExceededException::class.java)
+            }
+        }
+    }
+
+    @Test
+    fun aSuspendFunctionIsChargedWhatItsResultSays() {
+        runner.run { context ->
+            val jobs = context.getBean(Jobs::class.java)
+            val customer = customer()
+            runBlocking {
+                assertThat(jobs.answer(customer, 12)).hasSize(12) // admitted with room left, then charged 12 of 10
+                assertThat(runCatching { jobs.answer(customer, 1) }.exceptionOrNull())
+                    .`as`("the charge after the call took the budget past zero")
+                    .isInstanceOf(RateLimitExceededException::class.java)
+            }
         }
     }
 
