@@ -56,7 +56,26 @@ class FaultsUnderLoadTest {
             RedisSingleUseTokens tokens,
             RedisLockManager locks,
             RedisConcurrencyLimiter slots,
-            RedisRateLimiter limiter) {}
+            RedisRateLimiter limiter) {
+
+        /** One instance on the server: its own client and guard, uses and locks waiting {@code replicaWait}. */
+        static Instance on(RedisProcess server, String prefix, Duration replicaWait) {
+            RedissonClient client = server.newClient();
+            RedisGuard guard = new RedisGuard(BUDGET, 1_000_000, Duration.ofMillis(10));
+            return new Instance(
+                    client,
+                    new RedisSingleUseTokens(client, prefix, guard, replicaWait),
+                    new RedisLockManager(client, prefix, guard, replicaWait),
+                    new RedisConcurrencyLimiter(client, prefix, guard),
+                    new RedisRateLimiter(client, prefix, guard));
+        }
+
+        void close() {
+            locks.close();
+            slots.close();
+            client.shutdown();
+        }
+    }
 
     @Test
     void nothingIsUsedTwiceLostOrHeldTwiceWhileFaultsComeAndGo() throws Exception {
@@ -76,14 +95,7 @@ class FaultsUnderLoadTest {
                 }
             };
             for (int i = 0; i < INSTANCES; i++) {
-                RedissonClient client = master.newClient();
-                RedisGuard guard = new RedisGuard(BUDGET, 1_000_000, Duration.ofMillis(10));
-                Instance instance = new Instance(
-                        client,
-                        new RedisSingleUseTokens(client, prefix, guard, Duration.ofMillis(100)),
-                        new RedisLockManager(client, prefix, guard, Duration.ofMillis(100)),
-                        new RedisConcurrencyLimiter(client, prefix, guard),
-                        new RedisRateLimiter(client, prefix, guard));
+                Instance instance = Instance.on(master, prefix, Duration.ofMillis(100));
                 instance.tokens().events().add(counting);
                 instance.locks().events().add(counting);
                 instance.slots().events().add(counting);
@@ -221,11 +233,7 @@ class FaultsUnderLoadTest {
             assertThat(slotsLeft).as("slots left taken").isZero();
             assertThat(admitted.get()).as("admitted by the limit").isLessThanOrEqualTo(LIMIT);
 
-            for (Instance instance : instances) {
-                instance.locks().close();
-                instance.slots().close();
-                instance.client().shutdown();
-            }
+            instances.forEach(Instance::close);
         }
     }
 
@@ -241,14 +249,7 @@ class FaultsUnderLoadTest {
             String prefix = "restart:";
             List<Instance> instances = new ArrayList<>();
             for (int i = 0; i < INSTANCES; i++) {
-                RedissonClient client = redis.newClient();
-                RedisGuard guard = new RedisGuard(BUDGET, 1_000_000, Duration.ofMillis(10));
-                instances.add(new Instance(
-                        client,
-                        new RedisSingleUseTokens(client, prefix, guard, Duration.ZERO),
-                        new RedisLockManager(client, prefix, guard, Duration.ZERO),
-                        new RedisConcurrencyLimiter(client, prefix, guard),
-                        new RedisRateLimiter(client, prefix, guard)));
+                instances.add(Instance.on(redis, prefix, Duration.ZERO));
             }
             RateLimit limit = RateLimit.of("restart", Algorithm.SLIDING_WINDOW, LIMIT, 600_000);
             ClientIdentifier user = ClientIdentifier.of("user", "everyone");
@@ -341,11 +342,7 @@ class FaultsUnderLoadTest {
             assertThat(maxInSlots.get()).as("slots held at once").isLessThanOrEqualTo(2);
             assertThat(slotsLeft).as("slots left taken").isZero();
 
-            for (Instance instance : instances) {
-                instance.locks().close();
-                instance.slots().close();
-                instance.client().shutdown();
-            }
+            instances.forEach(Instance::close);
         }
     }
 
