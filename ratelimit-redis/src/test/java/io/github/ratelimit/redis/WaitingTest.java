@@ -209,12 +209,13 @@ class WaitingTest {
                     return new long[] {decision.allowed() ? 1 : 0, (System.nanoTime() - started) / 1_000_000};
                 }));
             }
-            go.countDown();
+            // read before the callers go: the first admissions are told within microseconds of the latch
             int[] before = {
                 waits(RateLimitListener.Wait.ADMITTED),
                 waits(RateLimitListener.Wait.REFUSED_AT_ONCE),
                 waits(RateLimitListener.Wait.REFUSED_AFTER_WAITING)
             };
+            go.countDown();
             int admitted = 0;
             int refusedAtOnce = 0;
             List<Long> refusedAfter = new ArrayList<>();
