@@ -20,7 +20,7 @@ import org.springframework.boot.context.properties.bind.Name;
  * @param limits one or more limits, all decided together
  * @param key who is limited: {@code ip}, {@code principal}, {@code client} (principal, else IP),
  *     {@code header:<Name>}, or {@code spel:<expression>} over {@code #request}, {@code #ip},
- *     {@code #principal}, {@code #client}
+ *     {@code #principal}, {@code #client}; {@code client} when left out
  * @param missingKey what to do when the key is absent (no principal, no header, a blank or over-long value)
  * @param cost units each request takes
  * @param order rules are listed in headers by order, then position
@@ -42,7 +42,7 @@ public record FilterRuleSpec(
         List<String> paths,
         List<String> methods,
         List<LimitSpec> limits,
-        @DefaultValue("client") String key,
+        String key,
         @DefaultValue("reject") MissingKey missingKey,
         @DefaultValue("1") long cost,
         int order,

@@ -592,6 +592,31 @@ public class RateLimitProperties implements Validator {
         }
     }
 
+    private final Gateway gateway = new Gateway();
+
+    public Gateway getGateway() {
+        return gateway;
+    }
+
+    /** Limits that Spring Cloud Gateway routes name (with the {@code ratelimit-spring-cloud-gateway} module). */
+    public static class Gateway {
+
+        /**
+         * Limits routes name, by name: each shaped like a path rule without paths (limits or plans, key, cost,
+         * failure mode, retry advice, wait, shadow). A limit without a key counts the route's key on WebFlux (what the
+         * route's KeyResolver gives, the key {@code route}) and the client (the principal, else the IP) on Web MVC.
+         */
+        private Map<String, FilterRuleSpec> limits = new LinkedHashMap<>();
+
+        public Map<String, FilterRuleSpec> getLimits() {
+            return limits;
+        }
+
+        public void setLimits(Map<String, FilterRuleSpec> limits) {
+            this.limits = limits;
+        }
+    }
+
     /** The path-rule filter (servlet or WebFlux) and its rules. */
     public static class Filter {
 

@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure.internal;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
@@ -54,7 +55,8 @@ public final class FilterRule {
     private final Expression spel;
     private final KeyResolver resolver;
 
-    private FilterRule(FilterRuleSpec spec, int index, String prefix, Plans plans, KeyResolvers keys) {
+    private FilterRule(
+            FilterRuleSpec spec, int index, String prefix, Plans plans, KeyResolvers keys, String defaultKey) {
         this.index = index;
         this.planGroup = spec.plans() == null || spec.plans().isBlank()
                 ? null
@@ -103,7 +105,7 @@ public final class FilterRule {
         }
         this.limits = List.copyOf(compiled);
         this.key = spec.key() == null || spec.key().isBlank()
-                ? "client"
+                ? defaultKey
                 : spec.key().trim();
         Expression expression = null;
         KeyResolver resolver;
@@ -218,7 +220,46 @@ public final class FilterRule {
     }
 
     static FilterRule compile(FilterRuleSpec spec, int index, Plans plans, KeyResolvers keys) {
-        return new FilterRule(spec, index, "ratelimit.filter.rules[" + index + "]", plans, keys);
+        return new FilterRule(spec, index, "ratelimit.filter.rules[" + index + "]", plans, keys, "client");
+    }
+
+    /**
+     * A limit named in properties and applied where a route names it ({@code prefix} is its property, such as
+     * {@code ratelimit.gateway.limits.per-client}): compiled as a rule for every path of the route. A route's
+     * answer never passes the limiter, so such a limit cannot count failures only.
+     *
+     * @param defaultKey the key of a limit that names none
+     */
+    static FilterRule named(
+            FilterRuleSpec spec, String name, String prefix, Plans plans, KeyResolvers keys, String defaultKey) {
+        if (spec.paths() != null && !spec.paths().isEmpty()) {
+            throw new InvalidFilterRuleException(
+                    prefix + ".paths", "must be left out: the routes that name '" + name + "' choose the paths");
+        }
+        if (spec.countOn() == CountOn.FAILURE) {
+            throw new InvalidFilterRuleException(
+                    prefix + ".count-on",
+                    "cannot be failure on a route (the limiter never sees the route's answer); count failures with a"
+                            + " path rule (ratelimit.filter.rules) in front of the route");
+        }
+        FilterRuleSpec named = new FilterRuleSpec(
+                name,
+                List.of("/**"),
+                spec.methods(),
+                spec.limits(),
+                spec.key(),
+                spec.missingKey(),
+                spec.cost(),
+                spec.order(),
+                spec.shadow(),
+                spec.perPath(),
+                spec.failureMode(),
+                spec.retryAdvice(),
+                spec.plans(),
+                spec.plan(),
+                spec.countOn(),
+                spec.maxWait());
+        return new FilterRule(named, 0, prefix, plans, keys, defaultKey);
     }
 
     public static List<PathPattern> parsePatterns(List<String> patterns, String property) {

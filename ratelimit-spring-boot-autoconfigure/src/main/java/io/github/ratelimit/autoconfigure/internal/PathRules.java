@@ -1,20 +1,13 @@
 package io.github.ratelimit.autoconfigure.internal;
 
-import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
 import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.ClientIdentifier;
-import io.github.ratelimit.core.LimitRequest;
-import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.decision.RateLimitDecisions;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.springframework.http.server.PathContainer;
@@ -105,39 +98,13 @@ public final class PathRules {
         if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
             return null;
         }
-        Set<FailureMode> failureModes = EnumSet.noneOf(FailureMode.class);
-        Duration wait = Duration.ZERO;
-        List<String> names = new ArrayList<>();
-        List<LimitRequest> requests = new ArrayList<>();
+        RuleCall call = new RuleCall(plans, rawPath, view, decisions);
         for (FilterRule rule : rules) {
-            if (!rule.matches(method, path)) {
-                continue;
-            }
-            ClientIdentifier identifier = rule.identifier(view);
-            if (identifier == null) {
-                if (rule.missingKey == FilterRuleSpec.MissingKey.REJECT) {
-                    throw new RateLimitEvaluationException(
-                            "Rate limit rule '" + rule.name + "' found no key in a request to " + rawPath,
-                            "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
-                            null);
-                }
-                identifier = ClientIdentifier.of("ip", view.clientAddress());
-            }
-            failureModes.add(rule.definition.failureMode());
-            wait = rule.definition.maxWait().compareTo(wait) > 0 ? rule.definition.maxWait() : wait;
-            names.add(rule.name);
-            List<RateLimit> limits = rule.planGroup == null
-                    ? rule.limits
-                    : plans.resolve(rule.planGroup, rule.plan(view), "rule '" + rule.name + "'", identifier.value())
-                            .limits();
-            if (rule.perPath) {
-                identifier = identifier.perPath(rawPath);
-            }
-            for (RateLimit limit : limits) {
-                requests.add(rule.definition.request(limit, identifier, rule.cost, decisions));
+            if (rule.matches(method, path)) {
+                call.add(rule);
             }
         }
-        return requests.isEmpty() ? null : new RateLimitDecisions.Call("rules " + names, requests, failureModes, wait);
+        return call.build("rules");
     }
 
     /**

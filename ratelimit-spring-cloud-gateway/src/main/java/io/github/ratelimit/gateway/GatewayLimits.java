@@ -1,0 +1,87 @@
+package io.github.ratelimit.gateway;
+
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
+import io.github.ratelimit.autoconfigure.internal.NamedLimits;
+import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.KeyResolver;
+import io.github.ratelimit.decision.RateLimitDecisions;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+
+/**
+ * The limits of {@code ratelimit.gateway.limits}, compiled once, and the decision flow they are decided by: what both
+ * gateway servers share.
+ */
+final class GatewayLimits implements DeclaredLimits {
+
+    static final String PROPERTY = "ratelimit.gateway.limits";
+
+    private final NamedLimits limits;
+    private final RateLimitDecisions decisions;
+
+    /**
+     * @param routeKeys whether routes resolve a key of their own (WebFlux's KeyResolver): then the key {@code route}
+     *     exists and a limit without a key counts it
+     * @param resolvers the application's key resolvers by bean name
+     * @param decisions the decision flow; null when rate limits are off (every call goes through)
+     */
+    GatewayLimits(
+            RateLimitProperties properties,
+            boolean routeKeys,
+            Map<String, KeyResolver> resolvers,
+            Plans plans,
+            RateLimitDecisions decisions) {
+        Map<String, KeyResolver> kinds = new LinkedHashMap<>(resolvers);
+        if (routeKeys) {
+            kinds.put("route", RouteCaller::routeKey);
+        }
+        this.limits = new NamedLimits(
+                properties.getGateway().getLimits(),
+                PROPERTY,
+                plans,
+                new KeyResolvers(kinds),
+                routeKeys ? "route" : "client");
+        this.decisions = decisions;
+    }
+
+    /** The limits of the properties, with the application's key resolvers, plans and decision flow. */
+    static GatewayLimits of(
+            RateLimitProperties properties,
+            boolean routeKeys,
+            ListableBeanFactory beans,
+            ObjectProvider<Plans> plans,
+            ObjectProvider<RateLimitDecisions> decisions) {
+        return new GatewayLimits(
+                properties,
+                routeKeys,
+                beans.getBeansOfType(KeyResolver.class),
+                plans.getIfAvailable(() -> Plans.NONE),
+                decisions.getIfAvailable());
+    }
+
+    /** The names of a route's list, checked (see {@link NamedLimits#names}). */
+    List<String> names(String list, String where) {
+        return limits.names(list, where);
+    }
+
+    /** The flow, or null when rate limits are off. */
+    RateLimitDecisions decisions() {
+        return decisions;
+    }
+
+    /** What the named limits ask of one request (see {@link NamedLimits#call}). */
+    RateLimitDecisions.Call call(List<String> names, String method, String rawPath, CallerContext caller) {
+        return limits.call(names, method, rawPath, caller, decisions);
+    }
+
+    @Override
+    public List<DeclaredLimit> declaredLimits() {
+        return limits.declaredLimits();
+    }
+}

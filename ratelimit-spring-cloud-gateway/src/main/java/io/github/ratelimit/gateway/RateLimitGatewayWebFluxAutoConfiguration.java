@@ -1,0 +1,97 @@
+package io.github.ratelimit.gateway;
+
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleException;
+import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.decision.RateLimitDecisions;
+import java.util.List;
+import java.util.Map;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.cloud.gateway.config.GatewayAutoConfiguration;
+import org.springframework.cloud.gateway.config.GatewayProperties;
+import org.springframework.cloud.gateway.filter.FilterDefinition;
+import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
+import org.springframework.cloud.gateway.route.RouteDefinition;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Spring Cloud Gateway on WebFlux: {@link RateLimitRouteLimiter} as the {@code RateLimiter} of the
+ * {@code RequestRateLimiter} filter, and a startup check of the routes in properties that use it. Before the gateway's
+ * own auto-configuration, which creates the filter only when a {@code RateLimiter} bean exists.
+ */
+@AutoConfiguration(
+        before = GatewayAutoConfiguration.class,
+        afterName = "io.github.ratelimit.autoconfigure.reactive.RateLimitReactiveWebAutoConfiguration")
+@ConditionalOnClass({AbstractRateLimiter.class, GatewayAutoConfiguration.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnBooleanProperty(name = "spring.cloud.gateway.server.webflux.enabled", matchIfMissing = true)
+public final class RateLimitGatewayWebFluxAutoConfiguration {
+
+    static final String FILTER = "RequestRateLimiter";
+    static final String ARGUMENT = RateLimitRouteLimiter.CONFIGURATION_PROPERTY_NAME + ".limits";
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimitRouteLimiter rateLimitRouteLimiter(
+            RateLimitProperties properties,
+            ListableBeanFactory beans,
+            ObjectProvider<Plans> plans,
+            ObjectProvider<RateLimitDecisions> decisions,
+            ConfigurationService configurationService) {
+        return new RateLimitRouteLimiter(
+                GatewayLimits.of(properties, true, beans, plans, decisions), configurationService);
+    }
+
+    /** Fails the start for a route in properties that names a limit there is not, or uses the limiter naming none. */
+    @Bean
+    static SmartInitializingSingleton rateLimitRouteCheck(
+            ObjectProvider<GatewayProperties> gateway, ObjectProvider<RateLimitRouteLimiter> limiter) {
+        return () -> {
+            GatewayProperties routes = gateway.getIfAvailable();
+            RateLimitRouteLimiter ours = limiter.getIfAvailable();
+            if (routes == null || ours == null) {
+                return;
+            }
+            String prefix = "spring.cloud.gateway.server.webflux.";
+            check(routes.getDefaultFilters(), prefix + "default-filters", "the default filters", ours);
+            List<RouteDefinition> defined = routes.getRoutes();
+            for (int i = 0; i < defined.size(); i++) {
+                check(
+                        defined.get(i).getFilters(),
+                        prefix + "routes[" + i + "].filters",
+                        "route '" + defined.get(i).getId() + "'",
+                        ours);
+            }
+        };
+    }
+
+    private static void check(
+            List<FilterDefinition> filters, String property, String where, RateLimitRouteLimiter ours) {
+        for (int j = 0; j < filters.size(); j++) {
+            FilterDefinition filter = filters.get(j);
+            Map<String, String> args = filter.getArgs();
+            String at = property + "[" + j + "].args." + ARGUMENT;
+            boolean otherLimiter = args.containsKey("rate-limiter") || args.containsKey("rateLimiter");
+            if (args.containsKey(ARGUMENT)) {
+                try {
+                    ours.names(args.get(ARGUMENT), where);
+                } catch (IllegalArgumentException e) {
+                    throw new InvalidFilterRuleException(at, e.getMessage());
+                }
+            } else if (FILTER.equals(filter.getName()) && !otherLimiter) {
+                throw new InvalidFilterRuleException(
+                        at,
+                        "is missing: " + where + " applies " + FILTER + " with the limits of ratelimit.gateway.limits"
+                                + " but names none of them");
+            }
+        }
+    }
+}

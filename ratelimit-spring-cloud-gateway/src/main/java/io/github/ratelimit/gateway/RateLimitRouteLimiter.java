@@ -1,0 +1,99 @@
+package io.github.ratelimit.gateway;
+
+import io.github.ratelimit.autoconfigure.internal.DeferredInvocation;
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.decision.RateLimitDecisions;
+import java.util.List;
+import java.util.Map;
+import org.springframework.cloud.gateway.event.FilterArgsEvent;
+import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import reactor.core.publisher.Mono;
+
+/**
+ * The {@code RateLimiter} of Spring Cloud Gateway's {@code RequestRateLimiter} filter (server-webflux): decides a
+ * route's requests by the limits of {@code ratelimit.gateway.limits} the route names in its {@code ratelimit.limits}
+ * argument, in one call to Redis, with the failure modes, local limits, blocks, overrides and plans of every other
+ * limit. The route's {@code KeyResolver} supplies the key a limit counts when it names none ({@code route}).
+ *
+ * <p>A refusal is the same answer as everywhere else in the application: 429 with the RateLimit fields,
+ * {@code Retry-After} and a problem body (503 for a closed failure mode; 400 for a key the request does not carry).
+ * The filter's {@code status-code} argument does not apply to it.
+ */
+public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRouteLimiter.Config> {
+
+    /** The prefix of this limiter's arguments on a route: {@code ratelimit.limits}. */
+    public static final String CONFIGURATION_PROPERTY_NAME = "ratelimit";
+
+    private static final Response ALLOWED = new Response(true, Map.of());
+
+    private final GatewayLimits limits;
+
+    RateLimitRouteLimiter(GatewayLimits limits, ConfigurationService configurationService) {
+        super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
+        this.limits = limits;
+    }
+
+    /** The names of a route's list, checked (for the startup check of routes in properties). */
+    void names(String list, String where) {
+        limits.names(list, where);
+    }
+
+    @Override
+    public void onApplicationEvent(FilterArgsEvent event) {
+        super.onApplicationEvent(event);
+        Config config = getConfig().get(event.getRouteId());
+        if (config != null) {
+            config.names = limits.names(config.getLimits(), "route '" + event.getRouteId() + "' (ratelimit.limits)");
+        }
+    }
+
+    @Override
+    public Mono<Response> isAllowed(String routeId, String id) {
+        Config config = getConfig().get(routeId);
+        if (config == null || config.names == null) {
+            return Mono.error(new IllegalStateException("Route '" + routeId + "' applies RequestRateLimiter with "
+                    + getClass().getSimpleName() + " but names no limit: give it the argument ratelimit.limits"));
+        }
+        RateLimitDecisions decisions = limits.decisions();
+        if (decisions == null) {
+            return Mono.just(ALLOWED);
+        }
+        return Mono.deferContextual(context -> {
+            CallerContext caller = new RouteCaller(context.getOrDefault(CallerContext.class, CallerContext.NONE), id);
+            ServerHttpRequest request = caller.request() instanceof ServerHttpRequest r ? r : null;
+            String method = request == null ? "GET" : request.getMethod().name();
+            String path = request == null
+                    ? "/"
+                    : request.getPath().pathWithinApplication().value();
+            return DeferredInvocation.fromRedis(
+                            decisions.decideAsync(caller, view -> limits.call(config.names, method, path, view)))
+                    .flatMap(outcome -> {
+                        RuntimeException refusal = outcome.refusal();
+                        if (refusal != null) {
+                            return Mono.error(refusal);
+                        }
+                        if (outcome.admitted() != null) {
+                            caller.allowed(outcome.admitted());
+                        }
+                        return Mono.just(ALLOWED);
+                    });
+        });
+    }
+
+    /** What a route gives this limiter: {@code ratelimit.limits}, the names of its limits, separated by commas. */
+    public static class Config {
+
+        private String limits;
+        private List<String> names;
+
+        public String getLimits() {
+            return limits;
+        }
+
+        public void setLimits(String limits) {
+            this.limits = limits;
+        }
+    }
+}
