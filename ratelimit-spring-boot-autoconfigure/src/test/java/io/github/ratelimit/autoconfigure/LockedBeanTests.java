@@ -158,6 +158,28 @@ class LockedBeanTests {
                 .run(context -> assertThat(context).getFailure().hasMessageContaining("key '#user' names #user"));
     }
 
+    /**
+     * A {@code Future} that is not a {@code CompletionStage}: the lock would be released when the method returns, while
+     * the work goes on; no adapter follows it, so the start fails naming the method and the type.
+     */
+    @Test
+    void aReturnTypeNoAdapterFollowsFailsTheStart() {
+        runner.withBean(PlainFuture.class).run(context -> assertThat(context)
+                .getFailure()
+                .isInstanceOf(InvalidDefinitionException.class)
+                .hasMessageContaining("Invalid @Locked on")
+                .hasMessageContaining("PlainFuture.call(String)")
+                .hasMessageContaining("returns java.util.concurrent.Future")
+                .hasMessageContaining("return a CompletableFuture, Mono or Flux"));
+    }
+
+    static class PlainFuture {
+        @Locked(key = "#id")
+        public java.util.concurrent.Future<String> call(String id) {
+            return java.util.concurrent.CompletableFuture.completedFuture(id);
+        }
+    }
+
     static class ShortLifetime {
         @Locked(key = "#id", leaseMs = 1_000, maxLifetimeMs = 10)
         public void call(String id) {}

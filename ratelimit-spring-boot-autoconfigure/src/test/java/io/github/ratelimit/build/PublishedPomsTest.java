@@ -27,6 +27,7 @@ class PublishedPomsTest {
             "ratelimit-redis",
             "ratelimit-spring-boot-autoconfigure",
             "ratelimit-spring-boot-starter",
+            "ratelimit-spring-cloud-gateway",
             "ratelimit-embedded-redis",
             "ratelimit-test");
 

@@ -93,6 +93,23 @@ class CoroutineAnnotationsTests {
             return "rebuilt $customer"
         }
 
+        @RateLimited(limit = 1, windowMs = 60_000, key = ["#customer"], name = "k-quote", fallback = "cachedQuote")
+        suspend fun quote(customer: String): String {
+            delay(5)
+            return "fresh for $customer"
+        }
+
+        suspend fun cachedQuote(customer: String): String {
+            delay(5)
+            return "cached for $customer"
+        }
+
+        @RateLimited(limit = 1, windowMs = 60_000, key = ["#customer"], name = "k-report", fallback = "lateReport")
+        suspend fun report(customer: String): String = "report for $customer"
+
+        suspend fun lateReport(customer: String, refusal: RateLimitExceededException): String =
+            "try again in ${refusal.decision().retryAfter().toSeconds()} s"
+
         @SingleUse(purpose = "k-reset", token = "#token")
         suspend fun reset(token: String): String {
             delay(5)
@@ -130,6 +147,21 @@ class CoroutineAnnotationsTests {
                 assertThat(jobs.export(customer)).isEqualTo("exported $customer")
                 val refused = runCatching { jobs.export(customer) }.exceptionOrNull()
                 assertThat(refused).isInstanceOf(RateLimitExceededException::class.java)
+            }
+        }
+    }
+
+    @Test
+    fun aSuspendFallbackAnswersARefusedCallWithOrWithoutTheRefusal() {
+        runner.run { context ->
+            assertThat(context).hasNotFailed()
+            val jobs = context.getBean(Jobs::class.java)
+            val customer = customer()
+            runBlocking {
+                assertThat(jobs.quote(customer)).isEqualTo("fresh for $customer")
+                assertThat(jobs.quote(customer)).isEqualTo("cached for $customer")
+                assertThat(jobs.report(customer)).isEqualTo("report for $customer")
+                assertThat(jobs.report(customer)).matches("try again in [1-6][0-9]? s")
             }
         }
     }

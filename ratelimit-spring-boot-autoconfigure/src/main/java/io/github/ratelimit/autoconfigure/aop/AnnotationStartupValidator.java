@@ -1,6 +1,8 @@
 package io.github.ratelimit.autoconfigure.aop;
 
 import io.github.ratelimit.autoconfigure.internal.DeferredInvocation;
+import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionException;
+import io.github.ratelimit.autoconfigure.internal.MethodExpressions;
 import java.lang.reflect.Method;
 import java.util.Collection;
 import java.util.Set;
@@ -46,7 +48,17 @@ final class AnnotationStartupValidator implements SmartInitializingSingleton {
                     .keySet();
             for (Method method : methods) {
                 // its shape found now, on this thread: for a Kotlin Flow, that loads what converts it, which reads jars
-                DeferredInvocation.Shape.of(method);
+                try {
+                    DeferredInvocation.Shape.of(method);
+                } catch (IllegalArgumentException unsupported) {
+                    String annotation = advisors.stream()
+                            .filter(a -> a.declares(method))
+                            .map(ValidatingAdvisor::annotation)
+                            .findFirst()
+                            .orElse("RateLimited");
+                    throw new InvalidDefinitionException(
+                            annotation, MethodExpressions.describe(method), unsupported.getMessage());
+                }
                 for (ValidatingAdvisor advisor : advisors) {
                     if (advisor.declares(method)) {
                         advisor.validate(method);

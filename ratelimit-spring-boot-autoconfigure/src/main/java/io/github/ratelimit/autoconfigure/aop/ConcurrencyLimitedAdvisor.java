@@ -55,6 +55,11 @@ final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
     }
 
     @Override
+    public String annotation() {
+        return "ConcurrencyLimited";
+    }
+
+    @Override
     public boolean declares(Method method) {
         return AnnotatedMethods.isConcurrencyLimited(method);
     }

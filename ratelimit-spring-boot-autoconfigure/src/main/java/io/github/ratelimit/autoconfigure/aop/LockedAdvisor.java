@@ -38,6 +38,11 @@ final class LockedAdvisor extends AnnotationAdvisor {
     }
 
     @Override
+    public String annotation() {
+        return "Locked";
+    }
+
+    @Override
     public boolean declares(Method method) {
         return AnnotatedMethods.isLocked(method);
     }

@@ -67,6 +67,11 @@ final class RateLimitAdvisor extends AnnotationAdvisor implements DeclaredLimits
     }
 
     @Override
+    public String annotation() {
+        return "RateLimited";
+    }
+
+    @Override
     public boolean declares(Method method) {
         return AnnotatedMethods.isRateLimited(method);
     }

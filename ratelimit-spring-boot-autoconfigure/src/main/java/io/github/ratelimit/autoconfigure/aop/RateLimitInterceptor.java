@@ -53,7 +53,13 @@ final class RateLimitInterceptor implements MethodInterceptor {
                     invocation, shape, this::callerOutsideReactor, new Decide(limits, invocation));
             return limits.fallback() == null
                     ? deferred
-                    : withFallback(deferred, shape, limits, invocation.getThis(), invocation.getArguments());
+                    : withFallback(
+                            deferred,
+                            shape,
+                            invocation.getMethod(),
+                            limits,
+                            invocation.getThis(),
+                            invocation.getArguments());
         }
         DeferredInvocation.checkMayBlock(method, "@RateLimited");
         CallerContext context = callerOutsideReactor();
@@ -176,7 +182,12 @@ final class RateLimitInterceptor implements MethodInterceptor {
     /** Answers this method's own refusals with its fallback, in the shape of its return type. */
     @SuppressWarnings("unchecked")
     private static Object withFallback(
-            Object deferred, DeferredInvocation.Shape shape, MethodLimits limits, Object target, Object[] args) {
+            Object deferred,
+            DeferredInvocation.Shape shape,
+            java.lang.reflect.Method method,
+            MethodLimits limits,
+            Object target,
+            Object[] args) {
         return switch (shape) {
             case MONO ->
                 ((Mono<Object>) deferred)
@@ -199,9 +210,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
                     return CompletableFuture.failedFuture(e);
                 });
             case ADAPTED -> {
-                org.springframework.core.ReactiveAdapter flow =
-                        org.springframework.core.ReactiveAdapterRegistry.getSharedInstance()
-                                .getAdapter(deferred.getClass());
+                org.springframework.core.ReactiveAdapter flow = DeferredInvocation.Shape.adapter(method);
                 yield flow.fromPublisher(Flux.from((org.reactivestreams.Publisher<Object>) flow.toPublisher(deferred))
                         .onErrorResume(
                                 e -> e instanceof RefusedByLimits refused && refused.refusedBy(limits),

@@ -32,6 +32,11 @@ final class SingleUseAdvisor extends AnnotationAdvisor {
     }
 
     @Override
+    public String annotation() {
+        return "SingleUse";
+    }
+
+    @Override
     public boolean declares(Method method) {
         return AnnotatedMethods.isSingleUse(method);
     }

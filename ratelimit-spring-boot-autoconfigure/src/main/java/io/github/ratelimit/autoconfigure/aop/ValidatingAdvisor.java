@@ -5,6 +5,9 @@ import java.lang.reflect.Method;
 /** An advisor whose declarations are checked at startup by {@link AnnotationStartupValidator}. */
 interface ValidatingAdvisor {
 
+    /** The simple name of the annotation, such as {@code RateLimited}. */
+    String annotation();
+
     /** Whether the method carries this advisor's annotation. */
     boolean declares(Method method);
 

@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure.internal;
 
 import io.github.ratelimit.core.CallerContext;
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -17,6 +18,7 @@ import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.ConcurrentReferenceHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -123,6 +125,42 @@ public final class DeferredInvocation {
         /** Each method's shape, found once (reading Kotlin's metadata takes reflection). */
         private static final Map<Method, Shape> SHAPES = new ConcurrentReferenceHashMap<>();
 
+        /** The adapter of each {@link #ADAPTED} method, found with its shape. */
+        private static final Map<Method, ReactiveAdapter> ADAPTERS = new ConcurrentReferenceHashMap<>();
+
+        /** Asynchronous types the registry does not adapt here: a limit, lock or slot cannot follow them. */
+        private static final List<String> UNADAPTED = List.of(
+                "java.util.concurrent.Future", "kotlinx.coroutines.", "io.reactivex.", "rx.", "io.smallrye.mutiny.");
+
+        /** The adapter of a method of shape {@link #ADAPTED}. */
+        public static ReactiveAdapter adapter(Method method) {
+            ReactiveAdapter adapter = ADAPTERS.get(method);
+            if (adapter == null) {
+                of(method);
+                adapter = ADAPTERS.get(method);
+            }
+            return adapter;
+        }
+
+        private static boolean unadapted(Class<?> type) {
+            for (Class<?> t = type; t != null; t = t.getSuperclass()) {
+                if (unadaptedName(t.getName())) {
+                    return true;
+                }
+                for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(t)) {
+                    if (unadaptedName(i.getName())) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        private static boolean unadaptedName(String name) {
+            return UNADAPTED.stream()
+                    .anyMatch(prefix -> prefix.endsWith(".") ? name.startsWith(prefix) : name.equals(prefix));
+        }
+
         private static Shape find(Method method) {
             if (KotlinDetector.isSuspendingFunction(method)) {
                 return KOTLIN_FLOW.equals(new MethodParameter(method, -1)
@@ -146,7 +184,15 @@ public final class DeferredInvocation {
             if (adapter != null) {
                 // loads the conversion now (a Flow's first use reads jars), not on the event loop of the first call
                 adapter.fromPublisher(Mono.empty());
+                ADAPTERS.put(method, adapter);
                 return ADAPTED;
+            }
+            if (unadapted(type)) {
+                throw new IllegalArgumentException("it returns " + type.getName() + ", an asynchronous type Spring's"
+                        + " ReactiveAdapterRegistry does not adapt in this application, so the limit, lock or slot would"
+                        + " end when the method returns rather than when its work does; return a CompletableFuture,"
+                        + " Mono or Flux (in Kotlin: a suspend fun or a Flow), or add the library that adapts "
+                        + type.getSimpleName() + " (such as kotlinx-coroutines-reactor or RxJava 3)");
             }
             return PLAIN;
         }
@@ -183,8 +229,7 @@ public final class DeferredInvocation {
                 Flux.deferContextual(
                         context -> subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from));
             case ADAPTED -> {
-                ReactiveAdapter adapter = ReactiveAdapterRegistry.getSharedInstance()
-                        .getAdapter(invocation.getMethod().getReturnType());
+                ReactiveAdapter adapter = Shape.adapter(invocation.getMethod());
                 yield adapter.fromPublisher(
                         adapter.isMultiValue()
                                 ? Flux.deferContextual(context ->

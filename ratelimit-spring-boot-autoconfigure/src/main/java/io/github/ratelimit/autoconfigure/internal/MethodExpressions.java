@@ -124,7 +124,7 @@ public final class MethodExpressions {
         return context;
     }
 
-    static String describe(Method method) {
+    public static String describe(Method method) {
         StringBuilder out = new StringBuilder(method.getDeclaringClass().getName())
                 .append('.')
                 .append(method.getName())
