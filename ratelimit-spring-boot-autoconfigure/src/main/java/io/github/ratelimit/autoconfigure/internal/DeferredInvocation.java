@@ -142,6 +142,18 @@ public final class DeferredInvocation {
             return adapter;
         }
 
+        /**
+         * Loads what awaiting a publisher in a coroutine loads on its first use (kotlinx-coroutines' reactive bridge
+         * scans its jars for services): at startup, not on the event loop of the first call to a suspend fun.
+         */
+        private static void warmUpCoroutines(ClassLoader loader) {
+            try {
+                Class.forName("kotlinx.coroutines.reactive.ReactiveFlowKt", true, loader);
+            } catch (ClassNotFoundException | LinkageError absent) {
+                // without kotlinx-coroutines-reactor Spring cannot call a suspend fun either, and says so itself
+            }
+        }
+
         private static boolean unadapted(Class<?> type) {
             for (Class<?> t = type; t != null; t = t.getSuperclass()) {
                 if (unadaptedName(t.getName())) {
@@ -163,6 +175,7 @@ public final class DeferredInvocation {
 
         private static Shape find(Method method) {
             if (KotlinDetector.isSuspendingFunction(method)) {
+                warmUpCoroutines(method.getDeclaringClass().getClassLoader());
                 return KOTLIN_FLOW.equals(new MethodParameter(method, -1)
                                 .getParameterType()
                                 .getName())
