@@ -52,10 +52,21 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
     @Override
     public Mono<Response> isAllowed(String routeId, String id) {
         Config config = getConfig().get(routeId);
-        if (config == null || config.names == null) {
+        if (config == null || config.getLimits() == null) {
             return Mono.error(new IllegalStateException("Route '" + routeId + "' applies RequestRateLimiter with "
                     + getClass().getSimpleName() + " but names no limit: give it the argument ratelimit.limits"));
         }
+        List<String> names = config.names;
+        if (names == null) {
+            // a route built in Java, whose config was put here without the event of a route in properties
+            try {
+                names = limits.names(config.getLimits(), "route '" + routeId + "' (ratelimit.limits)");
+            } catch (IllegalArgumentException e) {
+                return Mono.error(e);
+            }
+            config.names = names;
+        }
+        List<String> named = names;
         RateLimitDecisions decisions = limits.decisions();
         if (decisions == null) {
             return Mono.just(ALLOWED);
@@ -68,7 +79,7 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
                     ? "/"
                     : request.getPath().pathWithinApplication().value();
             return DeferredInvocation.fromRedis(
-                            decisions.decideAsync(caller, view -> limits.call(config.names, method, path, view)))
+                            decisions.decideAsync(caller, view -> limits.call(named, method, path, view)))
                     .flatMap(outcome -> {
                         RuntimeException refusal = outcome.refusal();
                         if (refusal != null) {
@@ -86,7 +97,7 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
     public static class Config {
 
         private String limits;
-        private List<String> names;
+        private volatile List<String> names;
 
         public String getLimits() {
             return limits;
@@ -94,6 +105,7 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
 
         public void setLimits(String limits) {
             this.limits = limits;
+            this.names = null;
         }
     }
 }

@@ -1,0 +1,51 @@
+package io.github.ratelimit.gateway;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gateway module's public API, pinned as the other modules' are: what routes and applications name, nothing more;
+ * and it decides through the starter's decision flow, never through Redis itself.
+ */
+class GatewayArchitectureTest {
+
+    static final JavaClasses GATEWAY = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.github.ratelimit.gateway");
+
+    @Test
+    void thePublicApiIsItsList() {
+        Set<String> actual = new TreeSet<>();
+        for (JavaClass type : GATEWAY) {
+            if (type.getModifiers().contains(JavaModifier.PUBLIC)) {
+                actual.add(type.getName().substring("io.github.ratelimit.gateway.".length()));
+            }
+        }
+        assertThat(actual)
+                .containsExactly(
+                        "RateLimitFilterFunctions",
+                        "RateLimitFilterFunctions$FilterSupplier",
+                        "RateLimitGatewayMvcAutoConfiguration",
+                        "RateLimitGatewayWebFluxAutoConfiguration",
+                        "RateLimitRouteLimiter",
+                        "RateLimitRouteLimiter$Config");
+    }
+
+    @Test
+    void routesAreDecidedByTheDecisionFlowNotByRedis() {
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.redisson..", "io.github.ratelimit.redis..")
+                .check(GATEWAY);
+    }
+}
