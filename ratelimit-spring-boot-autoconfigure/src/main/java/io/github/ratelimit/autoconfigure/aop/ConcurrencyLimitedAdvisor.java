@@ -159,32 +159,31 @@ final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
         public Object invoke(MethodInvocation invocation) throws Throwable {
             Method method = AnnotationAdvisor.targetMethod(invocation);
             Declaration declaration = declarations.get(method);
-            DeferredInvocation.Shape shape = DeferredInvocation.Shape.of(invocation.getMethod());
-            if (shape != DeferredInvocation.Shape.PLAIN) {
-                return DeferredInvocation.invoke(
-                        invocation,
-                        shape,
-                        () -> caller.getIfAvailable(() -> CallerContext.NONE),
-                        new DeferredInvocation.Step<ConcurrencyLimiter.Permit>() {
-                            @Override
-                            public CompletionStage<ConcurrencyLimiter.Permit> start(CallerContext context) {
-                                return limiter.getObject()
-                                        .tryAcquireAsync(
-                                                declaration.name(),
-                                                identifier(declaration, invocation, context),
-                                                declaration.max(),
-                                                declaration.lease(),
-                                                declaration.lifetime());
-                            }
+            Object deferred = DeferredInvocation.deferredOrNull(
+                    invocation,
+                    method,
+                    "@ConcurrencyLimited",
+                    () -> caller.getIfAvailable(() -> CallerContext.NONE),
+                    () -> new DeferredInvocation.Step<ConcurrencyLimiter.Permit>() {
+                        @Override
+                        public CompletionStage<ConcurrencyLimiter.Permit> start(CallerContext context) {
+                            return limiter.getObject()
+                                    .tryAcquireAsync(
+                                            declaration.name(),
+                                            identifier(declaration, invocation, context),
+                                            declaration.max(),
+                                            declaration.lease(),
+                                            declaration.lifetime());
+                        }
 
-                            @Override
-                            public CompletionStage<?> finish(
-                                    ConcurrencyLimiter.Permit permit, DeferredInvocation.End end) {
-                                return permit.releaseAsync();
-                            }
-                        });
+                        @Override
+                        public CompletionStage<?> finish(ConcurrencyLimiter.Permit permit, DeferredInvocation.End end) {
+                            return permit.releaseAsync();
+                        }
+                    });
+            if (deferred != null) {
+                return deferred;
             }
-            DeferredInvocation.checkMayBlock(method, "@ConcurrencyLimited");
             try (ConcurrencyLimiter.Permit permit = limiter.getObject()
                     .tryAcquire(
                             declaration.name(),

@@ -31,33 +31,33 @@ final class LockedInterceptor implements MethodInterceptor {
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Method method = AnnotationAdvisor.targetMethod(invocation);
         LockedMethods.LockedMethod declaration = methods.get(method);
-        DeferredInvocation.Shape shape = DeferredInvocation.Shape.of(invocation.getMethod());
-        if (shape != DeferredInvocation.Shape.PLAIN) {
-            return DeferredInvocation.invoke(
-                    invocation,
-                    shape,
-                    () -> caller.getIfAvailable(() -> CallerContext.NONE),
-                    new DeferredInvocation.Step<LockHandle>() {
-                        @Override
-                        public CompletionStage<LockHandle> start(CallerContext context) {
-                            return locks.getObject()
-                                    .tryAcquireAsync(lockKey(declaration, invocation, context), declaration.options());
-                        }
+        Object deferred = DeferredInvocation.deferredOrNull(
+                invocation,
+                method,
+                "@Locked",
+                () -> caller.getIfAvailable(() -> CallerContext.NONE),
+                () -> new DeferredInvocation.Step<LockHandle>() {
+                    @Override
+                    public CompletionStage<LockHandle> start(CallerContext context) {
+                        return locks.getObject()
+                                .tryAcquireAsync(lockKey(declaration, invocation, context), declaration.options());
+                    }
 
-                        @Override
-                        public void prepare(LockHandle lock, Object[] arguments) {
-                            if (declaration.handleParameter() >= 0) {
-                                arguments[declaration.handleParameter()] = lock;
-                            }
+                    @Override
+                    public void prepare(LockHandle lock, Object[] arguments) {
+                        if (declaration.handleParameter() >= 0) {
+                            arguments[declaration.handleParameter()] = lock;
                         }
+                    }
 
-                        @Override
-                        public CompletionStage<?> finish(LockHandle lock, DeferredInvocation.End end) {
-                            return lock.releaseAsync();
-                        }
-                    });
+                    @Override
+                    public CompletionStage<?> finish(LockHandle lock, DeferredInvocation.End end) {
+                        return lock.releaseAsync();
+                    }
+                });
+        if (deferred != null) {
+            return deferred;
         }
-        DeferredInvocation.checkMayBlock(method, "@Locked");
         LockHandle lock = locks.getObject()
                 .tryAcquire(
                         lockKey(declaration, invocation, caller.getIfAvailable(() -> CallerContext.NONE)),

@@ -47,21 +47,19 @@ final class RateLimitInterceptor implements MethodInterceptor {
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Method method = AnnotationAdvisor.targetMethod(invocation);
         MethodLimits limits = methods.get(method);
-        DeferredInvocation.Shape shape = DeferredInvocation.Shape.of(invocation.getMethod());
-        if (shape != DeferredInvocation.Shape.PLAIN) {
-            Object deferred = DeferredInvocation.invoke(
-                    invocation, shape, this::callerOutsideReactor, new Decide(limits, invocation));
+        Object deferred = DeferredInvocation.deferredOrNull(
+                invocation, method, "@RateLimited", this::callerOutsideReactor, () -> new Decide(limits, invocation));
+        if (deferred != null) {
             return limits.fallback() == null
                     ? deferred
                     : withFallback(
                             deferred,
-                            shape,
+                            DeferredInvocation.Shape.of(invocation.getMethod()),
                             invocation.getMethod(),
                             limits,
                             invocation.getThis(),
                             invocation.getArguments());
         }
-        DeferredInvocation.checkMayBlock(method, "@RateLimited");
         CallerContext context = callerOutsideReactor();
         RateLimitDecisions decisions = decisions();
         RateLimitDecisions.Outcome outcome = decisions.decide(

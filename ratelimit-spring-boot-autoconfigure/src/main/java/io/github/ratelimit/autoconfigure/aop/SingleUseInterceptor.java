@@ -39,15 +39,15 @@ final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInte
         Object target = invocation.getThis();
         Method method = AnnotationAdvisor.targetMethod(invocation);
         SingleUseMethods.SingleUseMethod declaration = methods.get(method);
-        DeferredInvocation.Shape shape = DeferredInvocation.Shape.of(invocation.getMethod());
-        if (shape != DeferredInvocation.Shape.PLAIN) {
-            return DeferredInvocation.invoke(
-                    invocation,
-                    shape,
-                    () -> caller.getIfAvailable(() -> CallerContext.NONE),
-                    new Redemption(declaration, target, invocation.getArguments()));
+        Object deferred = DeferredInvocation.deferredOrNull(
+                invocation,
+                method,
+                "@SingleUse",
+                () -> caller.getIfAvailable(() -> CallerContext.NONE),
+                () -> new Redemption(declaration, target, invocation.getArguments()));
+        if (deferred != null) {
+            return deferred;
         }
-        DeferredInvocation.checkMayBlock(method, "@SingleUse");
         String token =
                 token(declaration, target, invocation.getArguments(), caller.getIfAvailable(() -> CallerContext.NONE));
         TokenConsumption consumption = tokens.getObject().consume(declaration.purpose(), token);

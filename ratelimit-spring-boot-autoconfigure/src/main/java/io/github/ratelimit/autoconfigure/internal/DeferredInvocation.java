@@ -215,7 +215,7 @@ public final class DeferredInvocation {
      * Fails a call that would block a non-blocking thread (an event loop) waiting for Redis: a method with a plain
      * return type on a reactive server must return {@code Mono}, {@code Flux} or {@code CompletionStage} instead.
      */
-    public static void checkMayBlock(Method method, String annotation) {
+    private static void checkMayBlock(Method method, String annotation) {
         if (Schedulers.isInNonBlockingThread()) {
             throw new IllegalStateException(annotation + " method "
                     + method.getDeclaringClass().getSimpleName() + "."
@@ -227,8 +227,30 @@ public final class DeferredInvocation {
         }
     }
 
+    /**
+     * The one way in for the annotations' interceptors: when the method returns a deferred type (see {@link Shape}),
+     * runs it after the step, in that type; otherwise checks that this thread may block, naming the annotation, and
+     * gives null, for the interceptor's blocking path.
+     *
+     * @param declared the method as declared on the target's class, for the message
+     * @param step made only for a deferred method
+     */
+    public static <R> Object deferredOrNull(
+            MethodInvocation invocation,
+            Method declared,
+            String annotation,
+            Supplier<CallerContext> callerOutsideReactor,
+            Supplier<Step<R>> step) {
+        Shape shape = Shape.of(invocation.getMethod());
+        if (shape == Shape.PLAIN) {
+            checkMayBlock(declared, annotation);
+            return null;
+        }
+        return invoke(invocation, shape, callerOutsideReactor, step.get());
+    }
+
     /** Runs the invocation after the step, in the shape of its return type (not {@link Shape#PLAIN}). */
-    public static <R> Object invoke(
+    private static <R> Object invoke(
             MethodInvocation invocation, Shape shape, Supplier<CallerContext> callerOutsideReactor, Step<R> step) {
         return switch (shape) {
             case MONO ->
