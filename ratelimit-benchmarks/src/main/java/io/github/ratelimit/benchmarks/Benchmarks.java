@@ -181,6 +181,8 @@ public final class Benchmarks {
      * a non-blocking one, run as that many chains of calls in flight (each chain sends its next call when the last
      * one completes, on whatever thread completed it), as a reactive application would.
      */
+    static final String BUCKET4J_2X3 = "bucket4j 2 buckets x 3 bandwidths";
+
     record Workload(
             String name,
             IntFunction<Runnable> operationForKey,
@@ -269,6 +271,26 @@ public final class Benchmarks {
                     prepare(keys, i -> bucket4j.getProxy("b4j-" + space + ":" + i, () -> bucketConfiguration));
             workloads.add(
                     new Workload("bucket4j lettuce", i -> () -> buckets.get(i).tryConsume(1), hot));
+            // what a Bucket4j user builds for the seed's shape: a bucket per identifier, each of three bandwidths,
+            // both asked (two round trips at least; not all or nothing across the two)
+            BucketConfiguration threeBandwidths = BucketConfiguration.builder()
+                    .addLimit(limit -> limit.capacity(LIMIT).refillGreedy(LIMIT, Duration.ofSeconds(1)))
+                    .addLimit(limit -> limit.capacity(LIMIT).refillGreedy(LIMIT, Duration.ofMinutes(1)))
+                    .addLimit(limit -> limit.capacity(LIMIT).refillGreedy(LIMIT, Duration.ofHours(1)))
+                    .build();
+            List<BucketProxy[]> pairs = prepare(keys, i -> new BucketProxy[] {
+                bucket4j.getProxy("b4j3-" + space + ":ip-" + i, () -> threeBandwidths),
+                bucket4j.getProxy("b4j3-" + space + ":user-" + i, () -> threeBandwidths)
+            });
+            workloads.add(new Workload(
+                    BUCKET4J_2X3,
+                    i -> () -> {
+                        BucketProxy[] pair = pairs.get(i);
+                        if (pair[0].tryConsume(1)) {
+                            pair[1].tryConsume(1);
+                        }
+                    },
+                    hot));
             if (!hot) {
                 workloads.add(new Workload(
                         "ours lock+release",
@@ -326,6 +348,7 @@ public final class Benchmarks {
         }
         if (throughput) {
             printTable(results);
+            printTargets(results);
         }
         printMemoryAndCommands(ours, bucket4j, bucketConfiguration);
         locks.close();
@@ -783,6 +806,43 @@ public final class Benchmarks {
                         r.redisCpuMicros());
             }
         });
+    }
+
+    /** The ratios issue 46 sets as targets, each from this run's own figures (NaN where a cell was not run). */
+    private static void printTargets(Map<String, List<Result>> results) {
+        System.out.println();
+        System.out.println("| target | cell | ratio | goal |");
+        System.out.println("|---|---|---:|---:|");
+        results.forEach((cell, list) -> {
+            double seed = rate(list, "ours 3 windows x 2 ids");
+            double one = rate(list, "ours sliding_window");
+            boolean many = cell.startsWith("10k");
+            boolean single = cell.endsWith("/1");
+            target(
+                    "3 windows x 2 ids vs Bucket4j 2 x 3",
+                    cell,
+                    seed / rate(list, BUCKET4J_2X3),
+                    many ? single ? 2 : 3 : 0);
+            target("3 windows x 2 ids vs one sliding window", cell, seed / one, single ? 0 : many ? 0.5 : 0.6);
+            target(
+                    "one sliding window vs the EVALSHA floor",
+                    cell,
+                    one / rate(list, "floor: EVALSHA (Redisson)"),
+                    single ? 0.85 : 0);
+            if (cell.startsWith("refused")) {
+                target(
+                        "refused (sliding window) vs Bucket4j",
+                        cell,
+                        rate(list, "ours refused sliding_window") / rate(list, "bucket4j lettuce"),
+                        single ? 10 : 5);
+            }
+        });
+    }
+
+    private static void target(String what, String cell, double ratio, double goal) {
+        if (!Double.isNaN(ratio)) {
+            System.out.printf(Locale.ROOT, "| %s | %s | %.2f | %s |%n", what, cell, ratio, goal > 0 ? "≥ " + goal : "");
+        }
     }
 
     private static double rate(List<Result> results, String workload) {
