@@ -37,6 +37,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -351,6 +352,7 @@ public final class Benchmarks {
             printTargets(results);
         }
         printMemoryAndCommands(ours, bucket4j, bucketConfiguration);
+        printCommandMix(ours);
         locks.close();
     }
 
@@ -927,6 +929,61 @@ public final class Benchmarks {
         }
         redisson.getKeys().deleteByPattern(pattern);
         System.out.printf(Locale.ROOT, "| %s | %.1f | %s | %d B |%n", name, perDecision, micros, bytes);
+    }
+
+    /**
+     * Where a decision of the seed's shape (3 windows x 2 identifiers, one key per identifier) spends Redis's time with
+     * 10,000 keys: the commands its script runs per decision, by name, and Redis's microseconds in the script, one
+     * caller. Each key is asked once per pass over the keys, so that between two asks of a key its 1-second window has
+     * let its previous entry go, as it does under load.
+     */
+    private void printCommandMix(RedisRateLimiter ours) {
+        List<List<LimitRequest>> seed = new ArrayList<>();
+        for (int i = 0; i < MANY_KEYS; i++) {
+            List<LimitRequest> list = new ArrayList<>();
+            for (long windowMs : new long[] {1_000, 60_000, 3_600_000}) {
+                RateLimit limit = RateLimit.of("mix", Algorithm.SLIDING_WINDOW, LIMIT, windowMs);
+                list.add(LimitRequest.of(limit, "ip-" + i, 1));
+                list.add(LimitRequest.of(limit, "user-" + i, 1));
+            }
+            seed.add(list);
+        }
+        for (int pass = 0; pass < 3; pass++) {
+            seed.forEach(ours::tryAcquire);
+        }
+        Map<String, long[]> before = commandStats();
+        long started = System.nanoTime();
+        seed.forEach(ours::tryAcquire);
+        long elapsed = System.nanoTime() - started;
+        Map<String, long[]> after = commandStats();
+        System.out.println();
+        System.out.printf(
+                Locale.ROOT,
+                "| 3 windows x 2 ids, %,d keys, one caller (%,.0f decisions/s) | calls per decision | µs per decision |%n",
+                MANY_KEYS,
+                MANY_KEYS / (elapsed / 1e9));
+        System.out.println("|---|---:|---:|");
+        after.forEach((command, counts) -> {
+            long[] was = before.getOrDefault(command, new long[2]);
+            long calls = counts[0] - was[0];
+            if (calls > 0 && !command.equals("info")) {
+                System.out.printf(
+                        Locale.ROOT,
+                        "| %s | %.2f | %.2f |%n",
+                        command,
+                        calls / (double) MANY_KEYS,
+                        (counts[1] - was[1]) / (double) MANY_KEYS);
+            }
+        });
+    }
+
+    /** Calls and microseconds of each command so far (a script's time includes its commands'). */
+    private Map<String, long[]> commandStats() {
+        Map<String, long[]> stats = new TreeMap<>();
+        node.info(RedisNode.InfoSection.COMMANDSTATS)
+                .forEach((name, line) -> stats.put(
+                        name.replace("cmdstat_", ""), new long[] {field(line, "calls="), field(line, "usec=")}));
+        return stats;
     }
 
     /**

@@ -101,13 +101,19 @@ class ConcurrencyLimitTests {
                 future.get(60, TimeUnit.SECONDS);
             }
             pool.shutdown();
+            System.out.printf(
+                    "64 threads on two instances, 20 calls each, at most 5 in progress: most seen %d, %d refused%n",
+                    most.get(), refused.get());
             assertThat(most.get()).isLessThanOrEqualTo(5);
-            assertThat(most.get()).as("the limit was reached").isEqualTo(5);
             assertThat(refused.get()).as("callers were refused").isPositive();
-            // every slot was given back: five fresh callers get one each
+            // every slot was given back, and the limit is 5, not fewer: five fresh callers get one each across both
+            // instances, a sixth is refused (how many the threads held at once at best depends on their timing: 4
+            // once in CI)
             for (int i = 0; i < 5; i++) {
-                a.tryAcquire("slow", key, 5, Duration.ofSeconds(10), LIFETIME);
+                (i % 2 == 0 ? a : b).tryAcquire("slow", key, 5, Duration.ofSeconds(10), LIFETIME);
             }
+            assertThatThrownBy(() -> b.tryAcquire("slow", key, 5, Duration.ofSeconds(10), LIFETIME))
+                    .isInstanceOf(ConcurrencyLimitExceededException.class);
         } finally {
             clientA.shutdown();
             clientB.shutdown();
