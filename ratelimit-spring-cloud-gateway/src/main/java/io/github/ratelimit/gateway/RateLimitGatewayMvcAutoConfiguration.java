@@ -18,7 +18,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.cloud.gateway.server.mvc.config.FilterProperties;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.cloud.gateway.server.mvc.config.RouteProperties;
-import org.springframework.cloud.gateway.server.mvc.filter.SimpleFilterSupplier;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -26,7 +25,11 @@ import org.springframework.context.annotation.Bean;
  * routes, and a startup check of the routes in properties that use it.
  */
 @AutoConfiguration(afterName = "io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration")
-@ConditionalOnClass({SimpleFilterSupplier.class, GatewayMvcProperties.class})
+@ConditionalOnClass(
+        name = {
+            "org.springframework.cloud.gateway.server.mvc.filter.SimpleFilterSupplier",
+            "org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties"
+        })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnBooleanProperty(name = GatewayMvcProperties.PREFIX + ".enabled", matchIfMissing = true)
 public final class RateLimitGatewayMvcAutoConfiguration {

@@ -14,10 +14,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.cloud.gateway.config.GatewayAutoConfiguration;
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.filter.FilterDefinition;
-import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.route.RouteDefinition;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
@@ -28,9 +26,13 @@ import org.springframework.context.annotation.Bean;
  * own auto-configuration, which creates the filter only when a {@code RateLimiter} bean exists.
  */
 @AutoConfiguration(
-        before = GatewayAutoConfiguration.class,
+        beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration",
         afterName = "io.github.ratelimit.autoconfigure.reactive.RateLimitReactiveWebAutoConfiguration")
-@ConditionalOnClass({AbstractRateLimiter.class, GatewayAutoConfiguration.class})
+@ConditionalOnClass(
+        name = {
+            "org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter",
+            "org.springframework.cloud.gateway.config.GatewayAutoConfiguration"
+        })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = "spring.cloud.gateway.server.webflux.enabled", matchIfMissing = true)
 public final class RateLimitGatewayWebFluxAutoConfiguration {

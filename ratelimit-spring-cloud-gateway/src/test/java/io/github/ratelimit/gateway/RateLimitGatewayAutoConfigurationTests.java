@@ -1,0 +1,94 @@
+package io.github.ratelimit.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleException;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.test.support.SharedRedis;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.convert.support.DefaultConversionService;
+
+/**
+ * The gateway auto-configurations alone: each server's side with only that server present, and a limit a route cannot
+ * honour failing the start naming its property.
+ */
+class RateLimitGatewayAutoConfigurationTests {
+
+    private static final AutoConfigurations LIMITER = AutoConfigurations.of(
+            RateLimitRedissonAutoConfiguration.class,
+            RateLimitRedisAutoConfiguration.class,
+            RateLimitAutoConfiguration.class,
+            RateLimitGatewayWebFluxAutoConfiguration.class,
+            RateLimitGatewayMvcAutoConfiguration.class);
+
+    private static final String[] PROPERTIES = {
+        "spring.data.redis.url=" + SharedRedis.get().url(),
+        "ratelimit.key-prefix=gw-ac-" + UUID.randomUUID() + ":",
+        "ratelimit.gateway.limits.per-client.limits[0].limit=5",
+        "ratelimit.gateway.limits.per-client.limits[0].window=1s"
+    };
+
+    /** What the gateway's own auto-configuration gives the limiter: the service that binds a route's arguments. */
+    @Configuration(proxyBeanMethods = false)
+    static class GatewayServices {
+        @Bean
+        ConfigurationService configurationService(BeanFactory beans) {
+            return new ConfigurationService(beans, DefaultConversionService::new, () -> null);
+        }
+    }
+
+    @Test
+    void onWebFluxWithOnlyTheWebFluxServerTheRouteLimiterIsABean() {
+        new ReactiveWebApplicationContextRunner()
+                .withConfiguration(LIMITER)
+                .withUserConfiguration(GatewayServices.class)
+                .withClassLoader(new FilteredClassLoader("org.springframework.cloud.gateway.server.mvc"))
+                .withPropertyValues(PROPERTIES)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).hasSingleBean(RateLimitRouteLimiter.class);
+                    assertThat(context).doesNotHaveBean(MvcRouteLimits.class);
+                });
+    }
+
+    @Test
+    void onWebMvcWithOnlyTheWebMvcServerTheFilterFunctionIsKnownToRoutes() {
+        new WebApplicationContextRunner()
+                .withConfiguration(LIMITER)
+                .withClassLoader(new FilteredClassLoader("org.springframework.cloud.gateway.filter"))
+                .withPropertyValues(PROPERTIES)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).hasSingleBean(MvcRouteLimits.class);
+                    assertThat(context).hasSingleBean(RateLimitFilterFunctions.FilterSupplier.class);
+                    assertThat(context).doesNotHaveBean(RateLimitRouteLimiter.class);
+                    assertThat(context.getBean(MvcRouteLimits.class).names(" per-client "))
+                            .containsExactly("per-client");
+                });
+    }
+
+    @Test
+    void aGatewayLimitThatCountsFailuresFailsTheStartNamingItsProperty() {
+        new WebApplicationContextRunner()
+                .withConfiguration(LIMITER)
+                .withPropertyValues(PROPERTIES)
+                .withPropertyValues("ratelimit.gateway.limits.per-client.count-on=failure")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(InvalidFilterRuleException.class)
+                        .hasMessageContaining("ratelimit.gateway.limits.per-client.count-on")
+                        .hasMessageContaining("path rule"));
+    }
+}
