@@ -1,0 +1,176 @@
+package io.github.ratelimit.benchmarks;
+
+import io.github.ratelimit.redis.RedisRateLimiter;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.redisson.Redisson;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisNode;
+import org.redisson.api.redisnode.RedisNodes;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.config.Config;
+
+/**
+ * Where Redis's time goes inside {@code ratelimit.lua} for the seed's shape (3 sliding windows of one name x 2
+ * identifiers, one key per identifier) with 10,000 keys: the script is run as it is, then with {@code TIME} marks
+ * between its sections (parsing the arguments, checking the keys, committing and reporting, the reply, writing back),
+ * each section's microseconds summed in a hash. Batches of 1 and of 10 calls per script call (what one caller and
+ * many callers send). A mark costs about one {@code TIME}: compare sections, not the instrumented total with the plain
+ * one. {@code --script-profile}.
+ */
+final class ScriptProfile {
+
+    private static final String SPEC = "4,1,1000000,1000,1000000,60000,1000000,3600000";
+    private static final int KEYS = 10_000;
+    private static final String T =
+            "local __t = redis.call('TIME') __t = tonumber(__t[1]) * 1000000 + tonumber(__t[2])";
+
+    private final RedissonClient redisson;
+    private final RedisNode node;
+
+    private ScriptProfile(String url) {
+        Config config = new Config();
+        config.useSingleServer().setAddress(url);
+        this.redisson = Redisson.create(config);
+        this.node = redisson.getRedisNodes(RedisNodes.SINGLE).getInstance();
+    }
+
+    static void run(String url) throws Exception {
+        ScriptProfile profile = new ScriptProfile(url);
+        try {
+            String plain = read("ring.lua") + "\n" + read("ratelimit.lua");
+            String marked = instrumented(plain);
+            System.out.println(
+                    "| script, 3 windows x 2 ids, 10,000 keys | calls per script call | Redis µs per decision |");
+            System.out.println("|---|---:|---:|");
+            for (int batch : new int[] {1, 10}) {
+                for (int round = 0; round < 3; round++) {
+                    System.out.printf(
+                            Locale.ROOT,
+                            "| as it is, run %d | %d | %.1f |%n",
+                            round + 1,
+                            batch,
+                            profile.measure(plain, batch));
+                }
+            }
+            System.out.println();
+            System.out.println("| section (TIME marks) | calls per script call | µs per decision |");
+            System.out.println("|---|---:|---:|");
+            for (int batch : new int[] {1, 10}) {
+                profile.measure(marked, batch);
+                profile.redisson.getKeys().delete("bench:profile");
+                profile.measure(marked, batch); // three passes over the keys, all of them marked
+                Map<String, String> sections = profile.redisson
+                        .<String, String>getMap("bench:profile", StringCodec.INSTANCE)
+                        .readAllMap();
+                new TreeMap<>(sections)
+                        .forEach((section, micros) -> System.out.printf(
+                                Locale.ROOT,
+                                "| %s | %d | %.1f |%n",
+                                section,
+                                batch,
+                                Long.parseLong(micros) / (3.0 * KEYS)));
+            }
+        } finally {
+            profile.redisson.shutdown();
+        }
+    }
+
+    /** The script with a TIME mark after each section, each section's time added to the hash bench:profile. */
+    static String instrumented(String source) {
+        String s = source;
+        s = insertAfter(
+                s, "local call = redis.call\n", "local __prof = {}\nlocal __last\ndo " + T + " __last = __t end\n");
+        s = insertBefore(s, "-- the format of up to 24 integers", mark("1 parse the arguments"));
+        s = insertBefore(s, "    local m, position = 2, 0\n", mark("2 check the keys"));
+        s = insertBefore(s, "    -- one bulk string, cheaper to read", mark("3 commit and report"));
+        s = insertAfter(s, "    replies[c] = format(f, unpack(out, 1, m))\n", mark("4 the reply"));
+        s = insertAfter(
+                s,
+                "if several then\n    several.flush()\nend\n",
+                mark("5 write back")
+                        + "for name, us in pairs(__prof) do redis.call('HINCRBY', 'bench:profile', name, us) end\n");
+        return s;
+    }
+
+    private static String mark(String name) {
+        return "do " + T + " __prof['" + name + "'] = (__prof['" + name + "'] or 0) + __t - __last __last = __t end\n";
+    }
+
+    private static String insertBefore(String source, String anchor, String text) {
+        int at = source.indexOf(anchor);
+        if (at < 0) {
+            throw new IllegalStateException("ratelimit.lua no longer has the line this profile marks: " + anchor);
+        }
+        return source.substring(0, at) + text + source.substring(at);
+    }
+
+    private static String insertAfter(String source, String anchor, String text) {
+        int at = source.indexOf(anchor);
+        if (at < 0) {
+            throw new IllegalStateException("ratelimit.lua no longer has the line this profile marks: " + anchor);
+        }
+        return source.substring(0, at + anchor.length()) + text + source.substring(at + anchor.length());
+    }
+
+    /**
+     * Runs two passes over the keys to warm up (so that each key's 1-second window has let entries go between two asks
+     * of it, as under load), then one measured pass; Redis's microseconds in EVALSHA per decision.
+     */
+    private double measure(String source, int batch) {
+        RScript script = redisson.getScript(StringCodec.INSTANCE);
+        String sha = script.scriptLoad(source);
+        for (int pass = 0; pass < 2; pass++) {
+            pass(script, sha, batch);
+        }
+        long[] before = evalsha();
+        pass(script, sha, batch);
+        long[] after = evalsha();
+        return (after[1] - before[1]) / (double) KEYS;
+    }
+
+    private static void pass(RScript script, String sha, int batch) {
+        for (int first = 0; first < KEYS; first += batch) {
+            List<Object> keys = new ArrayList<>();
+            List<Object> argv = new ArrayList<>();
+            argv.add(String.valueOf(batch));
+            for (int i = first; i < first + batch; i++) {
+                keys.add("bench:{ip-" + i + "}:profile");
+                keys.add("bench:{user-" + i + "}:profile");
+                argv.add("2");
+                argv.add(SPEC);
+                argv.add(SPEC);
+            }
+            script.evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LIST, keys, argv.toArray());
+        }
+    }
+
+    /** Calls of EVALSHA so far and Redis's microseconds in them. */
+    private long[] evalsha() {
+        String line = node.info(RedisNode.InfoSection.COMMANDSTATS).get("cmdstat_evalsha");
+        if (line == null) {
+            return new long[2];
+        }
+        return new long[] {field(line, "calls="), field(line, "usec=")};
+    }
+
+    private static long field(String line, String name) {
+        int at = line.indexOf(name);
+        return Long.parseLong(line.substring(at + name.length(), line.indexOf(',', at)));
+    }
+
+    private static String read(String name) throws Exception {
+        try (InputStream in = RedisRateLimiter.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("No script " + name + " next to " + RedisRateLimiter.class);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}
