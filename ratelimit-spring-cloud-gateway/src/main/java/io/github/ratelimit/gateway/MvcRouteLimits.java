@@ -51,21 +51,24 @@ final class MvcRouteLimits {
         List<String> names = names(list);
         String method = request.method().name();
         String path = request.requestPath().pathWithinApplication().value();
-        RuntimeException refusal;
+        RateLimitDecisions.Outcome outcome;
         try {
-            RateLimitDecisions.Outcome outcome =
-                    decisions.decide(caller, view -> limits.call(names, method, path, view));
-            refusal = outcome.refusal();
-            if (refusal == null) {
-                if (outcome.admitted() != null) {
-                    caller.allowed(outcome.admitted());
-                }
-                return next.handle(request);
-            }
+            outcome = decisions.decide(caller, view -> limits.call(names, method, path, view));
         } catch (RateLimitEvaluationException missingKey) {
-            refusal = missingKey;
+            return answer(missingKey, path);
         }
-        RuntimeException refused = refusal;
+        RuntimeException refusal = outcome.refusal();
+        if (refusal != null) {
+            return answer(refusal, path);
+        }
+        if (outcome.admitted() != null) {
+            caller.allowed(outcome.admitted());
+        }
+        return next.handle(request);
+    }
+
+    /** The answer the application's exception handlers give a refusal (see {@link Refusals}). */
+    private ServerResponse answer(RuntimeException refused, String path) {
         ResponseEntity<ProblemDetail> answer = Refusals.answer(
                 refused,
                 URI.create(path),

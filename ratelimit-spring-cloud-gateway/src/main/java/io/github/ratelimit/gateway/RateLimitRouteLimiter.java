@@ -45,7 +45,14 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
         super.onApplicationEvent(event);
         Config config = getConfig().get(event.getRouteId());
         if (config != null) {
-            config.names = limits.names(config.getLimits(), "route '" + event.getRouteId() + "' (ratelimit.limits)");
+            try {
+                config.names =
+                        limits.names(config.getLimits(), "route '" + event.getRouteId() + "' (ratelimit.limits)");
+            } catch (IllegalArgumentException e) {
+                // a route added while running: its requests fail saying so; the other routes still load (routes in
+                // properties were checked at startup)
+                config.names = null;
+            }
         }
     }
 
