@@ -5,7 +5,6 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.List;
 import java.util.Map;
-import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -41,22 +40,6 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
     }
 
     @Override
-    public void onApplicationEvent(FilterArgsEvent event) {
-        super.onApplicationEvent(event);
-        Config config = getConfig().get(event.getRouteId());
-        if (config != null) {
-            try {
-                config.names =
-                        limits.names(config.getLimits(), "route '" + event.getRouteId() + "' (ratelimit.limits)");
-            } catch (IllegalArgumentException e) {
-                // a route added while running: its requests fail saying so; the other routes still load (routes in
-                // properties were checked at startup)
-                config.names = null;
-            }
-        }
-    }
-
-    @Override
     public Mono<Response> isAllowed(String routeId, String id) {
         Config config = getConfig().get(routeId);
         if (config == null || config.getLimits() == null) {
@@ -65,7 +48,8 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
         }
         List<String> names = config.names;
         if (names == null) {
-            // a route built in Java, whose config was put here without the event of a route in properties
+            // checked once per route (routes in properties were checked at startup too); a route added while running
+            // that names an unknown limit fails its own requests saying so, the other routes are not affected
             try {
                 names = limits.names(config.getLimits(), "route '" + routeId + "' (ratelimit.limits)");
             } catch (IllegalArgumentException e) {

@@ -159,10 +159,11 @@ public final class DeferredInvocation {
                 if (unadaptedName(t.getName())) {
                     return true;
                 }
-                for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(t)) {
-                    if (unadaptedName(i.getName())) {
-                        return true;
-                    }
+            }
+            // every interface of the type and of its superclasses
+            for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+                if (unadaptedName(i.getName())) {
+                    return true;
                 }
             }
             return false;

@@ -284,7 +284,7 @@ public final class FilterRule {
     }
 
     boolean matches(String method, PathContainer path) {
-        if (!methods.isEmpty() && !methods.contains(method)) {
+        if (!appliesTo(method)) {
             return false;
         }
         for (PathPattern pattern : paths) {
@@ -293,6 +293,11 @@ public final class FilterRule {
             }
         }
         return false;
+    }
+
+    /** Whether the rule applies to requests of this HTTP method (all, when it names none). */
+    boolean appliesTo(String method) {
+        return methods.isEmpty() || methods.contains(method);
     }
 
     /**

@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import org.springframework.http.server.PathContainer;
 
 /**
  * Limits named in properties, each shaped like a path rule without paths, and applied where something names them (a
@@ -75,11 +74,11 @@ public final class NamedLimits {
      */
     public RateLimitDecisions.Call call(
             List<String> names, String method, String rawPath, CallerContext view, RateLimitDecisions decisions) {
-        PathContainer path = PathContainer.parsePath(rawPath);
         RuleCall call = new RuleCall(plans, rawPath, view, decisions);
         for (String name : names) {
             FilterRule limit = limits.get(name);
-            if (limit.matches(method, path)) {
+            // the route chose the paths: only the limit's methods remain to match
+            if (limit.appliesTo(method)) {
                 call.add(limit);
             }
         }
