@@ -91,9 +91,9 @@ final class ScriptProfile {
         s = insertBefore(s, "    local m, position = 2, 0\n", mark("2 check the keys"));
         s = insertBefore(s, "    -- one bulk string, cheaper to read", mark("3 commit and report"));
         s = insertAfter(s, "    replies[c] = format(f, unpack(out, 1, m))\n", mark("4 the reply"));
-        s = insertAfter(
+        s = insertBefore(
                 s,
-                "if several then\n    several.flush()\nend\n",
+                "return replies\n",
                 mark("5 write back")
                         + "for name, us in pairs(__prof) do redis.call('HINCRBY', 'bench:profile', name, us) end\n");
         return s;

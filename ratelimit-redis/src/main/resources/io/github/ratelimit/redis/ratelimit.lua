@@ -67,163 +67,46 @@ local function answer(out, m, allowed, remaining, reset, retry, window)
     return m + 4
 end
 
--- Several sliding windows in one ring (ring.lua), made when a script call meets the first such key (most calls never
--- do). Like ring.lua's functions, it captures nothing: what it needs of ring.lua and of this script is given to it. A
--- key's header is read once per script call and kept while the calls of the batch are decided; what they admitted is
--- written back once, at the end (`flush`): the header, and the entries, which all bear the same time within a script
--- call and follow one another in the ring, so that calls of one key (a hot key: a batch of many calls for one
--- identifier) write their entries with one command instead of one each. Entries not written yet are written before
--- anything reads entries of that key. Returns spec(text), check(key, p, position), commit(key, p),
--- report(out, m, position, p, took) and flush().
-local function several_keys(now_ms, answer, multi_codec, ring_entries, SLOT)
-    local call, format, rep, spack = redis.call, string.format, string.rep, struct.pack
-    local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
-    local codec = multi_codec()
-    local entry, still_live, write = ring_entries(SLOT)
-    local several = {} -- key -> its header as a flat table (the codec's state)
-    local dirty = {} -- key -> its spec, for the keys whose header must be written back
-    local unwritten = {} -- key -> {first slot, count, stamp, time}: entries taken in this script call, not written yet
-
-    -- writes a key's entries not written yet
-    local function write_entries(key, base, cap)
-        local w = unwritten[key]
-        if w then
-            unwritten[key] = nil
-            write(key, base, cap, w[1], w[2], w[3])
-        end
-    end
-    local found = {} -- each window's allowed, remaining, reset, retry, per position of the key in its call (reused)
-
-    -- "4,cost,limit,window,limit,window,...": the spec of a key of several windows, or nil when it is not one
-    local function spec(text)
-        local v, n = {}, 0
-        for part in string.gmatch(text, '[^,]+') do
-            n = n + 1
-            v[n] = tonumber(part)
-            if not v[n] then
-                return nil
-            end
-        end
-        local q, w = v[2], (n - 2) / 2
-        if v[1] ~= 4 or not q or q < 0 or w < 2 or w > 16 or w ~= floor(w) then
+-- The spec of a key of several sliding windows of one identifier (ring.lua's one ring for them all), "4,cost,limit,
+-- window,limit,window,...", or nil when the text is not one: an array (see SEVERAL_N below), [1] to [7] as a spec of
+-- one window has them (algorithm 4, the cost, no flags) for the main loop. Three windows (the seed's shape) are parsed
+-- by one pattern into one table; other counts (2 to 16) by a loop. Captures nothing (see ring.lua).
+local function several_spec(text)
+    local tonumber, max = tonumber, math.max
+    local q, l1, w1, l2, w2, l3, w3 = string.match(text, '^4,(%d+),(%d+),(%d+),(%d+),(%d+),(%d+),(%d+)$')
+    if q then
+        q, l1, w1, l2, w2, l3, w3 = tonumber(q), tonumber(l1), tonumber(w1), tonumber(l2), tonumber(w2), tonumber(l3),
+            tonumber(w3)
+        if l1 < 1 or l2 < 1 or l3 < 1 or w1 < 1 or w2 < 1 or w3 < 1 or q > l1 or q > l2 or q > l3 then
             return nil
         end
-        local limits, windows, largest, longest = {}, {}, 0, 0
-        for j = 1, w do
-            local lj, wj = v[1 + 2 * j], v[2 + 2 * j]
-            if lj < 1 or wj < 1 or q > lj then
-                return nil
-            end
-            limits[j], windows[j], largest, longest = lj, wj, max(largest, lj), max(longest, wj)
-        end
-        local base = codec.header_size(w)
-        -- [1] to [6] as a spec of one window has them (algorithm 4, cost, no flags), for the main loop
-        return {4, 0, 0, q, 0, 0, q = q, limits = limits, windows = windows, answers = w, base = base,
-                header_last = format('%d', base - 1), largest = largest, longest = longest}
+        return {4, 0, 0, q, 0, 0, false, 3, 50, '49', max(l1, l2, l3), max(w1, w2, w3), '>I4I4I6I6I4I6I4I6I4I6',
+            l1, w1, l2, w2, l3, w3}
     end
-
-    -- Returns allowed (1 if every window has room), and keeps each window's allowed, remaining, reset, retry for
-    -- `report`. `p` is the key's spec: its limits and windows, and the header size, capacity and longest window.
-    local function check(key, p, position)
-        local limits, windows, n, cost = p.limits, p.windows, p.answers, p.q
-        local answers = found[position]
-        if not answers then
-            answers = {}
-            found[position] = answers
-        end
-        local s = several[key]
-        if not s then
-            s = codec.state(call('GETRANGE', key, '0', p.header_last), n)
-            if s[2] == 0 then
-                s[2] = p.largest -- a new ring (the key names every limit and window, so the capacity never changes)
-            end
-            several[key] = s
-        end
-        local head, cap, newest, base = s[1], s[2], s[3], p.base
-        local now = max(now_ms, newest) -- never let a clock step back reopen a window
-        local allowed = 1
-        for j = 1, n do
-            local at_live = 3 + 2 * j
-            local live, oldest, w, l = s[at_live], s[at_live + 1], windows[j], limits[j]
-            if live > 0 and now - oldest >= w then
-                write_entries(key, base, cap)
-                live, oldest = still_live(key, base, head, cap, live, oldest, w, now)
-                s[at_live], s[at_live + 1] = live, oldest -- true whether or not this call is admitted
-            end
-            local reset = live > 0 and newest + w - now or 0
-            local at = (j - 1) * 4
-            if cost == 0 then
-                answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 1, l - live, reset, 0
-            elseif live + cost > l then
-                write_entries(key, base, cap)
-                local needed = entry(key, base, head, cap, cap - l + cost - 1)
-                answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] =
-                    0, l - live, reset, needed + w - now_ms
-                allowed = 0
-            else
-                answers[at + 1], answers[at + 2], answers[at + 3], answers[at + 4] = 1, l - live - cost, w, 0
-            end
-        end
-        return allowed
+    if not string.match(text, '^4,[%d,]*%d$') or string.find(text, ',,', 1, true) then
+        return nil
     end
-
-    -- takes the call's entries: the first call of a key in this script call writes them at once (a key met once, as
-    -- most are, costs no more); those of the next calls join the key's entries not written yet, which they follow in
-    -- the ring with the same time (else those are written first); the header waits
-    local function commit(key, p)
-        local s = several[key]
-        local head, cap, base, cost = s[1], s[2], p.base, p.q
-        local now = max(now_ms, s[3]) -- as check decided it: nothing changed the header in between
-        local w = unwritten[key]
-        if w and w[4] == now and w[2] + cost <= cap and (w[1] + w[2]) % cap == head then
-            w[2] = w[2] + cost
-        else
-            write_entries(key, base, cap)
-            if dirty[key] then
-                unwritten[key] = {head, cost, spack('>I6', now), now}
-            else
-                write(key, base, cap, head, cost, spack('>I6', now))
-            end
-        end
-        for j = 1, p.answers do
-            local at_live = 3 + 2 * j
-            if s[at_live] == 0 then
-                s[at_live + 1] = now -- the first entry written now
-            end
-            s[at_live] = s[at_live] + cost
-        end
-        s[1], s[3] = (head + cost) % cap, now
-        dirty[key] = p
+    local v = {}
+    for part in string.gmatch(string.sub(text, 3), '[^,]+') do
+        v[#v + 1] = tonumber(part)
     end
-
-    -- the answers of the key at `position` into `out` after m (see `answer`); returns the new position
-    local function report(out, m, position, p, took)
-        local answers = found[position]
-        for j = 1, p.answers do
-            local at = (j - 1) * 4
-            local allowed = answers[at + 1]
-            -- a window with room reports what is left after taking the cost; if it took nothing, add the cost back
-            local remaining = (allowed == 1 and not took) and (answers[at + 2] + p.q) or answers[at + 2]
-            m = answer(out, m, allowed, remaining, answers[at + 3], answers[at + 4], p.windows[j])
-        end
-        return m
+    local c, n = v[1], (#v - 1) / 2
+    if n < 2 or n > 16 or n ~= math.floor(n) then
+        return nil
     end
-
-    -- the entries and headers of the keys that admitted calls, once each
-    local function flush()
-        for key, p in pairs(dirty) do
-            local s = several[key]
-            write_entries(key, p.base, s[2])
-            if s[3] >= s[4] then
-                local slack = ceil(p.longest / 8)
-                call('PEXPIRE', key, format('%d', p.longest + slack))
-                s[4] = s[3] + slack
-            end
-            call('SETRANGE', key, '0', codec.pack(s, p.answers))
+    local base = 20 + 10 * n
+    local p = {4, 0, 0, c, 0, 0, false, n, base, string.format('%d', base - 1), 0, 0,
+        '>I4I4I6I6' .. string.rep('I4I6', n)}
+    local largest, longest = 0, 0
+    for j = 1, n do
+        local l, w = v[2 * j], v[2 * j + 1]
+        if l < 1 or w < 1 or c > l then
+            return nil
         end
+        p[12 + 2 * j], p[13 + 2 * j], largest, longest = l, w, max(largest, l), max(longest, w)
     end
-
-    return {spec = spec, check = check, commit = commit, report = report, flush = flush}
+    p[11], p[12] = largest, longest
+    return p
 end
 
 -- A key's spec, parsed once per script call into an array (cheaper to make than a table of named fields; in the main
@@ -234,20 +117,28 @@ local ALLOWED, REMAINING, RESET, RETRY = 1, 2, 3, 4
 local SW_HEAD, SW_NOW, SW_LIVE, SW_OLDEST, SW_CAP, SW_MOVED = 5, 6, 7, 8, 9, 10 -- sliding window
 local FW_COUNT, FW_TTL, FW_FRESH = 5, 6, 7 -- fixed window
 local TB_TAT = 5 -- token bucket
+-- A spec of several windows (several_spec) goes on from [8]: the number of windows, the header's size and its last
+-- byte (as text), the largest limit, the longest window, the header's struct format; then window j's limit at
+-- [12 + 2j] and its window ms at [13 + 2j]. Its check in `r` keeps only allowed and where its windows' answers start in
+-- `found`, four values each (allowed, remaining, reset, retry).
+local SEVERAL_N, SEVERAL_BASE, SEVERAL_LAST, SEVERAL_LARGEST, SEVERAL_LONGEST, SEVERAL_FORMAT = 8, 9, 10, 11, 12, 13
+local SEVERAL_FOUND = 5
+-- and after the check's values, for every key: its spec, its name, its advice cursor's name (false without advice)
+local R_SPEC, R_KEY, R_CURSOR, STRIDE = 11, 12, 13, 13
 
 -- Every call's arguments are checked before anything is written, so a bad one changes nothing. A spec is parsed once
 -- per script call, however many keys of the batch share it (the calls of a batch usually do), into an array (cheaper
 -- to make than named fields): [1] algorithm, [2] limit, [3] window ms, [4] cost, [5] flags, [6] horizon ms, and
--- [7] the window as text once a write needs it. A spec of several windows is its own table (`several.spec`).
+-- [7] the window as text once a write needs it; a spec of several windows goes on (see SEVERAL_N).
 local specs = {}
-local several -- several_keys(), once a spec of several windows is met
 local calls = tonumber(ARGV[1])
-local counts, spec, key = {}, {}, {}
-local cursor -- key number -> its advice cursor, for keys with staggered advice
-local a, k, kk = 2, 0, 0
+local a, k, kk, widest = 2, 0, 0, 0
 for c = 1, calls do
     local n = tonumber(ARGV[a])
-    counts[c] = n
+    if not n then
+        return redis.error_reply('ratelimit: bad number of keys for call ' .. c)
+    end
+    widest = max(widest, n)
     a = a + 1
     for _ = 1, n do
         k = k + 1
@@ -261,21 +152,16 @@ for c = 1, calls do
                     p = {g, l, w, q, f, h}
                 end
             else
-                several = several or several_keys(now_ms, answer, multi_codec, ring_entries, SLOT)
-                p = several.spec(text)
+                p = several_spec(text)
             end
             specs[text] = p
         end
         if not p then
             return redis.error_reply('ratelimit: bad arguments for key ' .. k)
         end
-        spec[k] = p
         kk = kk + 1
-        key[k] = KEYS[kk]
-        if p[FLAGS] % 4 >= 2 then -- staggered advice
+        if p[FLAGS] % 4 >= 2 then -- staggered advice: the key is followed by its advice cursor
             kk = kk + 1
-            cursor = cursor or {}
-            cursor[k] = KEYS[kk]
         end
         a = a + 1
     end
@@ -287,21 +173,49 @@ end
 -- the format of up to 24 integers joined by commas (a call's answers are usually fewer)
 local JOINED, JOINED_MAX = '%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d', 24
 local replies = {}
--- The checks of the current call's keys, ten values each: allowed, remaining, reset, retry, then what the commit
--- needs. Sliding window: head, the decision's time, live entries, the oldest live entry, the ring's capacity (the
--- limit, or more after a plan's quota shrank), whether that oldest entry is another than the header's. Fixed window:
--- the count, the time left, whether the counter is new. Token bucket: the new theoretical arrival time.
-local r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0} -- made at the size of one key: a table that grows leaves its old arrays behind
+-- The current call's keys, STRIDE values each: the check's allowed, remaining, reset, retry, then what the commit
+-- needs (sliding window: head, the decision's time, live entries, the oldest live entry, the ring's capacity (the
+-- limit, or more after a plan's quota shrank), whether that oldest entry is another than the header's; fixed window:
+-- the count, the time left, whether the counter is new; token bucket: the new theoretical arrival time), then the
+-- key's spec, name and cursor. Made at once at the size of one or two keys (the seed's shape): a table that grows
+-- leaves its old arrays behind, and garbage costs a script more than most of its commands.
+local r
+if widest <= 1 then
+    r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+else
+    r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+end
 local out = {0, 0, 0} -- the current call's answers (reused: a call's reply is made of the first m)
-k = 0
+-- Keys of several windows (ring.lua) met in this script call: key -> its state, an array made in one piece: entries
+-- taken in this script call and not written yet ([1] first slot, [2] count, [3] time), [4] the key's spec once it
+-- admitted a call (its header is written back once, at the end), then the header's fields as several_spec's format
+-- reads them: [5] head, [6] capacity, [7] newest, [8] the time from which the expiry must be renewed, window j's live
+-- count at [7 + 2j] and oldest live entry at [8 + 2j] (and struct.unpack's last value, the position after them). A
+-- key's header is read once per script call; entries not written yet are written before anything reads entries of
+-- that key, and the entries of the calls of one key (a hot key) that follow one another in the ring with the same time
+-- are written with one command.
+local several
+local S_FIRST, S_COUNT, S_TIME, S_SPEC, S_HEAD, S_CAP, S_NEWEST, S_RENEW = 1, 2, 3, 4, 5, 6, 7, 8
+-- the windows' answers of the current call's keys of several windows, four values per window: made at the size of
+-- the seed's shape (two keys of three windows), reused
+local found
+a, kk = 2, 0
 for c = 1, calls do
-    local first, last = k + 1, k + counts[c]
+    local n = tonumber(ARGV[a])
+    a = a + 1
     out[1], out[2] = 1, now_ms
     local cappedKeys
-    for i = first, last do
-        local b = (i - first) * 10
-        local p = spec[i]
-        local g, limit, window, cost, kn = p[ALGORITHM], p[LIMIT], p[WINDOW], p[COST], key[i]
+    local at_found = 0
+    for i = 1, n do
+        local b = (i - 1) * STRIDE
+        local p = specs[ARGV[a]]
+        a, kk = a + 1, kk + 1
+        local g, limit, window, cost, kn = p[ALGORITHM], p[LIMIT], p[WINDOW], p[COST], KEYS[kk]
+        r[b + R_SPEC], r[b + R_KEY], r[b + R_CURSOR] = p, kn, false
+        if p[FLAGS] % 4 >= 2 then
+            kk = kk + 1
+            r[b + R_CURSOR] = KEYS[kk]
+        end
         if g == 1 then
             -- Sliding window (ring.lua): the header decides, unless entries left the window since the last admission
             local head, live, newest, oldest, cap = 0, 0, 0, 0, 0
@@ -417,17 +331,64 @@ for c = 1, calls do
                     1, floor((now_us + burst - new_tat) / interval), ceil(new_tat / 1000) - now_ms, 0, new_tat
             end
         else
-            r[b + ALLOWED] = several.check(kn, p, i - first + 1)
+            -- Several sliding windows of one identifier in one ring (ring.lua): one header, a live count per window
+            local n, base = p[SEVERAL_N], p[SEVERAL_BASE]
+            local s = several and several[kn]
+            if not s then
+                local h = call('GETRANGE', kn, '0', p[SEVERAL_LAST])
+                s = {0, 0, 0, false, sunpack(p[SEVERAL_FORMAT], #h >= base and h or rep('\0', base))} -- missing: zeros
+                if s[S_CAP] == 0 then
+                    s[S_CAP] = p[SEVERAL_LARGEST] -- a new ring (the spec names every limit: the capacity never changes)
+                end
+                several = several or {}
+                several[kn] = s
+            end
+            local head, cap, newest = s[S_HEAD], s[S_CAP], s[S_NEWEST]
+            local now = max(now_ms, newest) -- never let a clock step back reopen a window
+            local allowed = 1
+            found = found or {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+            r[b + SEVERAL_FOUND] = at_found
+            for j = 1, n do
+                local l, w, live, oldest = p[12 + 2 * j], p[13 + 2 * j], s[7 + 2 * j], s[8 + 2 * j]
+                if live > 0 and now - oldest >= w or live + cost > l then
+                    if not entry then
+                        entry, still_live, write, settle = ring_entries(SLOT)
+                    end
+                    if s[S_COUNT] > 0 then -- before entries are read
+                        write(kn, base, cap, s[S_FIRST], s[S_COUNT], spack('>I6', s[S_TIME]))
+                        s[S_COUNT] = 0
+                    end
+                    if live > 0 and now - oldest >= w then
+                        live, oldest = still_live(kn, base, head, cap, live, oldest, w, now)
+                        s[7 + 2 * j], s[8 + 2 * j] = live, oldest -- true whether or not this call is admitted
+                    end
+                end
+                local reset = live > 0 and newest + w - now or 0
+                if cost == 0 then
+                    found[at_found + 1], found[at_found + 2], found[at_found + 3], found[at_found + 4] =
+                        1, l - live, reset, 0
+                elseif live + cost > l then
+                    local needed = entry(kn, base, head, cap, cap - l + cost - 1)
+                    found[at_found + 1], found[at_found + 2], found[at_found + 3], found[at_found + 4] =
+                        0, l - live, reset, needed + w - now_ms
+                    allowed = 0
+                else
+                    found[at_found + 1], found[at_found + 2], found[at_found + 3], found[at_found + 4] =
+                        1, l - live - cost, w, 0
+                end
+                at_found = at_found + 4
+            end
+            r[b + ALLOWED] = allowed
         end
         if r[b + ALLOWED] == 0 and p[FLAGS] % 2 == 0 then -- refused by a key that is not a shadow
             out[1] = 0
         end
     end
     local m, position = 2, 0
-    for i = first, last do
-        local b = (i - first) * 10
-        local p = spec[i]
-        local g, cost, flags, kn = p[ALGORITHM], p[COST], p[FLAGS], key[i]
+    for i = 1, n do
+        local b = (i - 1) * STRIDE
+        local p, kn, cursor = r[b + R_SPEC], r[b + R_KEY], r[b + R_CURSOR]
+        local g, cost, flags = p[ALGORITHM], p[COST], p[FLAGS]
         local took = out[1] == 1 and r[b + ALLOWED] == 1 and flags < 4 -- taken unless check only
         if took and cost > 0 then
             if g == 1 then
@@ -490,21 +451,69 @@ for c = 1, calls do
                 local new_tat = ceil(r[b + TB_TAT])
                 call('SET', kn, format('%.0f', new_tat), 'PX', format('%d', max(1, ceil((new_tat - now_us) / 1000))))
             else
-                several.commit(kn, p)
+                -- several windows: the key's first admission in this script call writes its entries at once (a key
+                -- met once, as most are, costs no more); the next ones join the entries not written yet when they
+                -- follow them in the ring with the same time (else those are written first); the header waits
+                local s = several[kn]
+                local n, base = p[SEVERAL_N], p[SEVERAL_BASE]
+                local head, cap, count = s[S_HEAD], s[S_CAP], s[S_COUNT]
+                local now = max(now_ms, s[S_NEWEST]) -- as the check decided it: nothing changed the header since
+                if count > 0 and s[S_TIME] == now and (s[S_FIRST] + count) % cap == head and count + cost <= cap then
+                    s[S_COUNT] = count + cost
+                else
+                    if count > 0 then
+                        write(kn, base, cap, s[S_FIRST], count, spack('>I6', s[S_TIME]))
+                        s[S_COUNT] = 0
+                    end
+                    if s[S_SPEC] then
+                        if not entry then
+                            entry, still_live, write, settle = ring_entries(SLOT)
+                        end
+                        s[S_FIRST], s[S_COUNT], s[S_TIME] = head, cost, now
+                    else
+                        local stamp
+                        if now == now_ms then
+                            now_stamp = now_stamp or spack('>I6', now_ms)
+                            stamp = now_stamp
+                        else
+                            stamp = spack('>I6', now)
+                        end
+                        local fits = min(cost, cap - head)
+                        call('SETRANGE', kn, format('%d', base + head * SLOT), fits == 1 and stamp or rep(stamp, fits))
+                        if cost > fits then
+                            call('SETRANGE', kn, format('%d', base), rep(stamp, cost - fits))
+                        end
+                    end
+                end
+                for j = 1, n do
+                    local live = s[7 + 2 * j]
+                    if live == 0 then
+                        s[8 + 2 * j] = now -- the first entry written now
+                    end
+                    s[7 + 2 * j] = live + cost
+                end
+                s[S_HEAD], s[S_NEWEST], s[S_SPEC] = (head + cost) % cap, now, p
             end
         end
         if g == 4 then
-            m = several.report(out, m, i - first + 1, p, took)
-            position = position + p.answers
+            local at = r[b + SEVERAL_FOUND]
+            for j = 1, p[SEVERAL_N] do
+                local allowed = found[at + 1]
+                -- a window with room reports what is left after taking the cost; if it took nothing, add the cost back
+                local remaining = (allowed == 1 and not took) and (found[at + 2] + cost) or found[at + 2]
+                m = answer(out, m, allowed, remaining, found[at + 3], found[at + 4], p[13 + 2 * j])
+                at = at + 4
+            end
+            position = position + p[SEVERAL_N]
         else
             local remaining = (r[b + ALLOWED] == 1 and not took) and (r[b + REMAINING] + cost) or r[b + REMAINING]
             local retry = r[b + RETRY]
             position = position + 1
-            if out[1] == 0 and r[b + ALLOWED] == 0 and cursor and cursor[i] and flags % 2 == 0 then
+            if out[1] == 0 and r[b + ALLOWED] == 0 and cursor and flags % 2 == 0 then
                 -- staggered advice: the later of the earliest retry and one slot after the last advice handed out, at
                 -- most the horizon ahead (never before the earliest retry)
                 local slot = ceil(p[WINDOW] * cost / p[LIMIT])
-                local last = tonumber(call('GET', cursor[i]) or '0')
+                local last = tonumber(call('GET', cursor) or '0')
                 local advice = max(now_ms + retry, last + slot)
                 local latest = now_ms + max(retry, p[HORIZON])
                 if advice > latest then
@@ -512,7 +521,7 @@ for c = 1, calls do
                     cappedKeys = cappedKeys or {}
                     cappedKeys[#cappedKeys + 1] = position
                 end
-                call('SET', cursor[i], format('%d', advice), 'PX', format('%d', max(1, advice - now_ms)))
+                call('SET', cursor, format('%d', advice), 'PX', format('%d', max(1, advice - now_ms)))
                 retry = advice - now_ms
             end
             m = answer(out, m, r[b + ALLOWED], remaining, r[b + RESET], retry, p[WINDOW])
@@ -527,13 +536,33 @@ for c = 1, calls do
     -- one bulk string, cheaper to read than a list: the answers joined by commas, made with %d (see ring.lua)
     local f = m <= JOINED_MAX and string.sub(JOINED, 1, 3 * m - 1) or rep('%d,', m - 1) .. '%d'
     replies[c] = format(f, unpack(out, 1, m))
-    k = last
 end
 if kept_dirty then
     settle(kept, HEAD, kept_cap, run_first, run_count, run_now,
         spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap), kept_window)
 end
 if several then
-    several.flush()
+    -- the keys of several windows that admitted calls, once each: entries not written yet, expiry, header
+    for kn, s in pairs(several) do
+        local p = s[S_SPEC]
+        if p then
+            local n = p[SEVERAL_N]
+            if s[S_COUNT] > 0 then
+                write(kn, p[SEVERAL_BASE], s[S_CAP], s[S_FIRST], s[S_COUNT], spack('>I6', s[S_TIME]))
+            end
+            if s[S_NEWEST] >= s[S_RENEW] then
+                local longest = p[SEVERAL_LONGEST]
+                local slack = ceil(longest / 8)
+                call('PEXPIRE', kn, format('%d', longest + slack))
+                s[S_RENEW] = s[S_NEWEST] + slack
+            end
+            for j = 1, n do
+                if s[7 + 2 * j] == 0 then
+                    s[8 + 2 * j] = 0 -- no live entry in that window
+                end
+            end
+            call('SETRANGE', kn, '0', spack(p[SEVERAL_FORMAT], unpack(s, S_HEAD, 8 + 2 * n)))
+        end
+    end
 end
 return replies
