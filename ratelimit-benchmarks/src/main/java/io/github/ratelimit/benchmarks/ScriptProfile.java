@@ -22,7 +22,8 @@ import org.redisson.config.Config;
  * between its sections (parsing the arguments, checking the keys, committing and reporting, the reply, writing back),
  * each section's microseconds summed in a hash. Batches of 1 and of 10 calls per script call (what one caller and
  * many callers send). A mark costs about one {@code TIME}: compare sections, not the instrumented total with the plain
- * one. {@code --script-profile}.
+ * one. Beside the script, {@code three-windows-floor.lua}: the same commands with no generality, the least a decision
+ * of this layout costs. {@code --script-profile}.
  */
 final class ScriptProfile {
 
@@ -45,6 +46,7 @@ final class ScriptProfile {
         ScriptProfile profile = new ScriptProfile(url);
         try {
             String plain = read("ring.lua") + "\n" + read("ratelimit.lua");
+            String floor = read("ring.lua") + "\n" + readOwn("three-windows-floor.lua");
             String marked = instrumented(plain);
             System.out.println(
                     "| script, 3 windows x 2 ids, 10,000 keys | calls per script call | Redis µs per decision |");
@@ -57,6 +59,12 @@ final class ScriptProfile {
                             round + 1,
                             batch,
                             profile.measure(plain, batch));
+                    System.out.printf(
+                            Locale.ROOT,
+                            "| its commands alone (three-windows-floor.lua), run %d | %d | %.1f |%n",
+                            round + 1,
+                            batch,
+                            profile.measure(floor, batch));
                 }
             }
             System.out.println();
@@ -141,8 +149,8 @@ final class ScriptProfile {
             List<Object> argv = new ArrayList<>();
             argv.add(String.valueOf(batch));
             for (int i = first; i < first + batch; i++) {
-                keys.add("bench:{ip-" + i + "}:profile");
-                keys.add("bench:{user-" + i + "}:profile");
+                keys.add("bench:" + sha.substring(0, 8) + ":{ip-" + i + "}:profile");
+                keys.add("bench:" + sha.substring(0, 8) + ":{user-" + i + "}:profile");
                 argv.add("2");
                 argv.add(SPEC);
                 argv.add(SPEC);
@@ -163,6 +171,15 @@ final class ScriptProfile {
     private static long field(String line, String name) {
         int at = line.indexOf(name);
         return Long.parseLong(line.substring(at + name.length(), line.indexOf(',', at)));
+    }
+
+    private static String readOwn(String name) throws Exception {
+        try (InputStream in = ScriptProfile.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("No script " + name + " next to " + ScriptProfile.class);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     private static String read(String name) throws Exception {
