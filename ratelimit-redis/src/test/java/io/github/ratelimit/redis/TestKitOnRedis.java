@@ -8,6 +8,7 @@ import io.github.ratelimit.test.kit.ConcurrencyLimiterContract;
 import io.github.ratelimit.test.kit.LockManagerContract;
 import io.github.ratelimit.test.kit.RateLimiterContract;
 import io.github.ratelimit.test.kit.SingleUseTokensContract;
+import io.github.ratelimit.test.support.RedisClusterProcess;
 import io.github.ratelimit.test.support.RedisTopology;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -43,6 +44,12 @@ abstract class TestKitOnRedis {
         @Override
         protected RateLimiter newInstance() {
             return new RedisRateLimiter(client(), "kit:", Guards.patient());
+        }
+
+        /** On a Cluster, a call's counters in different hash slots are decided slot by slot (see RedisRateLimiter). */
+        @Override
+        protected boolean callsAreAtomic() {
+            return !(topology() instanceof RedisClusterProcess);
         }
     }
 

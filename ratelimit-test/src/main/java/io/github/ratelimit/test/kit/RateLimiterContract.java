@@ -89,17 +89,42 @@ public abstract class RateLimiterContract extends TwoInstances<RateLimiter> {
             }
         });
 
-        assertThat(both.get() + addressOnly.get()).as("the address's limit").isEqualTo(15);
+        if (callsAreAtomic()) {
+            assertThat(both.get() + addressOnly.get()).as("the address's limit").isEqualTo(15);
+        } else {
+            assertThat(both.get() + addressOnly.get()).as("the address's limit").isBetween(1, 15);
+        }
         assertThat(both.get()).isLessThanOrEqualTo(10);
         // read by an instance that took no part: what the store holds, not a refusal an instance keeps in memory for a
         // moment after racing the others (on a Redis Cluster, one met while another call gave back across slots,
         // forgotten when the give-back's announcement arrives)
         RateLimiter reader = instancesShareState() ? newInstance() : instance(0);
-        int userLeft = 0;
-        while (call(reader, LimitRequest.of(perUser, user, 1)).allowed()) {
-            userLeft++;
+        assertThat(left(reader, perUser, user))
+                .as("what the user's limit has left")
+                .isEqualTo(10 - both.get());
+        assertThat(left(reader, perAddress, address))
+                .as("what the address's limit has left")
+                .isEqualTo(15 - both.get() - addressOnly.get());
+    }
+
+    /**
+     * Whether the requests of one call are decided in one atomic step wherever their counters are. Override with
+     * {@code false} where they may be decided apart and a refused part gives back what the others took (a Redis
+     * Cluster, for counters in different hash slots): a call that meets a counter while a give-back to it is on its way
+     * is refused, so racing calls may leave a limit with room that nobody asked for again. What every store must show
+     * is that refused calls take nothing, in the end.
+     */
+    protected boolean callsAreAtomic() {
+        return true;
+    }
+
+    /** How many calls of cost 1 {@code limit} still admits for {@code id}, taking them all. */
+    private static int left(RateLimiter reader, RateLimit limit, String id) {
+        int left = 0;
+        while (reader.tryAcquire(List.of(LimitRequest.of(limit, id, 1))).allowed()) {
+            left++;
         }
-        assertThat(userLeft).as("what the user's limit has left").isEqualTo(10 - both.get());
+        return left;
     }
 
     @ParameterizedTest
