@@ -201,12 +201,12 @@ local S_FIRST, S_COUNT, S_TIME, S_SPEC, S_HEAD, S_CAP, S_NEWEST, S_RENEW = 1, 2,
 local found
 a, kk = 2, 0
 for c = 1, calls do
-    local n = tonumber(ARGV[a])
+    local call_keys = tonumber(ARGV[a]) -- checked above
     a = a + 1
     out[1], out[2] = 1, now_ms
     local cappedKeys
     local at_found = 0
-    for i = 1, n do
+    for i = 1, call_keys do
         local b = (i - 1) * STRIDE
         local p = specs[ARGV[a]]
         a, kk = a + 1, kk + 1
@@ -385,7 +385,7 @@ for c = 1, calls do
         end
     end
     local m, position = 2, 0
-    for i = 1, n do
+    for i = 1, call_keys do
         local b = (i - 1) * STRIDE
         local p, kn, cursor = r[b + R_SPEC], r[b + R_KEY], r[b + R_CURSOR]
         local g, cost, flags = p[ALGORITHM], p[COST], p[FLAGS]

@@ -56,7 +56,8 @@ local function ring_entries(SLOT)
         local from = (head + first) % cap -- its slot
         local span = math.min(live, SPAN, cap - from)
         if span > 1 then
-            local s = call('GETRANGE', key, format('%d', base + from * SLOT), format('%d', base + (from + span) * SLOT - 1))
+            local s = call('GETRANGE', key, format('%d', base + from * SLOT),
+                format('%d', base + (from + span) * SLOT - 1))
             local have = math.floor(#s / SLOT) -- slots beyond the string read as 0: they left long ago
             local lo, hi = 1, span -- the first of the span still inside is in [lo, hi], span meaning none
             while lo < hi do
