@@ -3,7 +3,11 @@ package io.github.ratelimit.benchmarks;
 import io.github.ratelimit.redis.RedisRateLimiter;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,6 +33,7 @@ final class ScriptProfile {
 
     private static final String SPEC = "4,1,1000000,1000,1000000,60000,1000000,3600000";
     private static final int KEYS = 10_000;
+    private static final int CHUNK = 250;
     private static final String T =
             "local __t = redis.call('TIME') __t = tonumber(__t[1]) * 1000000 + tonumber(__t[2])";
 
@@ -90,6 +95,73 @@ final class ScriptProfile {
         }
     }
 
+    /**
+     * The scripts of another version ({@code ring.lua} and {@code ratelimit.lua} in {@code otherDir}) against this
+     * jar's and against {@code three-windows-floor.lua}, for 3 windows x 2 ids with 10,000 keys: after two passes
+     * over the keys (a second apart, so that the 1-second windows let entries go), a third pass in chunks of 250
+     * decisions, each chunk run by every version in turn, Redis's microseconds in {@code EVALSHA} per decision per chunk;
+     * medians over the chunks. Interleaved so that a shared machine's drift touches all versions alike.
+     * {@code --script-compare=<dir>}.
+     */
+    static void compare(String url, Path otherDir) throws Exception {
+        ScriptProfile profile = new ScriptProfile(url);
+        try {
+            Map<String, String> versions = new LinkedHashMap<>();
+            versions.put(
+                    "other (" + otherDir.getFileName() + ")",
+                    Files.readString(otherDir.resolve("ring.lua")) + "\n"
+                            + Files.readString(otherDir.resolve("ratelimit.lua")));
+            versions.put("this jar's", read("ring.lua") + "\n" + read("ratelimit.lua"));
+            versions.put(
+                    "its commands alone (three-windows-floor.lua)",
+                    read("ring.lua") + "\n" + readOwn("three-windows-floor.lua"));
+            RScript script = profile.redisson.getScript(StringCodec.INSTANCE);
+            Map<String, String> shas = new LinkedHashMap<>();
+            versions.forEach((name, source) -> shas.put(name, script.scriptLoad(source)));
+            System.out.println(
+                    "| scripts, 3 windows x 2 ids, 10,000 keys | calls per script call | Redis µs per decision"
+                            + " (median of " + KEYS / CHUNK + " chunks) | ratio to the other |");
+            System.out.println("|---|---:|---:|---:|");
+            for (int batch : new int[] {1, 10}) {
+                for (int pass = 0; pass < 2; pass++) {
+                    for (String sha : shas.values()) {
+                        pass(script, sha, batch, 0, KEYS);
+                    }
+                    Thread.sleep(1_100);
+                }
+                Map<String, List<Double>> perChunk = new LinkedHashMap<>();
+                for (int first = 0; first < KEYS; first += CHUNK) {
+                    for (Map.Entry<String, String> version : shas.entrySet()) {
+                        long[] before = profile.evalsha();
+                        pass(script, version.getValue(), batch, first, first + CHUNK);
+                        long[] after = profile.evalsha();
+                        perChunk.computeIfAbsent(version.getKey(), v -> new ArrayList<>())
+                                .add((after[1] - before[1]) / (double) CHUNK);
+                    }
+                }
+                double other = median(perChunk.values().iterator().next());
+                for (Map.Entry<String, List<Double>> version : perChunk.entrySet()) {
+                    double median = median(version.getValue());
+                    System.out.printf(
+                            Locale.ROOT,
+                            "| %s | %d | %.1f | %.2f |%n",
+                            version.getKey(),
+                            batch,
+                            median,
+                            median / other);
+                }
+            }
+        } finally {
+            profile.redisson.shutdown();
+        }
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        return sorted.get(sorted.size() / 2);
+    }
+
     /** The script with a TIME mark after each section, each section's time added to the hash bench:profile. */
     static String instrumented(String source) {
         String s = source;
@@ -144,7 +216,12 @@ final class ScriptProfile {
     }
 
     private static void pass(RScript script, String sha, int batch) {
-        for (int first = 0; first < KEYS; first += batch) {
+        pass(script, sha, batch, 0, KEYS);
+    }
+
+    /** Keys {@code from} to {@code to} (exclusive) once each, {@code batch} calls per script call. */
+    private static void pass(RScript script, String sha, int batch, int from, int to) {
+        for (int first = from; first < to; first += batch) {
             List<Object> keys = new ArrayList<>();
             List<Object> argv = new ArrayList<>();
             argv.add(String.valueOf(batch));
