@@ -465,24 +465,14 @@ for c = 1, calls do
                         write(kn, base, cap, s[S_FIRST], count, spack('>I6', s[S_TIME]))
                         s[S_COUNT] = 0
                     end
+                    if not entry then
+                        entry, still_live, write, settle = ring_entries(SLOT)
+                    end
                     if s[S_SPEC] then
-                        if not entry then
-                            entry, still_live, write, settle = ring_entries(SLOT)
-                        end
                         s[S_FIRST], s[S_COUNT], s[S_TIME] = head, cost, now
                     else
-                        local stamp
-                        if now == now_ms then
-                            now_stamp = now_stamp or spack('>I6', now_ms)
-                            stamp = now_stamp
-                        else
-                            stamp = spack('>I6', now)
-                        end
-                        local fits = min(cost, cap - head)
-                        call('SETRANGE', kn, format('%d', base + head * SLOT), fits == 1 and stamp or rep(stamp, fits))
-                        if cost > fits then
-                            call('SETRANGE', kn, format('%d', base), rep(stamp, cost - fits))
-                        end
+                        now_stamp = now_stamp or spack('>I6', now_ms)
+                        write(kn, base, cap, head, cost, now == now_ms and now_stamp or spack('>I6', now))
                     end
                 end
                 for j = 1, n do

@@ -106,10 +106,6 @@ class RingLeavingEntriesTest {
     }
 
     private void awaitRedisTime(long epochMs) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (RedisCommands.timeMs(client) < epochMs) {
-            assertThat(System.nanoTime()).as("Redis clock reaching %d", epochMs).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+        RedisCommands.awaitTimeMs(client, epochMs);
     }
 }

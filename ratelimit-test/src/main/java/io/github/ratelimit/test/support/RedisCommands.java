@@ -2,6 +2,7 @@ package io.github.ratelimit.test.support;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
@@ -50,6 +51,17 @@ public final class RedisCommands {
         List<Object> time = call(client, "TIME");
         return Long.parseLong(time.get(0).toString()) * 1000
                 + Long.parseLong(time.get(1).toString()) / 1000;
+    }
+
+    /** Waits, spinning, until the Redis server's clock reads {@code epochMs} or later; fails after 10 seconds. */
+    public static void awaitTimeMs(RedissonClient client, long epochMs) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (timeMs(client) < epochMs) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("The Redis clock did not reach " + epochMs + " within 10 s");
+            }
+            Thread.onSpinWait();
+        }
     }
 
     /** How many times a command was called, from INFO commandstats. */
