@@ -50,8 +50,8 @@ final class ScriptProfile {
     static void run(String url) throws Exception {
         ScriptProfile profile = new ScriptProfile(url);
         try {
-            String plain = read("ring.lua") + "\n" + read("ratelimit.lua");
-            String floor = read("ring.lua") + "\n" + readOwn("three-windows-floor.lua");
+            String plain = jarScript();
+            String floor = floorScript();
             String marked = instrumented(plain);
             System.out.println(
                     "| script, 3 windows x 2 ids, 10,000 keys | calls per script call | Redis µs per decision |");
@@ -99,7 +99,7 @@ final class ScriptProfile {
      * The scripts of another version ({@code ring.lua} and {@code ratelimit.lua} in {@code otherDir}) against this
      * jar's and against {@code three-windows-floor.lua}, for 3 windows x 2 ids with 10,000 keys: after two passes
      * over the keys (a second apart, so that the 1-second windows let entries go), a third pass in chunks of 250
-     * decisions, each chunk run by every version in turn, Redis's microseconds in {@code EVALSHA} per decision per chunk;
+     * decisions, each chunk run by every version in turn (each version first as often), Redis's microseconds in {@code EVALSHA} per decision per chunk;
      * medians over the chunks. Interleaved so that a shared machine's drift touches all versions alike.
      * {@code --script-compare=<dir>}.
      */
@@ -111,10 +111,8 @@ final class ScriptProfile {
                     "other (" + otherDir.getFileName() + ")",
                     Files.readString(otherDir.resolve("ring.lua")) + "\n"
                             + Files.readString(otherDir.resolve("ratelimit.lua")));
-            versions.put("this jar's", read("ring.lua") + "\n" + read("ratelimit.lua"));
-            versions.put(
-                    "its commands alone (three-windows-floor.lua)",
-                    read("ring.lua") + "\n" + readOwn("three-windows-floor.lua"));
+            versions.put("this jar's", jarScript());
+            versions.put("its commands alone (three-windows-floor.lua)", floorScript());
             RScript script = profile.redisson.getScript(StringCodec.INSTANCE);
             Map<String, String> shas = new LinkedHashMap<>();
             versions.forEach((name, source) -> shas.put(name, script.scriptLoad(source)));
@@ -130,13 +128,17 @@ final class ScriptProfile {
                     Thread.sleep(1_100);
                 }
                 Map<String, List<Double>> perChunk = new LinkedHashMap<>();
+                List<String> names = new ArrayList<>(shas.keySet());
+                names.forEach(name -> perChunk.put(name, new ArrayList<>()));
                 for (int first = 0; first < KEYS; first += CHUNK) {
-                    for (Map.Entry<String, String> version : shas.entrySet()) {
+                    // each chunk starts with the next version: the one run first in a chunk pays more (measured with
+                    // the same script twice), so every version goes first as often
+                    for (int v = 0; v < names.size(); v++) {
+                        String name = names.get((first / CHUNK + v) % names.size());
                         long[] before = profile.evalsha();
-                        pass(script, version.getValue(), batch, first, first + CHUNK);
+                        pass(script, shas.get(name), batch, first, first + CHUNK);
                         long[] after = profile.evalsha();
-                        perChunk.computeIfAbsent(version.getKey(), v -> new ArrayList<>())
-                                .add((after[1] - before[1]) / (double) CHUNK);
+                        perChunk.get(name).add((after[1] - before[1]) / (double) CHUNK);
                     }
                 }
                 double other = median(perChunk.values().iterator().next());
@@ -250,19 +252,20 @@ final class ScriptProfile {
         return Long.parseLong(line.substring(at + name.length(), line.indexOf(',', at)));
     }
 
-    private static String readOwn(String name) throws Exception {
-        try (InputStream in = ScriptProfile.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException("No script " + name + " next to " + ScriptProfile.class);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+    /** The jar's rate limit script as Redis runs it: ring.lua, then ratelimit.lua. */
+    private static String jarScript() throws Exception {
+        return read(RedisRateLimiter.class, "ring.lua") + "\n" + read(RedisRateLimiter.class, "ratelimit.lua");
     }
 
-    private static String read(String name) throws Exception {
-        try (InputStream in = RedisRateLimiter.class.getResourceAsStream(name)) {
+    /** The floor script (its commands alone), after the ring.lua it calls. */
+    private static String floorScript() throws Exception {
+        return read(RedisRateLimiter.class, "ring.lua") + "\n" + read(ScriptProfile.class, "three-windows-floor.lua");
+    }
+
+    private static String read(Class<?> next, String name) throws Exception {
+        try (InputStream in = next.getResourceAsStream(name)) {
             if (in == null) {
-                throw new IllegalStateException("No script " + name + " next to " + RedisRateLimiter.class);
+                throw new IllegalStateException("No script " + name + " next to " + next);
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.ratelimit.test.support.RedisCommands;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -32,7 +31,7 @@ class RingBatchTest {
     @BeforeAll
     void start() {
         client = SharedRedis.get().newClient();
-        executor = new ScriptExecutor(client, new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)));
+        executor = new ScriptExecutor(client, Guards.patient());
     }
 
     @AfterAll

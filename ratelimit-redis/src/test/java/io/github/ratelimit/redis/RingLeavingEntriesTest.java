@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.test.support.RedisCommands;
 import io.github.ratelimit.test.support.SharedRedis;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -29,7 +28,7 @@ class RingLeavingEntriesTest {
     @BeforeAll
     void start() {
         client = SharedRedis.get().newClient();
-        executor = new ScriptExecutor(client, new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)));
+        executor = new ScriptExecutor(client, Guards.patient());
     }
 
     @AfterAll
