@@ -36,12 +36,9 @@ public interface LimitOverrides {
             if (limit == null && window == null) {
                 return declared;
             }
-            return new RateLimit(
-                    declared.name(),
-                    declared.algorithm(),
+            return declared.withQuota(
                     limit != null ? limit : declared.limit(),
-                    window != null ? window : declared.window(),
-                    declared.plan());
+                    window != null && declared.period() == null ? window : declared.window());
         }
     }
 

@@ -22,8 +22,8 @@ public record LimitRequest(
         if (identifier == null) {
             throw new IllegalArgumentException(Messages.empty("identifier") + " (limit '" + limit.name() + "')");
         }
-        if (cost < 0 || cost > limit.limit()) {
-            throw new IllegalArgumentException(Messages.between("cost", 0, "the limit " + limit.limit(), cost)
+        if (cost < 0 || cost > limit.ceiling()) {
+            throw new IllegalArgumentException(Messages.between("cost", 0, "the limit " + limit.ceiling(), cost)
                     + " (limit '" + limit.name() + "')");
         }
     }

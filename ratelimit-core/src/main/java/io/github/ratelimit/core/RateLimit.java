@@ -12,19 +12,50 @@ import java.util.Objects;
  * to the group, algorithm and window alone, not to the plan or the quota, so they survive a change of either (a
  * caller who downgrades keeps what was counted; one who upgrades gets the difference at once).
  *
+ * <p>Three options, each off by default ({@link #of} and the short constructors leave them off; the {@code with...}
+ * methods turn them on):
+ *
+ * <ul>
+ *   <li>a calendar {@code period} (a quota per day, ISO week or month in a time zone): the count starts afresh at
+ *       each period's start, as the Redis server's clock tells; only with {@link Algorithm#FIXED_WINDOW}, the window
+ *       being the longest the period can be (see {@link CalendarPeriod#longest()});
+ *   <li>a {@code penalty}: once this limit refuses an identifier, every call of it is refused for that long, on every
+ *       instance, then counted afresh;
+ *   <li>a {@code share} of the budget below 1: the limit's counts are shared with every limit of the same name and key
+ *       (a budget), and a call is admitted only while the shared count stays within this limit's own
+ *       {@link #ceiling()}, so that limits with a larger share (critical calls) keep the rest.
+ * </ul>
+ *
  * @param plan the plan this quota is the caller's plan's, or null for a limit that is not a plan's
+ * @param period the calendar period of a quota, or null for a window of {@code window}
+ * @param penalty how long an identifier this limit refused is refused by it, {@link Duration#ZERO} for none
+ * @param share the share of {@code limit} that calls of this limit may use, above 0 and at most 1
  */
-public record RateLimit(String name, Algorithm algorithm, long limit, Duration window, String plan) {
+public record RateLimit(
+        String name,
+        Algorithm algorithm,
+        long limit,
+        Duration window,
+        String plan,
+        CalendarPeriod period,
+        Duration penalty,
+        double share) {
 
     /** A limit that is not a plan's. */
     public RateLimit(String name, Algorithm algorithm, long limit, Duration window) {
         this(name, algorithm, limit, window, null);
     }
 
+    /** A limit without a calendar period, penalty or share. */
+    public RateLimit(String name, Algorithm algorithm, long limit, Duration window, String plan) {
+        this(name, algorithm, limit, window, plan, null, Duration.ZERO, 1.0);
+    }
+
     public RateLimit {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(window, "window");
+        Objects.requireNonNull(penalty, "penalty");
         if (!Messages.isName(name)) {
             throw new IllegalArgumentException(Messages.badName("limit name", name));
         }
@@ -42,11 +73,63 @@ public record RateLimit(String name, Algorithm algorithm, long limit, Duration w
             throw new IllegalArgumentException("plan '" + plan + "' of group '" + name + "' uses TOKEN_BUCKET, whose"
                     + " state cannot carry its count across a change of quota; use SLIDING_WINDOW or FIXED_WINDOW");
         }
+        if (period != null && algorithm != Algorithm.FIXED_WINDOW) {
+            throw new IllegalArgumentException("limit '" + name + "' counts per calendar " + period + " with "
+                    + algorithm + "; a calendar period is a fixed count per period: use FIXED_WINDOW");
+        }
+        if (period != null) {
+            window = period.longest();
+        }
+        if (penalty.isNegative() || !penalty.equals(Duration.ofMillis(penalty.toMillis()))) {
+            throw new IllegalArgumentException("penalty must be a whole number of milliseconds, at least 0, but was "
+                    + penalty + " (limit '" + name + "')");
+        }
+        if (!(share > 0 && share <= 1)) {
+            throw new IllegalArgumentException(
+                    "share must be above 0 and at most 1, but was " + share + " (limit '" + name + "')");
+        }
+        if (ceilingOf(limit, share) < 1) {
+            throw new IllegalArgumentException("share " + share + " of limit " + limit
+                    + " leaves less than one unit (limit '" + name + "'); raise the share or the limit");
+        }
     }
 
     /** The same limit as one plan's quota in the plan group of this limit's name. */
     public RateLimit forPlan(String plan, long quota) {
-        return new RateLimit(name, algorithm, quota, window, plan);
+        return new RateLimit(name, algorithm, quota, window, plan, period, penalty, share);
+    }
+
+    /** The same limit with another quota (and window, unless it counts per calendar period), its options kept. */
+    public RateLimit withQuota(long quota, Duration window) {
+        return new RateLimit(name, algorithm, quota, window, plan, period, penalty, share);
+    }
+
+    /** The same limit counted per calendar period: a {@link Algorithm#FIXED_WINDOW} quota per day, week or month. */
+    public RateLimit inCalendar(CalendarPeriod period) {
+        Objects.requireNonNull(period, "period");
+        return new RateLimit(name, algorithm, limit, period.longest(), plan, period, penalty, share);
+    }
+
+    /** The same limit with a penalty ({@link Duration#ZERO}: none). */
+    public RateLimit withPenalty(Duration penalty) {
+        return new RateLimit(name, algorithm, limit, window, plan, period, penalty, share);
+    }
+
+    /** The same limit, allowed {@code share} of its budget (1: all of it). */
+    public RateLimit withShare(double share) {
+        return new RateLimit(name, algorithm, limit, window, plan, period, penalty, share);
+    }
+
+    /**
+     * What calls of this limit may use of its budget: {@code limit} times {@code share}, rounded down; the limit itself
+     * unless a share is set. What a caller is told (the RateLimit fields) and what a cost may be at most.
+     */
+    public long ceiling() {
+        return share == 1.0 ? limit : ceilingOf(limit, share);
+    }
+
+    private static long ceilingOf(long limit, double share) {
+        return (long) Math.floor(limit * share + 1e-9);
     }
 
     /** Shorthand for a window given in milliseconds. */

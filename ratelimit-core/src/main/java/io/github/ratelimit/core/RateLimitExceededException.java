@@ -13,8 +13,11 @@ public class RateLimitExceededException extends RuntimeException {
         super("Rate limit exceeded: "
                 + decision.rejected().stream()
                         .map(o -> o.request().limit().name() + " ("
-                                + o.request().limit().limit() + " per "
-                                + o.request().limit().windowMs() + " ms)")
+                                + o.request().limit().ceiling() + " per "
+                                + (o.request().limit().period() != null
+                                        ? o.request().limit().period().toString()
+                                        : o.request().limit().windowMs() + " ms")
+                                + ")")
                         .distinct()
                         .collect(Collectors.joining(", "))
                 + "; retry after " + decision.retryAfter().toMillis() + " ms");

@@ -70,11 +70,12 @@ final class LocalLimits {
 
     private static LimitRequest shareOf(LimitRequest request, int instances) {
         RateLimit limit = request.limit();
-        long quota = Math.max(Math.max(1, limit.limit() / instances), request.cost());
-        if (quota == limit.limit()) {
+        long quota = Math.max(Math.max(1, limit.ceiling() / instances), request.cost());
+        if (quota == limit.limit() && limit.ceiling() == limit.limit()) {
             return request;
         }
         RateLimit share = new RateLimit(limit.name(), limit.algorithm(), quota, limit.window(), limit.plan());
+        // an instance's share of the caller's own ceiling, in memory: no period, penalty or budget shared with others
         return new LimitRequest(
                 share,
                 request.identifier(),

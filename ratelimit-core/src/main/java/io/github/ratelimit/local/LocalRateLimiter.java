@@ -179,7 +179,7 @@ public final class LocalRateLimiter implements RateLimiter {
         @Override
         LimitOutcome check(LimitRequest request, long now) {
             long window = request.limit().window().toNanos();
-            long limit = request.limit().limit();
+            long limit = request.limit().ceiling();
             expire(now, window);
             long reset = entries.isEmpty() ? 0 : entries.peekLast()[0] + window - now;
             long remaining = Math.max(0, limit - live);
@@ -205,7 +205,7 @@ public final class LocalRateLimiter implements RateLimiter {
             return new LimitOutcome(
                     request,
                     true,
-                    request.limit().limit() - live,
+                    request.limit().ceiling() - live,
                     request.limit().window(),
                     Duration.ZERO);
         }
@@ -221,7 +221,7 @@ public final class LocalRateLimiter implements RateLimiter {
             if (count > 0 && now - endsAt >= 0) {
                 count = 0;
             }
-            long limit = request.limit().limit();
+            long limit = request.limit().ceiling();
             long left = count == 0 ? request.limit().window().toNanos() : endsAt - now;
             long remaining = Math.max(0, limit - count);
             if (count + request.cost() <= limit) {
@@ -237,7 +237,7 @@ public final class LocalRateLimiter implements RateLimiter {
             }
             count += request.cost();
             return new LimitOutcome(
-                    request, true, request.limit().limit() - count, waitOf(endsAt - now), Duration.ZERO);
+                    request, true, request.limit().ceiling() - count, waitOf(endsAt - now), Duration.ZERO);
         }
     }
 
@@ -250,6 +250,12 @@ public final class LocalRateLimiter implements RateLimiter {
                     1, request.limit().window().toNanos() / request.limit().limit());
         }
 
+        /** A full bucket, or what a share may use of it (the rest is kept for the budget's other limits). */
+        private static long burst(LimitRequest request) {
+            RateLimit limit = request.limit();
+            return limit.ceiling() == limit.limit() ? limit.window().toNanos() : interval(request) * limit.ceiling();
+        }
+
         private long tat(long now) {
             return tat == Long.MIN_VALUE || tat - now < 0 ? now : tat;
         }
@@ -257,7 +263,7 @@ public final class LocalRateLimiter implements RateLimiter {
         @Override
         LimitOutcome check(LimitRequest request, long now) {
             long interval = interval(request);
-            long burst = request.limit().window().toNanos();
+            long burst = burst(request);
             long current = tat(now);
             long allowAt = current + request.cost() * interval - burst;
             long remaining = Math.max(0, (now + burst - current) / interval);
@@ -270,7 +276,7 @@ public final class LocalRateLimiter implements RateLimiter {
         @Override
         LimitOutcome take(LimitRequest request, long now) {
             tat = tat(now) + request.cost() * interval(request);
-            long burst = request.limit().window().toNanos();
+            long burst = burst(request);
             return new LimitOutcome(
                     request,
                     true,

@@ -110,7 +110,7 @@ final class CallKeys {
 
     /**
      * Sliding windows of one limit name, identifier and cost, enforced (not shadow, not only checked, advice not
-     * staggered, not a plan's), are counted in one key: one header read and one ring written instead of one per
+     * staggered, not a plan's, without a penalty or a share of a budget), are counted in one key: one header read and one ring written instead of one per
      * window. The windows' own keys stay the call's keys for everything else (local refusals, outcomes, resets).
      */
     private String[] findSeveralWindows() {
@@ -122,6 +122,8 @@ final class CallKeys {
             LimitRequest request = byKey.get(keyAt[k]);
             if (request.limit().algorithm() == Algorithm.SLIDING_WINDOW
                     && request.limit().plan() == null
+                    && request.limit().penalty().isZero()
+                    && request.limit().ceiling() == request.limit().limit()
                     && !request.shadow()
                     && !request.staggered()
                     && !request.checkOnly()) {
@@ -188,13 +190,13 @@ final class CallKeys {
      * The script's arguments for the keys of one slot: their number, then a spec per key (see ratelimit.lua), for a
      * key of several windows {@code 4, cost} and a limit and a window per window.
      */
-    List<String> arguments(List<String> scriptKeys, RateLimitScriptCodec codec) {
+    List<String> arguments(List<String> scriptKeys, RateLimitScriptCodec codec, long redisNowMs) {
         List<String> args = new ArrayList<>(1 + scriptKeys.size());
         args.add(Integer.toString(scriptKeys.size()));
         for (String key : scriptKeys) {
             List<String> windows = severalWindows.get(key);
             if (windows == null) {
-                args.add(codec.spec(byKey.get(key)));
+                args.add(codec.spec(byKey.get(key), redisNowMs));
                 continue;
             }
             StringBuilder spec =
@@ -218,15 +220,15 @@ final class CallKeys {
     }
 
     /**
-     * The keys the script is given: each limit key, followed by its advice cursor when its advice is staggered (a key of
-     * several windows never is).
+     * The keys the script is given: each limit key, followed by its advice cursor when its advice is staggered, then by
+     * its penalty box when it has a penalty (a key of several windows has neither).
      */
     List<String> withCursors(List<String> group) {
-        boolean staggered = false;
+        boolean more = false;
         for (String key : group) {
-            staggered |= staggered(byKey.get(key));
+            more |= staggered(byKey.get(key)) || penalized(byKey.get(key));
         }
-        if (!staggered) {
+        if (!more) {
             return group;
         }
         List<String> keys = new ArrayList<>(group.size() * 2);
@@ -235,12 +237,19 @@ final class CallKeys {
             if (staggered(byKey.get(key))) {
                 keys.add(RedisKeys.adviceCursor(key));
             }
+            if (penalized(byKey.get(key))) {
+                keys.add(RedisKeys.penaltyKey(key));
+            }
         }
         return keys;
     }
 
     private static boolean staggered(LimitRequest request) {
         return request != null && request.staggered();
+    }
+
+    private static boolean penalized(LimitRequest request) {
+        return request != null && !request.limit().penalty().isZero();
     }
 
     /** What one admitting slot gives back: the keys that took their cost, or null when none did. */

@@ -89,7 +89,7 @@ final class LocalRefusals {
                 continue;
             }
             Refusal refusal = refusals.getIfPresent(
-                    new Pair(entry.getKey(), request.limit().limit(), request.cost()));
+                    new Pair(entry.getKey(), request.limit().ceiling(), request.cost()));
             if (refusal == null || refusal.deadlineNanos() - nowNanos <= 0) {
                 continue;
             }
@@ -136,7 +136,7 @@ final class LocalRefusals {
             }
             long redisMillis = decision.decidedAt().toEpochMilli();
             refusals.put(
-                    new Pair(key, request.limit().limit(), request.cost()),
+                    new Pair(key, request.limit().ceiling(), request.cost()),
                     new Refusal(
                             sentNanos + retry - SLACK_NANOS,
                             sentNanos,

@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
@@ -11,6 +12,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the rate limit script is told and what it answers (see ratelimit.lua): each key's spec as text, made once per
@@ -33,27 +36,59 @@ final class RateLimitScriptCodec {
             .build();
 
     /**
-     * A limit's spec for the script (see ratelimit.lua): the numbers before the cost, those after the flags, the whole
-     * spec for a cost of 1 without flags (the common request), and its limit and window as a key of several windows
+     * A limit's spec for the script (see ratelimit.lua): the numbers before the cost, those after the flags (for a
+     * calendar quota, up to the periods' starts, which are added per decision), the whole spec for a cost of 1 without
+     * flags (the common request; null for a calendar quota), and its limit and window as a key of several windows
      * lists them.
      */
     private record Spec(String start, String end, String oneUnit, String window) {}
 
     private Spec spec(RateLimit limit) {
         return specs.get(limit, l -> {
-            String start = algorithmCode(l) + "," + l.limit() + ',' + l.windowMs() + ',';
-            String end = "," + l.windowMs() * horizonWindows;
-            return new Spec(start, end, start + "1,0" + end, l.limit() + "," + l.windowMs());
+            boolean options = l.period() != null || !l.penalty().isZero() || l.ceiling() != l.limit();
+            String start = (l.period() != null ? 5 : algorithmCode(l)) + "," + l.ceiling() + ',' + l.windowMs() + ',';
+            String end = "," + l.windowMs() * horizonWindows
+                    + (options ? "|" + l.limit() + ',' + l.penalty().toMillis() : "");
+            return new Spec(
+                    start, end, l.period() != null ? null : start + "1,0" + end, l.limit() + "," + l.windowMs());
         });
     }
 
-    /** One key's spec for the script. */
-    String spec(LimitRequest request) {
-        Spec spec = spec(request.limit());
+    /**
+     * The starts of the periods around the last time a calendar quota's spec was made, per period, with the text the
+     * script is given (made again once that time left the middle period).
+     */
+    private final Map<CalendarPeriod, Bounds> bounds = new ConcurrentHashMap<>();
+
+    private record Bounds(long from, long to, String text) {
+
+        static Bounds around(CalendarPeriod period, long epochMs) {
+            long[] starts = period.boundsAround(Instant.ofEpochMilli(epochMs));
+            return new Bounds(
+                    starts[1], starts[2], "," + starts[0] + ',' + starts[1] + ',' + starts[2] + ',' + starts[3]);
+        }
+    }
+
+    /**
+     * One key's spec for the script; a calendar quota's names the periods around {@code redisNowMs}, the application's
+     * best guess of Redis's clock (the script chooses among them by Redis's own).
+     */
+    String spec(LimitRequest request, long redisNowMs) {
+        RateLimit limit = request.limit();
+        Spec spec = spec(limit);
         int flags = (request.shadow() ? 1 : 0) + (request.staggered() ? 2 : 0) + (request.checkOnly() ? 4 : 0);
-        return request.cost() == 1 && flags == 0
+        String text = request.cost() == 1 && flags == 0 && spec.oneUnit() != null
                 ? spec.oneUnit()
                 : spec.start() + request.cost() + ',' + flags + spec.end();
+        if (limit.period() == null) {
+            return text;
+        }
+        Bounds around = bounds.get(limit.period());
+        if (around == null || redisNowMs < around.from() || redisNowMs >= around.to()) {
+            around = Bounds.around(limit.period(), redisNowMs);
+            bounds.put(limit.period(), around);
+        }
+        return text + around.text();
     }
 
     /** A limit's limit and window as a key of several windows lists them. */

@@ -17,7 +17,7 @@ import org.redisson.connection.CRC16;
 /**
  * Key layout of rate limits: {@code <prefix>v4:{<tag>}:<name>:<sw|fw>/<window ms>} for a window, whose counts do not
  * depend on its quota ({@code <sw|fw>p/<window ms>} for a plan's), {@code <prefix>v4:{<tag>}:<name>:tb<limit>/<window ms>}
- * for a token bucket, where the tag is the first 128 bits of the SHA-256 of the identifier, base64url, and {@code v4}
+ * for a token bucket, {@code <prefix>v4:{<tag>}:<name>:cal[p]/<day|week|month>/<zone>} for a calendar quota, where the tag is the first 128 bits of the SHA-256 of the identifier, base64url, and {@code v4}
  * the layout version (tokens and locks: {@code v2}): a release that changes what a
  * key holds changes the version, so that during a rolling upgrade no version reads counts written in another's
  * format (the new version starts from fresh counts; the old keys expire within their windows). User input reaches a key only through that hash, so no
@@ -56,9 +56,13 @@ final class RedisKeys {
     private record LimitParts(String suffix, String window) {
 
         static LimitParts of(RateLimit limit) {
+            String counted = limit.period() == null
+                    ? code(limit) + quotaPart(limit) + '/' + limit.windowMs()
+                    : "cal" + quotaPart(limit) + '/'
+                            + limit.period().unit().name().toLowerCase(java.util.Locale.ROOT) + '/'
+                            + limit.period().zone().getId();
             return new LimitParts(
-                    "}:" + limit.name() + ':' + code(limit) + quotaPart(limit) + '/' + limit.windowMs(),
-                    Long.toString(limit.limit()) + 'x' + limit.windowMs());
+                    "}:" + limit.name() + ':' + counted, Long.toString(limit.limit()) + 'x' + limit.windowMs());
         }
     }
 
@@ -146,6 +150,21 @@ final class RedisKeys {
      */
     static String adviceCursor(String rateLimitKey) {
         return rateLimitKey + ":adv";
+    }
+
+    /**
+     * The penalty box of a rate limit key, in the same slot: {@code <limit key>:pen}, present (and expiring) while the
+     * identifier is in it.
+     */
+    static String penaltyKey(String rateLimitKey) {
+        return rateLimitKey + PENALTY_SUFFIX;
+    }
+
+    static final String PENALTY_SUFFIX = ":pen";
+
+    /** Every penalty box, as a pattern. */
+    String penaltyPattern() {
+        return prefix + LIMITS_LAYOUT + "{*}:*" + PENALTY_SUFFIX;
     }
 
     /** The marker of one charge's attempt in the slot of {@code rateLimitKey} (same hash tag). */

@@ -83,6 +83,15 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     private volatile boolean resetsHeard;
 
     /**
+     * How far Redis's clock was ahead of this JVM's at the last decision (ms, latency included): a calendar quota's
+     * decision names the periods around the time this makes of the JVM's, and Redis's own clock chooses among them.
+     */
+    private volatile long redisAheadMs;
+
+    /** Tests only: how far ahead of its clock the script reads Redis's time. */
+    private volatile long clockShiftMs;
+
+    /**
      * @param redisson the client to use; not closed by this class
      * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
      * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
@@ -208,8 +217,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
         CompletionStage<List<Object>> send() {
             List<CompletableFuture<Object>> parts = new ArrayList<>(groups.size());
-            callKeys.scriptKeys.forEach((slot, ofSlot) ->
-                    parts.add(batcher.submit(slot, callKeys.withCursors(ofSlot), callKeys.arguments(ofSlot, codec))));
+            long redisNow = System.currentTimeMillis() + redisAheadMs + clockShiftMs;
+            callKeys.scriptKeys.forEach((slot, ofSlot) -> parts.add(
+                    batcher.submit(slot, callKeys.withCursors(ofSlot), callKeys.arguments(ofSlot, codec, redisNow))));
             CompletableFuture<List<Object>> replies = ScriptBatcher.allOf(parts);
             if (groups.size() == 1) {
                 return replies;
@@ -308,11 +318,22 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
                 }
             }
             Decision decision = new Decision(admitted, ordered, decidedAt);
+            redisAheadMs = decidedAt.toEpochMilli() - clockShiftMs - System.currentTimeMillis();
             if (!admitted && localRefusals != null) {
                 rememberRefusal(decision, byKey, sent, resetsWhenSent);
             }
             return decision;
         }
+    }
+
+    /**
+     * Tests only: every decision reads Redis's clock {@code shift} later than it is (the periods of calendar quotas
+     * included), so that a test can put Redis just before a month's end, a daylight saving change or February 29th;
+     * the keys' expiries run on Redis's real clock, for the same lengths.
+     */
+    void shiftClock(Duration shift) {
+        clockShiftMs = shift.toMillis();
+        batcher.shiftClock(clockShiftMs);
     }
 
     /** A give-back script's reply, as the script executor gives it. */
@@ -398,6 +419,13 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         if (units == 0 || requests.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
+        for (LimitRequest request : requests) {
+            if (request.limit().period() != null) {
+                return CompletableFuture.failedFuture(
+                        new IllegalArgumentException("limit '" + request.limit().name() + "' counts per calendar "
+                                + request.limit().period() + ", which is not charged after the call"));
+            }
+        }
         Map<Integer, List<Object>> keysBySlot = new LinkedHashMap<>();
         Map<Integer, List<Object>> argsBySlot = new LinkedHashMap<>();
         Set<String> seen = new java.util.HashSet<>();
@@ -469,7 +497,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         return new LimitOutcome(
                 request,
                 true,
-                Math.min(request.limit().limit(), outcome.remaining() + request.cost()),
+                Math.min(request.limit().ceiling(), outcome.remaining() + request.cost()),
                 outcome.resetAfter(),
                 outcome.retryAfter(),
                 outcome.adviceCapped());

@@ -33,6 +33,13 @@ final class ScriptBatcher {
     private final LuaScript script;
     private final ConcurrentMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
 
+    /** Tests only: how far ahead of its clock the script reads Redis's time (see ratelimit.lua). */
+    private volatile long clockShiftMs;
+
+    void shiftClock(long ms) {
+        clockShiftMs = ms;
+    }
+
     ScriptBatcher(ScriptExecutor executor, LuaScript script) {
         this.executor = executor;
         this.script = script;
@@ -149,9 +156,10 @@ final class ScriptBatcher {
         return keys;
     }
 
-    private static Object[] argsOf(List<Pending> batch) {
+    private Object[] argsOf(List<Pending> batch) {
         List<Object> args = new ArrayList<>();
-        args.add(Integer.toString(batch.size()));
+        long shift = clockShiftMs;
+        args.add(shift == 0 ? Integer.toString(batch.size()) : batch.size() + ";" + shift);
         for (Pending pending : batch) {
             args.addAll(pending.args);
         }

@@ -4,15 +4,18 @@
 -- nothing is written for that call. Shadow keys never decide a call: they take their cost when the call is
 -- admitted and they have room, and report when they would have refused.
 --
--- ARGV[1]          the number of calls
+-- ARGV[1]          the number of calls (tests only: "calls;shift", Redis's clock read as shift ms later)
 -- then per call:   the number n of its keys, then per key one spec, numbers joined by commas: algorithm (1 sliding
---                  window, 2 fixed window, 3 token bucket), limit, window ms, cost, flags (added: 1 shadow, 2 staggered
---                  retry advice, 4 check only: decided and reported, never taken, as for a call counted only if it
---                  fails), horizon ms (how far ahead staggered advice may reach); or, for several sliding windows of one
---                  identifier in one key (see ring.lua): 4, cost, then a limit and a window ms per window (2 to 16,
---                  answered as that many keys, in that order)
+--                  window, 2 fixed window, 3 token bucket, 5 calendar quota), limit, window ms, cost, flags (added:
+--                  1 shadow, 2 staggered retry advice, 4 check only: decided and reported, never taken, as for a call
+--                  counted only if it fails), horizon ms (how far ahead staggered advice may reach); then, only for a
+--                  limit with options, "|" and its capacity (the budget the limit's share of it counts in; the limit
+--                  is then its ceiling), its penalty ms (0: none) and for a calendar quota the starts of four periods
+--                  (epoch ms; the period is the one of the three they bound that Redis's clock falls in); or, for
+--                  several sliding windows of one identifier in one key (see ring.lua): 4, cost, then a limit and a
+--                  window ms per window (2 to 16, answered as that many keys, in that order)
 -- KEYS             the keys of the calls, in order (all in one hash slot); a key with staggered advice is
---                  followed by its advice cursor key
+--                  followed by its advice cursor key, a key with a penalty then by its penalty key
 --
 -- Returns one string per call, integers joined by commas: admitted (1/0), redis time ms, then an answer per key (per
 -- window of a key of several): its remaining count alone when it has room and resets a whole window from now (the
@@ -20,6 +23,11 @@
 -- the horizon, the positions (from 1) of those answers. Time comes from the Redis server only. Every key written gets a
 -- TTL no longer than its window (a key of several windows: its longest window and at most an eighth more); an advice
 -- cursor lives until the advice it holds.
+--
+-- A calendar quota is a count per period (a day, week or month in a time zone, whose starts Java's time zone rules
+-- give): a fixed window that ends at its period's end. A penalty: a key that refuses a call (not a shadow) puts the
+-- identifier in its penalty box, a key that lives as long as the penalty, and deletes its count; while the box lives,
+-- the key refuses every call, told the time left; then the identifier starts afresh.
 --
 -- Staggered advice (the "future window"): a refused call is told the later of the earliest time it could be
 -- admitted and one slot (window / limit, times its cost) after the advice last handed out for the same key; that
@@ -42,6 +50,14 @@ local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
 
 local t = call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local calls = tonumber(ARGV[1])
+if not calls then -- tests only: the clock shifted
+    local c, shift = string.match(ARGV[1] or '', '^(%d+);(-?%d+)$')
+    if not c then
+        return redis.error_reply('ratelimit: bad number of calls')
+    end
+    calls, now_us = tonumber(c), now_us + tonumber(shift) * 1000
+end
 local now_ms = floor(now_us / 1000)
 
 -- Sliding window: the ring's format and its readers of entries are in ring.lua, loaded before this script.
@@ -109,9 +125,43 @@ local function several_spec(text)
     return p
 end
 
+-- The spec of a limit with options (see ARGV above) as an array, like a plain one's with its capacity at [8], penalty
+-- at [9] and a calendar quota's current period from [10] to [11]; nil when the text is not one, false when Redis's clock
+-- falls in none of the periods given. Captures nothing (see ring.lua).
+local function options_spec(text, now_ms)
+    local tonumber = tonumber
+    local g, l, w, q, f, h, c, penalty, rest =
+        string.match(text, '^([1235]),(%d+),(%d+),(%d+),(%d+),(%d+)|(%d+),(%d+)(.*)$')
+    if not g then
+        return nil
+    end
+    g, l, w, q, f, h, c, penalty =
+        tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h), tonumber(c), tonumber(penalty)
+    if l < 1 or w < 1 or q > l or f > 7 or c < l then
+        return nil
+    end
+    local p = {g, l, w, q, f, h, false, c, penalty}
+    if g ~= 5 then
+        return rest == '' and p or nil
+    end
+    local b = {string.match(rest, '^,(%d+),(%d+),(%d+),(%d+)$')}
+    if #b ~= 4 then
+        return nil
+    end
+    for j = 1, 3 do
+        local from, to = tonumber(b[j]), tonumber(b[j + 1])
+        if from <= now_ms and now_ms < to then
+            p[10], p[11] = from, to
+            return p
+        end
+    end
+    return false
+end
+
 -- A key's spec, parsed once per script call into an array (cheaper to make than a table of named fields; in the main
 -- chunk these names are locals, which cost what a literal index costs).
 local ALGORITHM, LIMIT, WINDOW, COST, FLAGS, HORIZON, WINDOW_TEXT = 1, 2, 3, 4, 5, 6, 7
+local CAPACITY, PENALTY, PERIOD_START, PERIOD_END = 8, 9, 10, 11 -- [8] and [9] in every spec but several windows'
 -- A key's check in `r`, at its offset b: the answer's four values, then what its algorithm's commit needs.
 local ALLOWED, REMAINING, RESET, RETRY = 1, 2, 3, 4
 local SW_HEAD, SW_NOW, SW_LIVE, SW_OLDEST, SW_CAP, SW_MOVED = 5, 6, 7, 8, 9, 10 -- sliding window
@@ -123,15 +173,16 @@ local TB_TAT = 5 -- token bucket
 -- `found`, four values each (allowed, remaining, reset, retry).
 local SEVERAL_N, SEVERAL_BASE, SEVERAL_LAST, SEVERAL_LARGEST, SEVERAL_LONGEST, SEVERAL_FORMAT = 8, 9, 10, 11, 12, 13
 local SEVERAL_FOUND = 5
--- and after the check's values, for every key: its spec, its name, its advice cursor's name (false without advice)
-local R_SPEC, R_KEY, R_CURSOR, STRIDE = 11, 12, 13, 13
+-- and after the check's values, for every key: its spec, its name, its advice cursor's name (false without advice),
+-- its penalty key's name (false without a penalty, or when the identifier is in the penalty box already)
+local R_SPEC, R_KEY, R_CURSOR, R_BOX, STRIDE = 11, 12, 13, 14, 14
 
 -- Every call's arguments are checked before anything is written, so a bad one changes nothing. A spec is parsed once
 -- per script call, however many keys of the batch share it (the calls of a batch usually do), into an array (cheaper
--- to make than named fields): [1] algorithm, [2] limit, [3] window ms, [4] cost, [5] flags, [6] horizon ms, and
--- [7] the window as text once a write needs it; a spec of several windows goes on (see SEVERAL_N).
+-- to make than named fields): [1] algorithm, [2] limit, [3] window ms, [4] cost, [5] flags, [6] horizon ms,
+-- [7] the window as text once a write needs it, [8] the capacity, [9] the penalty ms; a spec with options goes on
+-- (options_spec), as does a spec of several windows (see SEVERAL_N).
 local specs = {}
-local calls = tonumber(ARGV[1])
 local a, k, kk, widest = 2, 0, 0, 0
 for c = 1, calls do
     local n = tonumber(ARGV[a])
@@ -149,10 +200,17 @@ for c = 1, calls do
             if g then
                 g, l, w, q, f, h = tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h)
                 if l >= 1 and w >= 1 and q <= l and f <= 7 then
-                    p = {g, l, w, q, f, h}
+                    p = {g, l, w, q, f, h, false, l, 0}
                 end
-            else
+            elseif string.sub(text, 1, 2) == '4,' then
                 p = several_spec(text)
+            else
+                p = options_spec(text, now_ms)
+                if p == false then
+                    return redis.error_reply('ratelimit: Redis time ' .. now_ms .. ' is in none of the calendar'
+                        .. ' periods given for key ' .. k .. ' (the clocks of Redis and the application differ by'
+                        .. ' more than a period)')
+                end
             end
             specs[text] = p
         end
@@ -161,6 +219,9 @@ for c = 1, calls do
         end
         kk = kk + 1
         if p[FLAGS] % 4 >= 2 then -- staggered advice: the key is followed by its advice cursor
+            kk = kk + 1
+        end
+        if p[ALGORITHM] ~= 4 and p[PENALTY] > 0 then -- a penalty: then by its penalty key
             kk = kk + 1
         end
         a = a + 1
@@ -181,9 +242,9 @@ local replies = {}
 -- leaves its old arrays behind, and garbage costs a script more than most of its commands.
 local r
 if widest <= 1 then
-    r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+    r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 else
-    r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+    r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 end
 local out = {0, 0, 0} -- the current call's answers (reused: a call's reply is made of the first m)
 -- Keys of several windows (ring.lua) met in this script call: key -> its state, an array made in one piece: entries
@@ -211,15 +272,20 @@ for c = 1, calls do
         local p = specs[ARGV[a]]
         a, kk = a + 1, kk + 1
         local g, limit, window, cost, kn = p[ALGORITHM], p[LIMIT], p[WINDOW], p[COST], KEYS[kk]
-        r[b + R_SPEC], r[b + R_KEY], r[b + R_CURSOR] = p, kn, false
+        r[b + R_SPEC], r[b + R_KEY], r[b + R_CURSOR], r[b + R_BOX] = p, kn, false, false
         if p[FLAGS] % 4 >= 2 then
             kk = kk + 1
             r[b + R_CURSOR] = KEYS[kk]
         end
+        if g ~= 4 and p[PENALTY] > 0 then
+            kk = kk + 1
+            r[b + R_BOX] = KEYS[kk]
+        end
         if g == 1 then
             -- Sliding window (ring.lua): the header decides, unless entries left the window since the last admission
             local head, live, newest, oldest, cap = 0, 0, 0, 0, 0
-            if kn == kept and kept_cap >= limit then
+            local capacity = p[CAPACITY] -- the limit, or the budget a share of it counts in
+            if kn == kept and kept_cap >= capacity then
                 head, live, newest, oldest, cap = kept_head, kept_live, kept_newest, kept_oldest, kept_cap
             else
                 if kept_dirty then
@@ -233,8 +299,8 @@ for c = 1, calls do
                 end
             end
             if cap == 0 then
-                cap = limit -- a new ring
-            elseif cap < limit then
+                cap = capacity -- a new ring
+            elseif cap < capacity then
                 -- A plan's quota grew beyond the ring's capacity: the ring is rewritten with the new capacity, its
                 -- live entries kept in time order from slot 0, so that a caller keeps what was counted and gets the
                 -- difference at once. (A quota that shrinks keeps the larger ring: its entries still count, and the
@@ -255,10 +321,10 @@ for c = 1, calls do
                     if #entries < live * SLOT then
                         entries = entries .. rep('\0', live * SLOT - #entries)
                     end
-                    head, oldest = live % limit, sunpack('>I6', entries)
-                    call('SET', kn, spack(HEADER, head, live, newest, oldest, limit) .. entries, 'PX', window)
+                    head, oldest = live % capacity, sunpack('>I6', entries)
+                    call('SET', kn, spack(HEADER, head, live, newest, oldest, capacity) .. entries, 'PX', window)
                 end
-                cap = limit
+                cap = capacity
             end
             if live == 0 then
                 newest, oldest = 0, 0
@@ -292,12 +358,21 @@ for c = 1, calls do
                 r[b + SW_HEAD], r[b + SW_NOW], r[b + SW_LIVE], r[b + SW_OLDEST], r[b + SW_CAP], r[b + SW_MOVED] =
                     1, limit - live - cost, window, 0, head, now, live, oldest, cap, moved
             end
-        elseif g == 2 then
-            -- Fixed window: a counter that expires `window` ms after the window's first admitted call
+        elseif g == 2 or g == 5 then
+            -- Fixed window: a counter that expires `window` ms after the window's first admitted call; a calendar
+            -- quota's expires at its period's end (a counter that expires before the period starts is the last one's)
             local count = tonumber(call('GET', kn) or '0')
-            local ttl = window
+            local ttl, slack = window, 2
             local fresh = true
-            if count > 0 then
+            if g == 5 then
+                -- the period's end, as the period's start tells a counter of the period before (it expired then)
+                ttl, slack = p[PERIOD_END] - now_ms, 0
+                if count > 0 then
+                    local pttl = call('PTTL', kn)
+                    fresh = not (pttl > 0 and now_ms + pttl > p[PERIOD_START])
+                    count = fresh and 0 or count
+                end
+            elseif count > 0 then
                 local pttl = call('PTTL', kn)
                 if pttl >= 0 then
                     ttl = pttl
@@ -306,19 +381,22 @@ for c = 1, calls do
             end
             -- Redis deletes a key one millisecond after its PTTL reaches 0, and PTTL may be read in the millisecond
             -- after now_ms (the decision time the caller sees): 2 ms more, so that waiting the answer always suffices
+            -- (a calendar quota's end is not read from the counter: it is the period's)
             if count + cost > limit then
-                r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY] = 0, limit - count, ttl + 2, ttl + 2
+                r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY] =
+                    0, limit - count, ttl + slack, ttl + slack
             else
                 r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY],
                 r[b + FW_COUNT], r[b + FW_TTL], r[b + FW_FRESH] =
-                    1, limit - count - cost, ttl + 2, 0, count, ttl, fresh
+                    1, limit - count - cost, ttl + slack, 0, count, ttl, fresh
             end
         elseif g == 3 then
             -- Token bucket as GCRA: one theoretical arrival time (TAT, epoch microseconds) per key. Waits are counted
             -- from now_ms, the decision time the caller sees, and rounded up to whole ms, so that the decision time
             -- plus the wait is never before the moment the call can succeed.
-            local interval = window * 1000 / limit
-            local burst = window * 1000
+            local capacity = p[CAPACITY] -- a share's ceiling (limit) keeps the rest of the budget's bucket for others
+            local interval = window * 1000 / capacity
+            local burst = capacity == limit and window * 1000 or limit * interval
             local tat = max(tonumber(call('GET', kn) or '0'), now_us)
             local new_tat = tat + cost * interval
             local allow_at = new_tat - burst
@@ -379,6 +457,14 @@ for c = 1, calls do
                 at_found = at_found + 4
             end
             r[b + ALLOWED] = allowed
+        end
+        local box = r[b + R_BOX]
+        if box then
+            local left = call('PTTL', box)
+            if left > 0 then -- in the penalty box: refused whatever the count, told the time left
+                r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY], r[b + R_BOX] =
+                    0, 0, max(r[b + RESET], left), left, false
+            end
         end
         if r[b + ALLOWED] == 0 and p[FLAGS] % 2 == 0 then -- refused by a key that is not a shadow
             out[1] = 0
@@ -441,7 +527,7 @@ for c = 1, calls do
                 end
                 kept_head, kept_live, kept_newest = (head + cost) % cap, live + cost, now
                 kept_oldest, kept_cap, kept_window = live == 0 and now or oldest, cap, window_text
-            elseif g == 2 then
+            elseif g == 2 or g == 5 then
                 if r[b + FW_FRESH] then
                     call('SET', kn, format('%d', r[b + FW_COUNT] + cost), 'PX', format('%d', r[b + FW_TTL]))
                 else
@@ -499,6 +585,18 @@ for c = 1, calls do
             local remaining = (r[b + ALLOWED] == 1 and not took) and (r[b + REMAINING] + cost) or r[b + REMAINING]
             local retry = r[b + RETRY]
             position = position + 1
+            local box = r[b + R_BOX]
+            if box and r[b + ALLOWED] == 0 and flags % 2 == 0 then
+                -- refused by this key: the identifier goes to the penalty box, told its end, and its count starts
+                -- afresh once it is out (what this script call kept to write of the key goes too)
+                local penalty = p[PENALTY]
+                call('SET', box, '1', 'PX', format('%d', penalty))
+                call('DEL', kn)
+                if kept == kn then
+                    kept, kept_dirty, run_count = nil, false, 0
+                end
+                r[b + RESET], retry = penalty, penalty
+            end
             if out[1] == 0 and r[b + ALLOWED] == 0 and cursor and flags % 2 == 0 then
                 -- staggered advice: the later of the earliest retry and one slot after the last advice handed out, at
                 -- most the horizon ahead (never before the earliest retry)
