@@ -41,8 +41,39 @@ public @interface RateLimited {
      */
     int limit() default 0;
 
-    /** The window in milliseconds. At least 1; leave it out when {@link #plans()} gives the limits. */
+    /**
+     * The window in milliseconds. At least 1; leave it out when {@link #plans()} gives the limits or {@link #period()}
+     * a calendar period.
+     */
     long windowMs() default 0;
+
+    /**
+     * A calendar period instead of a window: {@code "day"}, {@code "week"} (ISO, from Monday) or {@code "month"},
+     * starting at midnight in {@link #zone()}: a quota such as 1,000 calls a month, counted as a fixed number per period
+     * (the algorithm is a fixed window whatever {@link #algorithm()} says, unless it says {@code TOKEN_BUCKET}, which
+     * is an error). Which period a call falls in is told by the Redis server's clock; refused callers are told the time
+     * left to the period's end. Empty (the default): {@link #windowMs()} gives the window.
+     */
+    String period() default "";
+
+    /** The time zone of {@link #period()}, such as {@code "Europe/Berlin"}; UTC by default. */
+    String zone() default "";
+
+    /**
+     * A penalty in milliseconds: once this limit refuses a caller, every call of that caller is refused by it for this
+     * long, on every instance (told the time left), and then counted afresh. With {@link CountOn#FAILURE}, a
+     * brute-force lockout: 5 failed logins in a minute, then 15 minutes refused. 0 (the default): none.
+     */
+    long penaltyMs() default 0;
+
+    /**
+     * The share of the budget that calls of this limit may use, above 0 and at most 1 (the default): limits of the same
+     * {@link #name()} and key share one budget of {@link #limit()} units, and a call is admitted only while the shared
+     * count stays within its own ceiling ({@code limit} times {@code share}, rounded down). Non-critical endpoints with
+     * {@code share = 0.8} are refused first, and critical ones ({@code share = 1.0}) keep the last 20 %. The RateLimit
+     * fields describe the caller's own ceiling. A sliding window with a share must be its name's only window.
+     */
+    double share() default 1.0;
 
     /**
      * A plan group of {@code ratelimit.plans.groups} whose limits apply instead of {@link #limit()} and

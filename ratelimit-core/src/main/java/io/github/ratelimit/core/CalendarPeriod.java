@@ -116,6 +116,18 @@ public record CalendarPeriod(Unit unit, ZoneId zone) {
         };
     }
 
+    /**
+     * The period's usual length (a day of 24 hours, a week of 7 days, a month of 30 days): what a window-shaped field
+     * such as the RateLimit-Policy's {@code w} says of it; the time to its real end is told apart.
+     */
+    public Duration usual() {
+        return switch (unit) {
+            case DAY -> Duration.ofDays(1);
+            case WEEK -> Duration.ofDays(7);
+            case MONTH -> Duration.ofDays(30);
+        };
+    }
+
     /** As properties write it: {@code month in Europe/Berlin}. */
     @Override
     public String toString() {

@@ -37,13 +37,27 @@ public interface PlanSource {
 
     /**
      * One limit of a plan: {@code limit} units per {@code window}, counted by {@code algorithm} (sliding or fixed window:
-     * a token bucket cannot carry its count across a change of quota).
+     * a token bucket cannot carry its count across a change of quota), or per calendar {@code period} (then the window
+     * is left out), with an optional penalty and share of the budget (see {@link RateLimit}).
+     *
+     * @param period the calendar period of a quota, or null
+     * @param penalty how long a refused caller stays refused, {@link Duration#ZERO} for none
+     * @param share the share of the budget its calls may use, above 0 and at most 1
      */
-    public record Quota(long limit, Duration window, Algorithm algorithm) {
+    public record Quota(
+            long limit, Duration window, Algorithm algorithm, CalendarPeriod period, Duration penalty, double share) {
 
         public Quota {
-            Objects.requireNonNull(window, "window");
             Objects.requireNonNull(algorithm, "algorithm");
+            Objects.requireNonNull(penalty, "penalty");
+            if (period == null) {
+                Objects.requireNonNull(window, "window");
+            }
+        }
+
+        /** A quota per window, without a penalty or share. */
+        public Quota(long limit, Duration window, Algorithm algorithm) {
+            this(limit, window, algorithm, null, Duration.ZERO, 1.0);
         }
 
         /** A sliding-window quota. */
@@ -51,12 +65,21 @@ public interface PlanSource {
             return new Quota(limit, window, Algorithm.SLIDING_WINDOW);
         }
 
+        /** A quota per calendar period: {@code Quota.perPeriod(1_000, CalendarPeriod.of(MONTH))}. */
+        public static Quota perPeriod(long limit, CalendarPeriod period) {
+            return new Quota(limit, period.longest(), Algorithm.FIXED_WINDOW, period, Duration.ZERO, 1.0);
+        }
+
         /**
          * This quota as a plan's limit in a group; throws {@link IllegalArgumentException} naming what is wrong (a limit
          * below 1, a window below 1 ms, a token bucket).
          */
         public RateLimit in(String group, String plan) {
-            return new RateLimit(group, algorithm, limit, window, plan);
+            if (period != null) {
+                return new RateLimit(
+                        group, Algorithm.FIXED_WINDOW, limit, period.longest(), plan, period, penalty, share);
+            }
+            return new RateLimit(group, algorithm, limit, window, plan, null, penalty, share);
         }
     }
 }

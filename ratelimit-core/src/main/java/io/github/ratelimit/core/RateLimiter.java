@@ -94,6 +94,32 @@ public interface RateLimiter {
     }
 
     /**
+     * Takes one identifier out of a limit's penalty box (see {@link RateLimit#penalty()}) on every instance, its count
+     * starting afresh; whether it was in it. Optional.
+     */
+    default boolean liftPenalty(RateLimit limit, ClientIdentifier identifier) {
+        throw new UnsupportedOperationException("this rate limiter has no penalties");
+    }
+
+    /**
+     * The penalties in force, at most {@code max}: each as the limit's key after the identifier's hash (the limit's
+     * name, then how it counts; identifiers are never stored, only their hashes) with the hash, and the time left.
+     * Optional; none by default.
+     */
+    default List<Penalty> penalties(int max) {
+        return List.of();
+    }
+
+    /**
+     * A penalty in force.
+     *
+     * @param limit the limit's name and how it counts, as its key names them ({@code pin-login:sw/60000})
+     * @param client the hash of the identifier (the identifier itself is never stored)
+     * @param left the time left
+     */
+    record Penalty(String limit, String client, Duration left) {}
+
+    /**
      * Forgets what this instance keeps in memory about past decisions (refusals it serves without asking Redis), for
      * tests that delete the counts between test methods. Optional; does nothing by default.
      */

@@ -404,6 +404,44 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         }
     }
 
+    @Override
+    public boolean liftPenalty(RateLimit limit, ClientIdentifier identifier) {
+        String key = keys.rateLimitKey(limit, RedisKeys.tag(identifier));
+        boolean lifted = executor.delete(RedisKeys.penaltyKey(key));
+        if (localRefusals != null) {
+            localRefusals.forget(key);
+            guard.call(() -> resets.publishAsync(key));
+        }
+        return lifted;
+    }
+
+    /** Scans every master for penalty boxes (a few at a time), then reads their time left. */
+    @Override
+    public List<Penalty> penalties(int max) {
+        List<String> found = new ArrayList<>();
+        for (String key : redisson.getKeys()
+                .getKeys(org.redisson.api.options.KeysScanOptions.defaults()
+                        .pattern(keys.penaltyPattern())
+                        .chunkSize(100)
+                        .limit(max))) {
+            found.add(key);
+        }
+        List<Penalty> penalties = new ArrayList<>(found.size());
+        for (String key : found) {
+            long left = guard.call(
+                    () -> redisson.getBucket(key, StringCodec.INSTANCE).remainTimeToLiveAsync());
+            int tag = key.indexOf('{');
+            int end = key.indexOf('}', tag);
+            if (left > 0 && tag >= 0 && end > tag) {
+                penalties.add(new Penalty(
+                        key.substring(end + 2, key.length() - RedisKeys.PENALTY_SUFFIX.length()),
+                        key.substring(tag + 1, end),
+                        Duration.ofMillis(left)));
+            }
+        }
+        return penalties;
+    }
+
     /**
      * Charges every request's limit and identifier, past zero if need be: one script call per hash slot, each key's
      * charge atomic (see ratelimit_charge.lua for what past zero means per algorithm). The requests' own costs are

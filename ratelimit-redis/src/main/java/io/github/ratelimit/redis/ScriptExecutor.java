@@ -168,14 +168,15 @@ final class ScriptExecutor {
                 .thenCompose(stage -> stage);
     }
 
-    /** Deletes one key within the budget. */
-    void delete(String key) {
-        guard.call(() -> script.evalAsync(
+    /** Deletes one key within the budget; whether it was there. */
+    boolean delete(String key) {
+        List<Object> deleted = guard.call(() -> script.evalAsync(
                 key,
                 RScript.Mode.READ_WRITE,
                 "return {redis.call('DEL', KEYS[1])}",
                 RScript.ReturnType.LIST,
                 List.of(key)));
+        return deleted != null && !deleted.isEmpty() && number(deleted.get(0)) > 0;
     }
 
     /** An integer from a script reply. */

@@ -4,6 +4,7 @@ import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
+import io.github.ratelimit.core.CalendarPeriod;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -59,10 +60,41 @@ public record FilterRuleSpec(
      * One limit of a rule.
      *
      * @param limit units admitted per window, at least 1
-     * @param window the window, such as 1s, 1m or 1h; at least 1 ms
+     * @param window the window, such as 1s, 1m or 1h; at least 1 ms; left out with {@code period}
      * @param algorithm how the limit counts
+     * @param period a calendar period instead of a window: {@code day}, {@code week} (ISO, from Monday) or
+     *     {@code month}, counted as a fixed number per period from the zone's midnight
+     * @param zone the time zone of {@code period}, such as {@code Europe/Berlin}; UTC when left out
+     * @param penalty how long a client this limit refused stays refused by it, on every instance (such as 15m); none
+     *     when left out
+     * @param share the share of the budget (the limits of the same name and key) that requests of this limit may use,
+     *     above 0 and at most 1 (such as 0.8 for non-critical paths); 1 when left out
      */
-    public record LimitSpec(long limit, Duration window, @DefaultValue("sliding-window") Algorithm algorithm) {}
+    public record LimitSpec(
+            long limit,
+            Duration window,
+            @DefaultValue("sliding-window") Algorithm algorithm,
+            String period,
+            String zone,
+            Duration penalty,
+            Double share) {
+
+        /** A limit per window without options. */
+        public LimitSpec(long limit, Duration window, Algorithm algorithm) {
+            this(limit, window, algorithm, null, null, null, null);
+        }
+
+        /** The calendar period, or null; throws {@link IllegalArgumentException} naming what is wrong. */
+        public CalendarPeriod calendarPeriod() {
+            if (period == null || period.isBlank()) {
+                if (zone != null && !zone.isBlank()) {
+                    throw new IllegalArgumentException("zone '" + zone + "' is given without a period");
+                }
+                return null;
+            }
+            return CalendarPeriod.parse(period, zone);
+        }
+    }
 
     /** What a rule does when its key is absent from a request. */
     public enum MissingKey {

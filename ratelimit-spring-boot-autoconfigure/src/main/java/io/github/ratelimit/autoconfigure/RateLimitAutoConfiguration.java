@@ -116,7 +116,7 @@ public final class RateLimitAutoConfiguration {
             return requests -> new Decision(
                     true,
                     requests.stream()
-                            .map(r -> new LimitOutcome(r, true, r.limit().limit(), Duration.ZERO, Duration.ZERO))
+                            .map(r -> new LimitOutcome(r, true, r.limit().ceiling(), Duration.ZERO, Duration.ZERO))
                             .toList(),
                     Instant.now());
         }

@@ -109,15 +109,27 @@ public class RateLimitProperties implements Validator {
             Map<String, String> defaults = new LinkedHashMap<>();
             groups.forEach((name, group) -> {
                 Map<String, List<Quota>> plans = new LinkedHashMap<>();
-                group.getPlans()
-                        .forEach((plan, limits) -> plans.put(
-                                plan,
-                                limits.stream()
-                                        .map(l -> new Quota(
-                                                l.limit(),
-                                                l.window() == null ? Duration.ZERO : l.window(),
-                                                l.algorithm()))
-                                        .toList()));
+                group.getPlans().forEach((plan, limits) -> {
+                    List<Quota> planQuotas = new ArrayList<>();
+                    for (int i = 0; i < limits.size(); i++) {
+                        FilterRuleSpec.LimitSpec l = limits.get(i);
+                        try {
+                            planQuotas.add(new Quota(
+                                    l.limit(),
+                                    l.window() == null ? Duration.ZERO : l.window(),
+                                    l.algorithm(),
+                                    l.calendarPeriod(),
+                                    l.penalty() == null ? Duration.ZERO : l.penalty(),
+                                    l.share() == null ? 1.0 : l.share()));
+                        } catch (IllegalArgumentException e) {
+                            throw new IllegalArgumentException(
+                                    "ratelimit.plans.groups." + name + ".plans." + plan + "[" + i + "]: "
+                                            + e.getMessage(),
+                                    e);
+                        }
+                    }
+                    plans.put(plan, planQuotas);
+                });
                 quotas.put(name, plans);
                 defaults.put(name, group.getDefaultPlan());
             });

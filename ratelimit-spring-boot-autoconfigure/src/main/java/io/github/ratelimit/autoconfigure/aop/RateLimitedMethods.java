@@ -12,6 +12,7 @@ import io.github.ratelimit.autoconfigure.internal.LimitDefinition;
 import io.github.ratelimit.autoconfigure.internal.MethodExpressions;
 import io.github.ratelimit.autoconfigure.internal.MethodLimits;
 import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import java.lang.reflect.Method;
@@ -98,12 +99,7 @@ final class RateLimitedMethods {
             throw expressions.invalid("plan '" + annotation.plan() + "' is given without plans (the plan group)");
         }
         String name = annotation.name().isEmpty() ? defaultName(method) : annotation.name();
-        RateLimit limit;
-        try {
-            limit = RateLimit.of(name, annotation.algorithm(), annotation.limit(), annotation.windowMs());
-        } catch (IllegalArgumentException e) {
-            throw expressions.invalid(e.getMessage());
-        }
+        RateLimit limit = limitOf(annotation, name, expressions);
         if (annotation.waitMs() < 0) {
             throw expressions.invalid(Messages.atLeast("waitMs", 0, annotation.waitMs()));
         }
@@ -133,6 +129,41 @@ final class RateLimitedMethods {
                 null,
                 charge(annotation, method, expressions),
                 null);
+    }
+
+    /** The annotation's limit with its options (calendar period, penalty, share), or an error naming the bad one. */
+    private static RateLimit limitOf(RateLimited annotation, String name, MethodExpressions expressions) {
+        try {
+            RateLimit limit;
+            if (annotation.period().isBlank()) {
+                if (!annotation.zone().isBlank()) {
+                    throw new IllegalArgumentException("zone '" + annotation.zone() + "' is given without a period");
+                }
+                limit = RateLimit.of(name, annotation.algorithm(), annotation.limit(), annotation.windowMs());
+            } else {
+                if (annotation.windowMs() != 0) {
+                    throw new IllegalArgumentException(
+                            "period = '" + annotation.period() + "' gives the window; leave out windowMs");
+                }
+                if (annotation.algorithm() == io.github.ratelimit.annotation.Algorithm.TOKEN_BUCKET) {
+                    throw new IllegalArgumentException("period = '" + annotation.period()
+                            + "' counts a fixed number per period; leave out algorithm = TOKEN_BUCKET");
+                }
+                if (annotation.countOn() == CountOn.FAILURE
+                        || !annotation.charge().isBlank()) {
+                    throw new IllegalArgumentException("period = '" + annotation.period()
+                            + "' with countOn = FAILURE or charge; a calendar quota is taken before the call");
+                }
+                limit = RateLimit.of(name, io.github.ratelimit.annotation.Algorithm.FIXED_WINDOW, annotation.limit(), 1)
+                        .inCalendar(CalendarPeriod.parse(annotation.period(), annotation.zone()));
+            }
+            if (annotation.penaltyMs() < 0) {
+                throw new IllegalArgumentException(Messages.atLeast("penaltyMs", 0, annotation.penaltyMs()));
+            }
+            return limit.withPenalty(Duration.ofMillis(annotation.penaltyMs())).withShare(annotation.share());
+        } catch (IllegalArgumentException e) {
+            throw expressions.invalid(e.getMessage());
+        }
     }
 
     /** A plan group's limits: the group must exist; the limits, the name and the algorithm are the plans'. */
@@ -237,12 +268,25 @@ final class RateLimitedMethods {
         Map<String, Set<String>> keysByName = new java.util.LinkedHashMap<>();
         for (MethodLimits.CompiledLimit compiled : limits) {
             RateLimit limit = compiled.limit();
+            if (limit.share() < 1
+                    && limits.stream()
+                                    .filter(l -> l.limit().name().equals(limit.name()))
+                                    .count()
+                            > 1) {
+                throw expressions.invalid(
+                        "limit '" + limit.name() + "' has share = " + limit.share() + " and several"
+                                + " windows; a share of a budget counts in its name's only window, give the others another name");
+            }
             limitsByName
                     .computeIfAbsent(limit.name(), n -> new TreeSet<>())
                     .add(
                             compiled.definition().planGroup() != null
                                     ? "the plans of " + compiled.definition().planGroup()
-                                    : limit.limit() + " per " + limit.windowMs() + " ms " + limit.algorithm());
+                                    : limit.limit() + " per "
+                                            + (limit.period() != null
+                                                    ? limit.period().toString()
+                                                    : limit.windowMs() + " ms " + limit.algorithm())
+                                            + (limit.penalty().isZero() ? "" : ", penalty " + limit.penalty()));
             Set<String> keys = keysByName.computeIfAbsent(limit.name(), n -> new TreeSet<>());
             compiled.keys().forEach(k -> keys.add(k.text()));
         }

@@ -4,6 +4,7 @@ import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitOverrides;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimiter;
 import java.security.Principal;
@@ -198,6 +199,40 @@ final class OperatorWrites {
 
     private static String who(Principal principal) {
         return principal == null ? "An operator (no principal)" : "Operator '" + principal.getName() + "'";
+    }
+
+    /**
+     * Takes a client out of the penalty box of every limit of a name that has a penalty:
+     * {@code DELETE /actuator/ratelimits/{name}/penalty?key=ip&value=203.0.113.9}; its count starts afresh.
+     */
+    WebEndpointResponse<Map<String, Object>> liftPenalty(
+            String name, List<RateLimit> limits, ClientIdentifier client, Principal principal) {
+        WebEndpointResponse<Map<String, Object>> refused = writable();
+        if (refused != null) {
+            return refused;
+        }
+        List<RateLimit> penalized =
+                limits.stream().filter(l -> !l.penalty().isZero()).toList();
+        if (penalized.isEmpty()) {
+            return error(404, "limit '" + name + "' has no penalty");
+        }
+        int lifted = 0;
+        try {
+            for (RateLimit limit : penalized) {
+                lifted += limiter.liftPenalty(limit, client) ? 1 : 0;
+            }
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return error(503, "the penalty was not lifted: " + e.getMessage());
+        }
+        changes.operatorChanged("lift-penalty", name + " " + client.kind() + " " + client.value());
+        audit.info(
+                "{} lifted the penalty of {} {} under limit '{}' on every instance ({})",
+                who(principal),
+                client.kind(),
+                client.value(),
+                name,
+                lifted > 0 ? "it was in force" : "there was none");
+        return new WebEndpointResponse<>(Map.of("name", name, "lifted", lifted), 200);
     }
 
     /** Lifts a block: {@code DELETE /actuator/ratelimits/blocks?key=ip&value=203.0.113.9}. */

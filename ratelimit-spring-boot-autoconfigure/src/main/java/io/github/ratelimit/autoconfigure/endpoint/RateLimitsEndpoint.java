@@ -119,18 +119,45 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
         return writes.override(name, limit, window, shadow, principal);
     }
 
-    /** Removes a limit name's override on every instance: {@code DELETE /actuator/ratelimits/{name}/override}. */
+    /**
+     * Removes a limit name's override on every instance: {@code DELETE /actuator/ratelimits/{name}/override}; or takes a
+     * client out of its penalty box: {@code DELETE /actuator/ratelimits/{name}/penalty?key=ip&value=203.0.113.9}
+     * (parameters as for {@link #state}).
+     */
     @DeleteOperation
     public WebEndpointResponse<Map<String, Object>> removeOverride(
-            @Selector String name, @Selector String action, @Nullable Principal principal) {
+            @Selector String name,
+            @Selector String action,
+            @Nullable String key,
+            @Nullable String value,
+            @Nullable String path,
+            @Nullable Principal principal) {
+        if (PENALTY.equals(action)) {
+            Addressed addressed = address(name, key, value, path);
+            if (addressed.error() != null) {
+                return addressed.error();
+            }
+            List<RateLimit> limits = addressed.limits().stream()
+                    .map(DeclaredLimit::limit)
+                    .distinct()
+                    .toList();
+            return writes.liftPenalty(name, limits, addressed.client(), principal);
+        }
         if (!OVERRIDE.equals(action)) {
             return unknownAction(action);
         }
         return writes.removeOverride(name, principal);
     }
 
+    /** The path under a limit's name where a client's penalty is lifted ({@code DELETE}). */
+    static final String PENALTY = "penalty";
+
+    /** Penalties listed at most. */
+    static final int MAX_LISTED_PENALTIES = 1_000;
+
     private static WebEndpointResponse<Map<String, Object>> unknownAction(String action) {
-        return OperatorWrites.error(404, "no operation '" + action + "'; use /actuator/ratelimits/{name}/override");
+        return OperatorWrites.error(
+                404, "no operation '" + action + "'; use /actuator/ratelimits/{name}/override or /{name}/penalty");
     }
 
     /**
@@ -168,6 +195,7 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             entry.put("limit", declared.limit().limit());
             entry.put("windowMs", declared.limit().windowMs());
             entry.put("algorithm", declared.limit().algorithm());
+            options(entry, declared.limit());
             entry.put("keys", declared.keys());
             entry.put("shadow", declared.shadow());
             entry.put("failureMode", declared.failureMode().name().toLowerCase(java.util.Locale.ROOT));
@@ -183,6 +211,23 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             Map<String, Long> left = new LinkedHashMap<>();
             blocked.list().forEach((client, time) -> left.put(client, time.toMillis()));
             answer.put("blocks", left);
+        }
+        if (declared().stream().anyMatch(d -> !d.limit().penalty().isZero())) {
+            List<Map<String, Object>> penalties = new ArrayList<>();
+            try {
+                for (RateLimiter.Penalty penalty : limiter.penalties(MAX_LISTED_PENALTIES)) {
+                    penalties.add(Map.of(
+                            "limit",
+                            penalty.limit(),
+                            "client",
+                            penalty.client(),
+                            "leftMs",
+                            penalty.left().toMillis()));
+                }
+                answer.put("penalties", penalties);
+            } catch (RuntimeException e) {
+                answer.put("penalties", Map.of("error", "not listed: " + e.getMessage()));
+            }
         }
         return answer;
     }
@@ -221,11 +266,23 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
         List<Map<String, Object>> states = new ArrayList<>();
         for (LimitOutcome outcome : decision.outcomes()) {
             Map<String, Object> state = new LinkedHashMap<>();
-            state.put("limit", outcome.request().limit().limit());
-            state.put("windowMs", outcome.request().limit().windowMs());
-            state.put("algorithm", outcome.request().limit().algorithm());
+            RateLimit limit = outcome.request().limit();
+            state.put("limit", limit.limit());
+            state.put("windowMs", limit.windowMs());
+            state.put("algorithm", limit.algorithm());
+            options(state, limit);
             state.put("remaining", outcome.remaining());
             state.put("resetMs", outcome.resetAfter().toMillis());
+            if (limit.period() != null) {
+                // a calendar quota: what the client used in the current period, and when it ends (Redis's clock)
+                state.put("used", Math.max(0, limit.ceiling() - outcome.remaining()));
+                state.put(
+                        "periodEnds",
+                        decision.decidedAt().plus(outcome.resetAfter()).toString());
+            }
+            if (!outcome.allowed()) {
+                state.put("penaltyMs", outcome.retryAfter().toMillis()); // only a penalty refuses a probe
+            }
             states.add(state);
         }
         Map<String, Object> answer = new LinkedHashMap<>();
@@ -235,6 +292,21 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
         }
         answer.put("states", states);
         return new WebEndpointResponse<>(answer, 200);
+    }
+
+    /** A limit's calendar period, penalty and share, where it has them. */
+    private static void options(Map<String, Object> entry, RateLimit limit) {
+        if (limit.period() != null) {
+            entry.put("period", limit.period().unit().name().toLowerCase(java.util.Locale.ROOT));
+            entry.put("zone", limit.period().zone().getId());
+        }
+        if (!limit.penalty().isZero()) {
+            entry.put("penaltyMs", limit.penalty().toMillis());
+        }
+        if (limit.ceiling() != limit.limit()) {
+            entry.put("share", limit.share());
+            entry.put("ceiling", limit.ceiling());
+        }
     }
 
     /** A limit name's declared limits, its override if any, and the limits in force. */

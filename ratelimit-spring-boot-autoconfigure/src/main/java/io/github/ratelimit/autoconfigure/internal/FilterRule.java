@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure.internal;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
+import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.KeyResolver;
@@ -171,12 +172,46 @@ public final class FilterRule {
         if (limit.limit() < 1) {
             throw new InvalidFilterRuleException(at + ".limit", Messages.atLeast(null, 1, limit.limit()));
         }
-        if (limit.window() == null || limit.window().toMillis() < 1) {
-            throw new InvalidFilterRuleException(
-                    at + ".window", "must be at least 1 ms (such as 1s, 1m, 1h), but was " + limit.window());
+        CalendarPeriod period;
+        try {
+            period = limit.calendarPeriod();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidFilterRuleException(at + (limit.period() == null ? ".zone" : ".period"), e.getMessage());
         }
         Algorithm algorithm = limit.algorithm() == null ? Algorithm.SLIDING_WINDOW : limit.algorithm();
-        return RateLimit.of(name, algorithm, limit.limit(), limit.window().toMillis());
+        RateLimit made;
+        if (period != null) {
+            if (limit.window() != null) {
+                throw new InvalidFilterRuleException(
+                        at + ".window", "leave it out: period '" + limit.period() + "' gives the window");
+            }
+            if (algorithm == Algorithm.TOKEN_BUCKET) {
+                throw new InvalidFilterRuleException(
+                        at + ".algorithm", "a calendar period counts a fixed number per period; leave it out");
+            }
+            made = RateLimit.of(name, Algorithm.FIXED_WINDOW, limit.limit(), 1).inCalendar(period);
+        } else {
+            if (limit.window() == null || limit.window().toMillis() < 1) {
+                throw new InvalidFilterRuleException(
+                        at + ".window", "must be at least 1 ms (such as 1s, 1m, 1h), but was " + limit.window());
+            }
+            made = RateLimit.of(name, algorithm, limit.limit(), limit.window().toMillis());
+        }
+        if (limit.penalty() != null) {
+            if (limit.penalty().isNegative() || limit.penalty().toMillis() < 1) {
+                throw new InvalidFilterRuleException(
+                        at + ".penalty", "must be at least 1 ms (such as 60s, 15m), but was " + limit.penalty());
+            }
+            made = made.withPenalty(Duration.ofMillis(limit.penalty().toMillis()));
+        }
+        if (limit.share() != null) {
+            try {
+                made = made.withShare(limit.share());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidFilterRuleException(at + ".share", e.getMessage());
+            }
+        }
+        return made;
     }
 
     private static Duration checkedWait(Duration maxWait, String prefix) {

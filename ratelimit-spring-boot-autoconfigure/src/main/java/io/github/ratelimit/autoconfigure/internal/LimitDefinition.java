@@ -77,7 +77,7 @@ public record LimitDefinition(
                 effective,
                 identifier,
                 // a cost above an overridden quota takes all of it: the call is admitted only when nothing was taken
-                charged ? 1 : Math.min(cost, effective.limit()),
+                charged ? 1 : Math.min(cost, effective.ceiling()),
                 shadowed || decisions.allShadow(),
                 decisions.staggered(retryAdvice),
                 countOn == CountOn.FAILURE || charged);

@@ -189,7 +189,7 @@ public record MethodLimits(
                 planRequests(compiled, context, caller, decisions, requests);
                 continue;
             }
-            long cost = cost(compiled, context, compiled.limit().limit());
+            long cost = cost(compiled, context, compiled.limit().ceiling());
             Set<ClientIdentifier> identifiers = new LinkedHashSet<>();
             for (KeyExpression key : compiled.keys()) {
                 identifiers.addAll(key.identifiers(context, caller, source));

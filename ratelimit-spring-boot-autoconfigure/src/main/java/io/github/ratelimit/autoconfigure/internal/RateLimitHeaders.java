@@ -88,7 +88,8 @@ public final class RateLimitHeaders {
             LimitOutcome outcome = decision.outcomes().get(i);
             RateLimit limit = outcome.request().limit();
             String name = '"' + names.get(i) + '"';
-            policies.add(name + ";q=" + limit.limit() + ";w=" + Math.max(1, seconds(limit.window())));
+            Duration window = limit.period() != null ? limit.period().usual() : limit.window();
+            policies.add(name + ";q=" + limit.ceiling() + ";w=" + Math.max(1, seconds(window)));
             long t = outcome.allowed() ? seconds(outcome.resetAfter()) : Math.max(1, seconds(outcome.retryAfter()));
             states.add(name + ";r=" + outcome.remaining() + ";t=" + t);
         }
@@ -173,12 +174,12 @@ public final class RateLimitHeaders {
         Map<String, Integer> perName = new HashMap<>();
         limits.forEach(l -> perName.merge(l.name(), 1, Integer::sum));
         Map<String, Integer> perNameAndWindow = new HashMap<>();
-        limits.forEach(l -> perNameAndWindow.merge(l.name() + "-" + window(l.window()), 1, Integer::sum));
+        limits.forEach(l -> perNameAndWindow.merge(l.name() + "-" + window(l), 1, Integer::sum));
         Map<RateLimit, String> limitNames = new HashMap<>();
         for (RateLimit limit : limits) {
             String name = limit.name();
             if (perName.get(name) > 1) {
-                name = name + "-" + window(limit.window());
+                name = name + "-" + window(limit);
                 if (perNameAndWindow.get(name) > 1) {
                     name = name + "-" + limit.algorithm().name().toLowerCase(Locale.ROOT) + "-" + limit.limit();
                 }
@@ -234,8 +235,11 @@ public final class RateLimitHeaders {
         return (millis + 999) / 1000;
     }
 
-    private static String window(Duration window) {
-        long ms = window.toMillis();
+    private static String window(RateLimit limit) {
+        if (limit.period() != null) {
+            return limit.period().unit().name().toLowerCase(Locale.ROOT);
+        }
+        long ms = limit.window().toMillis();
         if (ms % 3_600_000 == 0) {
             return ms / 3_600_000 + "h";
         }

@@ -172,6 +172,16 @@ final class RateLimitOpenApi {
                 entry.put("name", limit.name());
                 entry.put("limit", limit.limit());
                 entry.put("window", limit.window().toString());
+                if (limit.period() != null) {
+                    entry.put("period", limit.period().unit().name().toLowerCase(Locale.ROOT));
+                    entry.put("zone", limit.period().zone().getId());
+                }
+                if (!limit.penalty().isZero()) {
+                    entry.put("penalty", limit.penalty().toString());
+                }
+                if (limit.ceiling() != limit.limit()) {
+                    entry.put("share", limit.share());
+                }
                 entry.put(
                         "algorithm",
                         limit.algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-'));
@@ -188,8 +198,16 @@ final class RateLimitOpenApi {
                     entry.put("fallback", true);
                 }
                 limits.add(entry);
-                sentences.add((limit.plan() == null ? "" : "plan " + limit.plan() + ": ") + limit.limit() + " per "
-                        + window(limit.window()) + " per " + String.join(" and ", keys)
+                sentences.add((limit.plan() == null ? "" : "plan " + limit.plan() + ": ")
+                        + (limit.ceiling() != limit.limit()
+                                ? limit.ceiling() + " of a budget of " + limit.limit()
+                                : Long.toString(limit.limit()))
+                        + " per "
+                        + (limit.period() != null ? "calendar " + limit.period() : window(limit.window()))
+                        + " per " + String.join(" and ", keys)
+                        + (limit.penalty().isZero()
+                                ? ""
+                                : ", then refused for " + window(limit.penalty()) + " once refused")
                         + (definition.shadow() ? " (counted, not enforced)" : ""));
             }
             if (!definition.shadow()) {
