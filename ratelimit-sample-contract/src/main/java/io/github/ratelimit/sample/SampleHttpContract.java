@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
 import io.github.ratelimit.test.support.RateLimitFields;
+import io.github.ratelimit.test.support.RedisCommands;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -770,5 +771,140 @@ abstract class SampleHttpContract implements HostileInputContract {
         assertThat(RawHttp.get("127.0.0.95", port, "/api/slow", Map.of()).status())
                 .as("another client")
                 .isEqualTo(200);
+    }
+
+    // ---- the limits API products sell ----
+
+    RawHttp.Response monthly(String apiKey) {
+        return RawHttp.get("127.0.0.96", port, "/api/monthly", apiKey == null ? Map.of() : Map.of("X-Api-Key", apiKey));
+    }
+
+    /**
+     * A key the sample does not know has the default plan, 3 calls per calendar month in UTC: the 4th answers 429 with
+     * Retry-After counting to 00:00 UTC on the 1st of the next month (by Redis's clock, read around the call), the
+     * RateLimit fields saying the same; the free plan's key gets 1,000; no key is a 400.
+     */
+    @Test
+    void aMonthlyQuotaPerKeyEndsAtTheStartOfTheNextMonth() {
+        String unknown = "k-" + UUID.randomUUID();
+        for (int i = 0; i < 3; i++) {
+            assertThat(monthly(unknown).status()).isEqualTo(200);
+        }
+        long before = RedisCommands.timeMs(redisson);
+        RawHttp.Response refused = monthly(unknown);
+        long after = RedisCommands.timeMs(redisson);
+
+        assertThat(refused.status()).isEqualTo(429);
+        long nextMonth = java.time.Instant.ofEpochMilli(after)
+                .atZone(java.time.ZoneOffset.UTC)
+                .toLocalDate()
+                .withDayOfMonth(1)
+                .plusMonths(1)
+                .atStartOfDay(java.time.ZoneOffset.UTC)
+                .toInstant()
+                .toEpochMilli();
+        long retryAfter = Long.parseLong(refused.header("Retry-After"));
+        assertThat(retryAfter).isBetween((nextMonth - after + 999) / 1000, (nextMonth - before + 999) / 1000);
+        RateLimitFields fields = RateLimitFields.parse(refused.header("RateLimit-Policy"), refused.header("RateLimit"));
+        String item = fields.names().get(0);
+        assertThat(fields.quota(item)).isEqualTo(3);
+        assertThat(fields.remaining(item)).isZero();
+        assertThat(fields.reset(item)).isEqualTo(retryAfter);
+
+        RawHttp.Response free = monthly("sample-free-key");
+        assertThat(free.status()).isEqualTo(200);
+        RateLimitFields freeFields = RateLimitFields.parse(free.header("RateLimit-Policy"), free.header("RateLimit"));
+        assertThat(freeFields.quota(freeFields.names().get(0)))
+                .as("free: 1,000 a month")
+                .isEqualTo(1000);
+        assertThat(monthly(null).status()).as("no key").isEqualTo(400);
+    }
+
+    RawHttp.Response pinLogin(String user, String pin) {
+        return RawHttp.post(
+                "127.0.0.97", port, "/api/pin-login", Map.of(), "{\"user\":\"" + user + "\",\"pin\":\"" + pin + "\"}");
+    }
+
+    /**
+     * Three wrong PINs for one user within a minute put that user in a 60-second penalty box: 429 with Retry-After at
+     * most 60, even with the right PIN; another user is not affected.
+     */
+    @Test
+    void threeWrongPinsPutTheUserInAPenaltyBox() {
+        String user = "u-" + UUID.randomUUID();
+        assertThat(pinLogin(user, "0000").status()).isEqualTo(200);
+        for (int i = 0; i < 3; i++) {
+            assertThat(pinLogin(user, "1234").status()).isEqualTo(401);
+        }
+
+        RawHttp.Response boxed = pinLogin(user, "0000");
+
+        assertThat(boxed.status()).isEqualTo(429);
+        assertThat(Long.parseLong(boxed.header("Retry-After"))).isBetween(1L, 60L);
+        RawHttp.Response stillBoxed = pinLogin(user, "0000");
+        assertThat(stillBoxed.status()).isEqualTo(429);
+        assertThat(Long.parseLong(stillBoxed.header("Retry-After"))).isBetween(1L, 60L);
+        assertThat(pinLogin("other-" + UUID.randomUUID(), "0000").status())
+                .as("another user")
+                .isEqualTo(200);
+        assertThat(RawHttp.post("127.0.0.97", port, "/api/pin-login", Map.of(), "{\"pin\":\"0000\"}")
+                        .status())
+                .as("no user: no key")
+                .isEqualTo(400);
+    }
+
+    /** {@code n} calls of {@code path} sent at once; their statuses. */
+    List<Integer> atOnce(String path, int n) throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(n);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        try {
+            List<CompletableFuture<RawHttp.Response>> calls = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String from = "127.0.1." + (i + 1);
+                calls.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                go.await();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                            return RawHttp.get(from, port, path, Map.of());
+                        },
+                        pool));
+            }
+            go.countDown();
+            List<Integer> statuses = new ArrayList<>();
+            for (CompletableFuture<RawHttp.Response> call : calls) {
+                statuses.add(call.get(20, TimeUnit.SECONDS).status());
+            }
+            return statuses;
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    /**
+     * One budget named fleet, 10 calls per second for all callers together: 20 bulk calls at once (share 0.6) admit
+     * exactly 6; critical calls in the same second (share 1.0) then admit exactly 4 more. Run again when the calls did
+     * not fit in one second (a slow machine), after the second has passed on Redis's clock.
+     */
+    @Test
+    void bulkCallsLeaveTheLastFourOfEachSecondToCriticalOnes() throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            long started = RedisCommands.timeMs(redisson);
+            List<Integer> bulk = atOnce("/api/fleet/bulk", 20);
+            List<Integer> critical = atOnce("/api/fleet/critical", 10);
+            long took = RedisCommands.timeMs(redisson) - started;
+            if (took >= 900 && attempt < 5) {
+                RedisCommands.awaitTimeMs(redisson, RedisCommands.timeMs(redisson) + 1_000);
+                continue;
+            }
+            assertThat(took).as("the calls within one second").isLessThan(1_000);
+            assertThat(bulk.stream().filter(s -> s == 200)).hasSize(6);
+            assertThat(bulk.stream().filter(s -> s == 429)).hasSize(14);
+            assertThat(critical.stream().filter(s -> s == 200)).hasSize(4);
+            assertThat(critical.stream().filter(s -> s == 429)).hasSize(6);
+            return;
+        }
     }
 }

@@ -7,6 +7,7 @@ import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.CalendarPeriod;
 import java.time.Duration;
 import java.util.List;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.bind.Name;
 
@@ -78,6 +79,10 @@ public record FilterRuleSpec(
             String zone,
             Duration penalty,
             Double share) {
+
+        /** As properties bind it. */
+        @ConstructorBinding
+        public LimitSpec {}
 
         /** A limit per window without options. */
         public LimitSpec(long limit, Duration window, Algorithm algorithm) {

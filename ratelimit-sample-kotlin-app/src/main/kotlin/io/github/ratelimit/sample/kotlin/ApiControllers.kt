@@ -180,3 +180,44 @@ class Keys {
     @Bean
     fun tenant(): KeyResolver = KeyResolver { caller -> caller.header("X-Tenant-Id") }
 }
+
+/** The body of POST /api/pin-login. */
+data class PinLogin(val user: String?, val pin: String?)
+
+/**
+ * The limits of an API product's price list and runbook: a quota per calendar month by plan (X-Api-Key; default plan 3
+ * a month in UTC), a 60-second penalty box after three wrong PINs in a minute, and a budget of 10 per second whose last
+ * 4 are kept for critical calls.
+ */
+@RestController
+class PriceListController {
+
+    @GetMapping("/api/monthly")
+    @RateLimited(plans = "monthly", key = ["#apiKey"])
+    suspend fun monthly(@RequestHeader(name = "X-Api-Key", required = false) apiKey: String?): Map<String, Any> =
+        mapOf("quota" to "monthly")
+
+    @PostMapping("/api/pin-login")
+    @RateLimited(
+        limit = 3,
+        windowMs = 60_000,
+        name = "pin-login",
+        key = ["#login.user"],
+        countOn = CountOn.FAILURE,
+        penaltyMs = 60_000,
+    )
+    suspend fun pinLogin(@RequestBody login: PinLogin): ResponseEntity<Map<String, Any?>> =
+        if (login.pin == "0000") {
+            ResponseEntity.ok(mapOf("user" to login.user))
+        } else {
+            ResponseEntity.status(HttpStatus.UNAUTHORIZED).body(mapOf("error" to "wrong PIN"))
+        }
+
+    @GetMapping("/api/fleet/bulk")
+    @RateLimited(limit = 10, windowMs = 1_000, name = "fleet", key = ["'fleet'"], share = 0.6)
+    suspend fun bulk(): Map<String, Any> = mapOf("work" to "bulk")
+
+    @GetMapping("/api/fleet/critical")
+    @RateLimited(limit = 10, windowMs = 1_000, name = "fleet", key = ["'fleet'"], share = 1.0)
+    suspend fun critical(): Map<String, Any> = mapOf("work" to "critical")
+}
