@@ -206,6 +206,14 @@ final class RateLimitMetricsListener implements RateLimitListener {
                                 name)
                         .increment();
             }
+            RateLimit limit = outcome.request().limit();
+            if (!outcome.allowed()
+                    && !outcome.request().shadow()
+                    && !decision.servedLocally()
+                    && !limit.penalty().isZero()
+                    && outcome.retryAfter().equals(limit.penalty())) {
+                penalties(name).increment(); // a box starts with the whole penalty; one in force tells the time left
+            }
             if (!outcome.allowed() && !outcome.request().shadow()) {
                 // how far ahead refused callers are sent: with staggered advice, the length of the queue of retries
                 advice(name, outcome.request().staggered())
@@ -236,11 +244,18 @@ final class RateLimitMetricsListener implements RateLimitListener {
         return counter("ratelimit.locks.acquisitions", "Lock acquisitions by outcome", "outcome", outcome);
     }
 
-    /** A declared limit's decision counters, at zero until its first decision. */
+    /** A declared limit's decision counters (and penalty counter), at zero until its first decision. */
     void declared(RateLimit limit) {
         for (String outcome : List.of("allowed", "rejected", "rejected_local", "shadow_rejected")) {
             decisions(limit.name(), limit.plan() == null ? "none" : limit.plan(), outcome);
         }
+        if (!limit.penalty().isZero()) {
+            penalties(limit.name());
+        }
+    }
+
+    private Counter penalties(String limit) {
+        return counter("ratelimit.penalties", "Penalty boxes started, by limit name", "limit", limit);
     }
 
     private Counter decisions(String limit, String plan, String outcome) {

@@ -207,7 +207,7 @@ final class RateLimitOpenApi {
                         + " per " + String.join(" and ", keys)
                         + (limit.penalty().isZero()
                                 ? ""
-                                : ", then refused for " + window(limit.penalty()) + " once refused")
+                                : ", then refused for " + seconds(limit.penalty()) + " once refused")
                         + (definition.shadow() ? " (counted, not enforced)" : ""));
             }
             if (!definition.shadow()) {
@@ -328,6 +328,11 @@ final class RateLimitOpenApi {
             return "expression";
         }
         return kind;
+    }
+
+    private static String seconds(Duration duration) {
+        long ms = duration.toMillis();
+        return ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
     }
 
     private static String window(Duration window) {
