@@ -7,6 +7,7 @@ import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.autoconfigure.observation.RateLimitObservationAutoConfiguration;
+import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimit;
@@ -259,6 +260,25 @@ public final class Benchmarks {
                         i -> () -> ours.tryAcquire(requests.get(i)),
                         hot));
             }
+            // the limits API products sell: one sliding window with a penalty (a PTTL more per decision), with a
+            // share of a budget (a ceiling below the ring's capacity), and a quota per calendar month (a fixed count)
+            Map<String, RateLimit> options = new LinkedHashMap<>();
+            options.put(
+                    "ours sliding_window penalty",
+                    RateLimit.of("p-" + space, Algorithm.SLIDING_WINDOW, LIMIT, WINDOW.toMillis())
+                            .withPenalty(Duration.ofMinutes(1)));
+            options.put(
+                    "ours sliding_window share 0.8",
+                    RateLimit.of("s-" + space, Algorithm.SLIDING_WINDOW, LIMIT, WINDOW.toMillis())
+                            .withShare(0.8));
+            options.put(
+                    "ours calendar month",
+                    RateLimit.of("c-" + space, Algorithm.FIXED_WINDOW, LIMIT, 1)
+                            .inCalendar(CalendarPeriod.of(CalendarPeriod.Unit.MONTH)));
+            options.forEach((name, limit) -> {
+                List<List<LimitRequest>> requests = prepare(keys, i -> List.of(LimitRequest.of(limit, "user-" + i, 1)));
+                workloads.add(new Workload(name, i -> () -> ours.tryAcquire(requests.get(i)), hot));
+            });
             List<RateLimit> three = List.of(
                     RateLimit.of("m1-" + space, Algorithm.SLIDING_WINDOW, LIMIT, 1_000),
                     RateLimit.of("m2-" + space, Algorithm.SLIDING_WINDOW, LIMIT, 60_000),
@@ -848,6 +868,21 @@ public final class Benchmarks {
                     cell,
                     one / rate(list, "floor: EVALSHA (Redisson)"),
                     single ? 0.85 : 0);
+            target(
+                    "sliding window with a penalty vs without",
+                    cell,
+                    rate(list, "ours sliding_window penalty") / one,
+                    0);
+            target(
+                    "sliding window with a share vs without",
+                    cell,
+                    rate(list, "ours sliding_window share 0.8") / one,
+                    0);
+            target(
+                    "calendar month vs fixed window",
+                    cell,
+                    rate(list, "ours calendar month") / rate(list, "ours fixed_window"),
+                    0);
             if (cell.startsWith("refused")) {
                 target(
                         "refused (sliding window) vs Bucket4j",

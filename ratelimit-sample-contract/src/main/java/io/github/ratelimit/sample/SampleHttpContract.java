@@ -847,6 +847,31 @@ abstract class SampleHttpContract implements HostileInputContract {
         assertThat(pinLogin("other-" + UUID.randomUUID(), "0000").status())
                 .as("another user")
                 .isEqualTo(200);
+
+        RawHttp.Response listed = RawHttp.get("127.0.0.1", port, "/actuator/ratelimits", RawHttp.OPERATOR);
+        assertThat(JsonPath.parse(listed.body()).<List<String>>read("$.penalties[*].limit"))
+                .as("the boxes in force")
+                .anySatisfy(limit -> assertThat(limit).startsWith("pin-login:"));
+        String client = "?key=%23login.user()&value=" + user;
+        RawHttp.Response state =
+                RawHttp.get("127.0.0.1", port, "/actuator/ratelimits/pin-login" + client, RawHttp.OPERATOR);
+        assertThat(JsonPath.parse(state.body()).<Integer>read("$.states[0].penaltyMs"))
+                .isBetween(1, 60_000);
+        RawHttp.Response lifted = RawHttp.send(
+                "127.0.0.1", port, "DELETE", "/actuator/ratelimits/pin-login/penalty" + client, RawHttp.OPERATOR, null);
+        assertThat(lifted.status()).isEqualTo(200);
+        assertThat(JsonPath.parse(lifted.body()).<Integer>read("$.lifted")).isEqualTo(1);
+        assertThat(pinLogin(user, "0000").status()).as("out of the box, afresh").isEqualTo(200);
+        assertThat(RawHttp.send(
+                                "127.0.0.1",
+                                port,
+                                "DELETE",
+                                "/actuator/ratelimits/pin-login/penalty" + client,
+                                Map.of(),
+                                null)
+                        .status())
+                .as("lifting needs the operator")
+                .isEqualTo(401);
         assertThat(RawHttp.post("127.0.0.97", port, "/api/pin-login", Map.of(), "{\"pin\":\"0000\"}")
                         .status())
                 .as("no user: no key")

@@ -2,6 +2,8 @@ package io.github.ratelimit.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionException;
 import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionFailureAnalyzer;
@@ -163,6 +165,18 @@ class RateLimitAutoConfigurationTests {
     }
 
     @Test
+    void aCalendarPeriodPenaltyOrShareThatCannotWorkFailsTheStartSayingWhy() {
+        assertStartFails(Fortnight.class, "Fortnight$Service.call()", "period must be day, week or month");
+        assertStartFails(Mars.class, "Mars$Service.call()", "zone must be a time zone");
+        assertStartFails(PeriodAndWindow.class, "PeriodAndWindow$Service.call()", "leave out windowMs");
+        assertStartFails(BucketPerMonth.class, "BucketPerMonth$Service.call()", "leave out algorithm = TOKEN_BUCKET");
+        assertStartFails(MonthlyFailures.class, "MonthlyFailures$Service.call()", "with countOn = FAILURE or charge");
+        assertStartFails(NegativePenalty.class, "NegativePenalty$Service.call()", "penaltyMs must be at least 0");
+        assertStartFails(TinyShare.class, "TinyShare$Service.call()", "leaves less than one unit");
+        assertStartFails(ShareOfSeveral.class, "ShareOfSeveral$Service.call()", "counts in its name's only window");
+    }
+
+    @Test
     void badNameFailsTheStart() {
         assertStartFails(BadName.class, "BadName$Service.call()", "limit name must be");
     }
@@ -195,6 +209,111 @@ class RateLimitAutoConfigurationTests {
             }
         }
         throw new AssertionError("no InvalidDefinitionException in " + failure, failure);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Fortnight {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 5, period = "fortnight", key = "'k'")
+            public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Mars {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 5, period = "month", zone = "Mars/Olympus", key = "'k'")
+            public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PeriodAndWindow {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 5, period = "month", windowMs = 1000, key = "'k'")
+            public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class BucketPerMonth {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 5, period = "month", algorithm = Algorithm.TOKEN_BUCKET, key = "'k'")
+            public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MonthlyFailures {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 5, period = "month", countOn = CountOn.FAILURE, key = "'k'")
+            public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class NegativePenalty {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 5, windowMs = 1000, penaltyMs = -1, key = "'k'")
+            public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TinyShare {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 5, windowMs = 1000, share = 0.1, key = "'k'")
+            public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ShareOfSeveral {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 5, windowMs = 1000, share = 0.5, name = "several", key = "'k'")
+            @RateLimited(limit = 50, windowMs = 60_000, share = 0.5, name = "several", key = "'k'")
+            public void call() {}
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

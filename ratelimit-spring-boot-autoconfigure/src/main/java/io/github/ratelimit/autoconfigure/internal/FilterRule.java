@@ -176,7 +176,8 @@ public final class FilterRule {
         try {
             period = limit.calendarPeriod();
         } catch (IllegalArgumentException e) {
-            throw new InvalidFilterRuleException(at + (limit.period() == null ? ".zone" : ".period"), e.getMessage());
+            throw new InvalidFilterRuleException(
+                    at + (e.getMessage().startsWith("zone") ? ".zone" : ".period"), e.getMessage());
         }
         Algorithm algorithm = limit.algorithm() == null ? Algorithm.SLIDING_WINDOW : limit.algorithm();
         RateLimit made;

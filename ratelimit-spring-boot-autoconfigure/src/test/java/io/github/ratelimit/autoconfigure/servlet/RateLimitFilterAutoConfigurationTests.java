@@ -92,6 +92,69 @@ class RateLimitFilterAutoConfigurationTests {
     }
 
     @Test
+    void aCalendarPeriodThatIsNotOne() {
+        assertFails(
+                "ratelimit.filter.rules[0].limits[1].period",
+                "period must be day, week or month, but was 'fortnight'",
+                concat(
+                        VALID,
+                        "ratelimit.filter.rules[0].limits[1].limit=5",
+                        "ratelimit.filter.rules[0].limits[1].period=fortnight"));
+    }
+
+    @Test
+    void aZoneThatIsNotOne() {
+        assertFails(
+                "ratelimit.filter.rules[0].limits[1].zone",
+                "zone must be a time zone such as UTC or Europe/Berlin, but was 'Mars/Olympus'",
+                concat(
+                        VALID,
+                        "ratelimit.filter.rules[0].limits[1].limit=5",
+                        "ratelimit.filter.rules[0].limits[1].period=month",
+                        "ratelimit.filter.rules[0].limits[1].zone=Mars/Olympus"));
+    }
+
+    @Test
+    void aPeriodWithAWindow() {
+        assertFails(
+                "ratelimit.filter.rules[0].limits[1].window",
+                "leave it out: period 'month' gives the window",
+                concat(
+                        VALID,
+                        "ratelimit.filter.rules[0].limits[1].limit=5",
+                        "ratelimit.filter.rules[0].limits[1].window=30d",
+                        "ratelimit.filter.rules[0].limits[1].period=month"));
+    }
+
+    @Test
+    void aShareThatLeavesNothing() {
+        assertFails(
+                "ratelimit.filter.rules[0].limits[0].share",
+                "leaves less than one unit",
+                concat(VALID, "ratelimit.filter.rules[0].limits[0].share=0.01"));
+    }
+
+    @Test
+    void aPenaltyOfNothing() {
+        assertFails(
+                "ratelimit.filter.rules[0].limits[0].penalty",
+                "must be at least 1 ms",
+                concat(VALID, "ratelimit.filter.rules[0].limits[0].penalty=0s"));
+    }
+
+    @Test
+    void aCalendarPenaltyAndShareCompileIntoTheRulesLimits() {
+        runner.withPropertyValues(concat(
+                        VALID,
+                        "ratelimit.filter.rules[0].limits[0].penalty=15m",
+                        "ratelimit.filter.rules[0].limits[0].share=0.8",
+                        "ratelimit.filter.rules[0].limits[1].limit=1000",
+                        "ratelimit.filter.rules[0].limits[1].period=month",
+                        "ratelimit.filter.rules[0].limits[1].zone=Europe/Berlin"))
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void unknownKeyType() {
         assertFails(
                 "ratelimit.filter.rules[0].key",
