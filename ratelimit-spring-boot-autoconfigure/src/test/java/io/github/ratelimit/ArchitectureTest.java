@@ -266,6 +266,7 @@ class ArchitectureTest {
                     "core.LimitRequest",
                     "core.Messages",
                     "core.RateLimit",
+                    "core.CalendarPeriod",
                     // exceptions
                     "core.ConcurrencyLimitExceededException",
                     "core.LockLostException",

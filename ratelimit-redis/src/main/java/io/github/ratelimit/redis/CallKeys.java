@@ -209,6 +209,16 @@ final class CallKeys {
         return args;
     }
 
+    /** Whether a request counts per calendar period (its decision names the periods around Redis's clock). */
+    boolean countsPerPeriod() {
+        for (LimitRequest request : byKey.values()) {
+            if (request.limit().period() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The key of several windows that counts {@code key}, or null (a call has few such keys). */
     String severalOf(String key) {
         for (Map.Entry<String, List<String>> several : severalWindows.entrySet()) {

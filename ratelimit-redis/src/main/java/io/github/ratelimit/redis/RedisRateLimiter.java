@@ -82,11 +82,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     private final AttemptIds attempts = new AttemptIds();
     private volatile boolean resetsHeard;
 
-    /**
-     * How far Redis's clock was ahead of this JVM's at the last decision (ms, latency included): a calendar quota's
-     * decision names the periods around the time this makes of the JVM's, and Redis's own clock chooses among them.
-     */
-    private volatile long redisAheadMs;
+    /** The guess of Redis's clock around which a calendar quota's decision names its periods. */
+    private final RedisClock redisClock = new RedisClock();
 
     /** Tests only: how far ahead of its clock the script reads Redis's time. */
     private volatile long clockShiftMs;
@@ -216,8 +213,19 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         }
 
         CompletionStage<List<Object>> send() {
+            if (!redisClock.known() && callKeys.countsPerPeriod()) {
+                // no Redis time seen yet: a calendar quota's periods are named around Redis's, asked first (once)
+                return executor.redisTimeMs().thenCompose(time -> {
+                    redisClock.saw(time + clockShiftMs);
+                    return sendNow();
+                });
+            }
+            return sendNow();
+        }
+
+        private CompletionStage<List<Object>> sendNow() {
             List<CompletableFuture<Object>> parts = new ArrayList<>(groups.size());
-            long redisNow = System.currentTimeMillis() + redisAheadMs + clockShiftMs;
+            long redisNow = redisClock.known() ? redisClock.guess() : 0;
             callKeys.scriptKeys.forEach((slot, ofSlot) -> parts.add(
                     batcher.submit(slot, callKeys.withCursors(ofSlot), callKeys.arguments(ofSlot, codec, redisNow))));
             CompletableFuture<List<Object>> replies = ScriptBatcher.allOf(parts);
@@ -318,7 +326,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
                 }
             }
             Decision decision = new Decision(admitted, ordered, decidedAt);
-            redisAheadMs = decidedAt.toEpochMilli() - clockShiftMs - System.currentTimeMillis();
+            redisClock.saw(decidedAt.toEpochMilli());
             if (!admitted && localRefusals != null) {
                 rememberRefusal(decision, byKey, sent, resetsWhenSent);
             }
@@ -332,6 +340,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
      * the keys' expiries run on Redis's real clock, for the same lengths.
      */
     void shiftClock(Duration shift) {
+        redisClock.shift(shift.toMillis() - clockShiftMs);
         clockShiftMs = shift.toMillis();
         batcher.shiftClock(clockShiftMs);
     }
@@ -386,7 +395,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     }
 
     /**
-     * Forgets the counts, and on every instance the local refusals, of one identifier under one limit. The other
+     * Forgets the counts (and penalty box), and on every instance the local refusals, of one identifier under one limit. The other
      * instances hear it through Redis pub/sub on the same client.
      */
     @Override
@@ -394,6 +403,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         String tag = RedisKeys.tag(identifier);
         String key = keys.rateLimitKey(limit, tag);
         executor.delete(key);
+        if (!limit.penalty().isZero()) {
+            executor.delete(RedisKeys.penaltyKey(key)); // out of the box too
+        }
         if (limit.algorithm() == Algorithm.SLIDING_WINDOW && limit.plan() == null) {
             String pattern = keys.severalWindowsPattern(limit.name(), tag);
             guard.call(() -> redisson.getKeys().deleteByPatternAsync(pattern));

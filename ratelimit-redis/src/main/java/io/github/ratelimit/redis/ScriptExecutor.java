@@ -168,6 +168,14 @@ final class ScriptExecutor {
                 .thenCompose(stage -> stage);
     }
 
+    /** Redis's clock, epoch ms (a script without keys: any node of a Cluster). */
+    CompletionStage<Long> redisTimeMs() {
+        return script.<Long>evalAsync(
+                RScript.Mode.READ_ONLY,
+                "local t = redis.call('TIME') return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)",
+                RScript.ReturnType.LONG);
+    }
+
     /** Deletes one key within the budget; whether it was there. */
     boolean delete(String key) {
         List<Object> deleted = guard.call(() -> script.evalAsync(

@@ -146,8 +146,8 @@ abstract class SampleHttpContract implements HostileInputContract {
 
     /**
      * {@code /v3/api-docs} (springdoc) says what the starter answers: hello's 429 with its headers and problem and its
-     * limit, the path rule's limit on {@code /api/public/ping}, the token answers of {@code /api/spawn-vm} and the
-     * lock's 409 on {@code POST /api/workers/{userId}}.
+     * limit, the path rule's limit on {@code /api/public/ping}, a share, a penalty and a calendar quota's plans, the
+     * token answers of {@code /api/spawn-vm} and the lock's 409 on {@code POST /api/workers/{userId}}.
      */
     @Test
     void theApiDescriptionDocumentsWhatTheLimiterAnswers() {
@@ -177,6 +177,23 @@ abstract class SampleHttpContract implements HostileInputContract {
                         .containsEntry("limit", 20)
                         .containsEntry("window", "PT1M")
                         .containsEntry("source", "path-rule"));
+        assertThat(doc.<List<Map<String, Object>>>read("$.paths['/api/fleet/bulk'].get.x-ratelimit"))
+                .singleElement()
+                .satisfies(limit -> assertThat(limit)
+                        .containsEntry("name", "fleet")
+                        .containsEntry("limit", 10)
+                        .containsEntry("share", 0.6));
+        assertThat(doc.<List<Map<String, Object>>>read("$.paths['/api/pin-login'].post.x-ratelimit"))
+                .singleElement()
+                .satisfies(limit -> assertThat(limit).containsEntry("penalty", "PT1M"));
+        assertThat(doc.<List<Map<String, Object>>>read("$.paths['/api/monthly'].get.x-ratelimit"))
+                .anySatisfy(limit -> assertThat(limit)
+                        .containsEntry("plan", "default")
+                        .containsEntry("limit", 3)
+                        .containsEntry("period", "month")
+                        .containsEntry("zone", "UTC"));
+        assertThat(doc.<String>read("$.paths['/api/monthly'].get.description"))
+                .contains("plan default: 3 per calendar month in UTC");
         assertThat(doc.<Map<String, Object>>read("$.paths['/api/spawn-vm'].get.responses"))
                 .containsKeys("400", "404", "409", "503");
         assertThat(doc.<Map<String, Object>>read("$.paths['/api/workers/{userId}'].post.responses"))
