@@ -5,78 +5,39 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.Decision;
-import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.test.support.RedisCommands;
-import io.github.ratelimit.test.support.RedisTopology;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.api.RedissonClient;
 
 /**
  * Calendar quotas, penalties and shared budgets with ceilings, on a single Redis and on a Redis Cluster alike: two
  * clients (two application instances), real threads. Calendar periods are crossed on Redis's clock, read by the script
  * as the test shifts it ({@link RedisRateLimiter#shiftClock}), never the JVM's.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ProductLimitsContract {
+abstract class ProductLimitsContract extends TwoRateLimiters {
 
     static final ZoneId UTC = ZoneId.of("UTC");
     static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
-
-    RedissonClient clientA;
-    RedissonClient clientB;
-    RedisRateLimiter instanceA;
-    RedisRateLimiter instanceB;
-
-    abstract RedisTopology topology();
-
-    @BeforeAll
-    void start() {
-        clientA = topology().newClient();
-        clientB = topology().newClient();
-        instanceA = new RedisRateLimiter(
-                clientA, "ratelimit:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)));
-        instanceB = new RedisRateLimiter(
-                clientB, "ratelimit:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)));
-    }
 
     @AfterEach
     void realClock() {
         instanceA.shiftClock(Duration.ZERO);
         instanceB.shiftClock(Duration.ZERO);
-    }
-
-    @AfterAll
-    void stop() {
-        clientA.shutdown();
-        clientB.shutdown();
-    }
-
-    static String fresh() {
-        return "client-" + UUID.randomUUID();
-    }
-
-    static Decision acquire(RedisRateLimiter limiter, RateLimit limit, String id) {
-        return limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 1)));
     }
 
     /** Both instances read Redis's clock as if it were {@code at} now (it goes on from there in real time). */

@@ -11,12 +11,10 @@ import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.test.support.RedisCommands;
-import io.github.ratelimit.test.support.RedisTopology;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,50 +22,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 /** The rate limiter's promises, run on a single Redis and on a Redis Cluster alike. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class RateLimiterContract {
-
-    RedissonClient clientA;
-    RedissonClient clientB;
-    RedisRateLimiter instanceA;
-    RedisRateLimiter instanceB;
-
-    /** Where the tests run. */
-    abstract RedisTopology topology();
-
-    @BeforeAll
-    void start() {
-        clientA = topology().newClient();
-        clientB = topology().newClient();
-        RedisGuard patient = new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1));
-        instanceA = new RedisRateLimiter(clientA, "ratelimit:", patient);
-        instanceB = new RedisRateLimiter(
-                clientB, "ratelimit:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)));
-    }
-
-    @AfterAll
-    void stop() {
-        clientA.shutdown();
-        clientB.shutdown();
-    }
-
-    static String fresh() {
-        return "user-" + UUID.randomUUID();
-    }
-
-    static Decision acquire(RedisRateLimiter limiter, RateLimit limit, String id) {
-        return limiter.tryAcquire(List.of(LimitRequest.of(limit, id, 1)));
-    }
+abstract class RateLimiterContract extends TwoRateLimiters {
 
     /** 64 threads on two clients: with a window far longer than the run, exactly `limit` calls get through. */
     @ParameterizedTest

@@ -759,27 +759,7 @@ abstract class SampleHttpContract implements HostileInputContract {
     /** At most 2 slow calls in progress per client address: of 4 sent together, 2 run and 2 get 429. */
     @Test
     void atMostTwoSlowCallsInProgressPerClient() throws Exception {
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
-        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
-        List<CompletableFuture<RawHttp.Response>> calls = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            calls.add(CompletableFuture.supplyAsync(
-                    () -> {
-                        try {
-                            go.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                        return RawHttp.get("127.0.0.94", port, "/api/slow", Map.of());
-                    },
-                    pool));
-        }
-        go.countDown();
-        List<RawHttp.Response> responses = new ArrayList<>();
-        for (CompletableFuture<RawHttp.Response> call : calls) {
-            responses.add(call.get(20, TimeUnit.SECONDS));
-        }
-        pool.shutdown();
+        List<RawHttp.Response> responses = atOnce("/api/slow", 4, i -> "127.0.0.94");
         assertThat(responses).extracting(RawHttp.Response::status).containsExactlyInAnyOrder(200, 200, 429, 429);
         RawHttp.Response refused =
                 responses.stream().filter(r -> r.status() == 429).findFirst().orElseThrow();
@@ -895,14 +875,14 @@ abstract class SampleHttpContract implements HostileInputContract {
                 .isEqualTo(400);
     }
 
-    /** {@code n} calls of {@code path} sent at once; their statuses. */
-    List<Integer> atOnce(String path, int n) throws Exception {
+    /** {@code n} calls of {@code path} sent at once, call {@code i} from address {@code from(i)}; their answers. */
+    List<RawHttp.Response> atOnce(String path, int n, java.util.function.IntFunction<String> from) throws Exception {
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(n);
         java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
         try {
             List<CompletableFuture<RawHttp.Response>> calls = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                String from = "127.0.1." + (i + 1);
+                String address = from.apply(i);
                 calls.add(CompletableFuture.supplyAsync(
                         () -> {
                             try {
@@ -910,19 +890,26 @@ abstract class SampleHttpContract implements HostileInputContract {
                             } catch (InterruptedException e) {
                                 Thread.currentThread().interrupt();
                             }
-                            return RawHttp.get(from, port, path, Map.of());
+                            return RawHttp.get(address, port, path, Map.of());
                         },
                         pool));
             }
             go.countDown();
-            List<Integer> statuses = new ArrayList<>();
+            List<RawHttp.Response> responses = new ArrayList<>();
             for (CompletableFuture<RawHttp.Response> call : calls) {
-                statuses.add(call.get(20, TimeUnit.SECONDS).status());
+                responses.add(call.get(20, TimeUnit.SECONDS));
             }
-            return statuses;
+            return responses;
         } finally {
             pool.shutdown();
         }
+    }
+
+    /** {@code n} calls of {@code path} sent at once from as many addresses; their statuses. */
+    List<Integer> atOnce(String path, int n) throws Exception {
+        return atOnce(path, n, i -> "127.0.1." + (i + 1)).stream()
+                .map(RawHttp.Response::status)
+                .toList();
     }
 
     /**
