@@ -808,6 +808,24 @@ abstract class SampleHttpContract implements HostileInputContract {
         assertThat(fields.remaining(item)).isZero();
         assertThat(fields.reset(item)).isEqualTo(retryAfter);
 
+        // the operator's view: the key's use in the current period and when the period ends
+        RawHttp.Response listed = RawHttp.get("127.0.0.1", port, "/actuator/ratelimits", RawHttp.OPERATOR);
+        String key = JsonPath.parse(listed.body())
+                .<List<String>>read("$.limits[?(@.name == 'monthly')].keys[0]")
+                .get(0);
+        RawHttp.Response state = RawHttp.get(
+                "127.0.0.1",
+                port,
+                "/actuator/ratelimits/monthly?key=" + java.net.URLEncoder.encode(key, StandardCharsets.UTF_8)
+                        + "&value=" + unknown,
+                RawHttp.OPERATOR);
+        DocumentContext quota = JsonPath.parse(state.body());
+        assertThat(quota.<String>read("$.plan")).isEqualTo("default");
+        assertThat(quota.<Integer>read("$.states[0].used")).isEqualTo(3);
+        assertThat(quota.<String>read("$.states[0].period")).isEqualTo("month");
+        assertThat(java.time.Instant.parse(quota.read("$.states[0].periodEnds")).toEpochMilli())
+                .isEqualTo(nextMonth);
+
         RawHttp.Response free = monthly("sample-free-key");
         assertThat(free.status()).isEqualTo(200);
         RateLimitFields freeFields = RateLimitFields.parse(free.header("RateLimit-Policy"), free.header("RateLimit"));
