@@ -26,8 +26,8 @@
 --
 -- A calendar quota is a count per period (a day, week or month in a time zone, whose starts Java's time zone rules
 -- give): a fixed window that ends at its period's end. A penalty: a key that refuses a call (not a shadow) puts the
--- identifier in its penalty box, a key that lives as long as the penalty, and deletes its count; while the box lives,
--- the key refuses every call, told the time left; then the identifier starts afresh.
+-- identifier in its penalty box, a key that holds the box's end and lives as long as the penalty, and deletes its
+-- count; until that end, the key refuses every call, told the time left; then the identifier starts afresh.
 --
 -- Staggered advice (the "future window"): a refused call is told the later of the earliest time it could be
 -- admitted and one slot (window / limit, times its cost) after the advice last handed out for the same key; that
@@ -460,7 +460,8 @@ for c = 1, calls do
         end
         local box = r[b + R_BOX]
         if box then
-            local left = call('PTTL', box)
+            -- the box holds its end on the decision's clock (its expiry, a few ms later at most, only clears it away)
+            local left = tonumber(call('GET', box) or '0') - now_ms
             if left > 0 then -- in the penalty box: refused whatever the count, told the time left
                 r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY], r[b + R_BOX] =
                     0, 0, max(r[b + RESET], left), left, false
@@ -590,7 +591,7 @@ for c = 1, calls do
                 -- refused by this key: the identifier goes to the penalty box, told its end, and its count starts
                 -- afresh once it is out (what this script call kept to write of the key goes too)
                 local penalty = p[PENALTY]
-                call('SET', box, '1', 'PX', format('%d', penalty))
+                call('SET', box, format('%d', now_ms + penalty), 'PX', format('%d', penalty))
                 call('DEL', kn)
                 if kept == kn then
                     kept, kept_dirty, run_count = nil, false, 0
