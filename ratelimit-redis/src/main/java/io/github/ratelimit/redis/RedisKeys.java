@@ -6,9 +6,11 @@ import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.RateLimiter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
@@ -165,6 +167,25 @@ final class RedisKeys {
     /** Every penalty box, as a pattern. */
     String penaltyPattern() {
         return prefix + LIMITS_LAYOUT + "{*}:*" + PENALTY_SUFFIX;
+    }
+
+    /**
+     * A penalty box as operators see it, read from its key: the limit's key after the tag, and the tag; null for a key
+     * that is not one.
+     */
+    static RateLimiter.Penalty penaltyOf(String penaltyKey, Duration left) {
+        int tag = penaltyKey.indexOf('{');
+        int end = penaltyKey.indexOf('}', tag + 1);
+        if (tag < 0
+                || end < 0
+                || !penaltyKey.endsWith(PENALTY_SUFFIX)
+                || end + 2 > penaltyKey.length() - PENALTY_SUFFIX.length()) {
+            return null;
+        }
+        return new RateLimiter.Penalty(
+                penaltyKey.substring(end + 2, penaltyKey.length() - PENALTY_SUFFIX.length()),
+                penaltyKey.substring(tag + 1, end),
+                left);
     }
 
     /** The marker of one charge's attempt in the slot of {@code rateLimitKey} (same hash tag). */

@@ -85,9 +85,6 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /** The guess of Redis's clock around which a calendar quota's decision names its periods. */
     private final RedisClock redisClock = new RedisClock();
 
-    /** Tests only: how far ahead of its clock the script reads Redis's time. */
-    private volatile long clockShiftMs;
-
     /**
      * @param redisson the client to use; not closed by this class
      * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
@@ -216,7 +213,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             if (!redisClock.known() && callKeys.countsPerPeriod()) {
                 // no Redis time seen yet: a calendar quota's periods are named around Redis's, asked first (once)
                 return executor.redisTimeMs().thenCompose(time -> {
-                    redisClock.saw(time + clockShiftMs);
+                    redisClock.saw(time + batcher.clockShiftMs());
                     return sendNow();
                 });
             }
@@ -340,9 +337,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
      * the keys' expiries run on Redis's real clock, for the same lengths.
      */
     void shiftClock(Duration shift) {
-        redisClock.shift(shift.toMillis() - clockShiftMs);
-        clockShiftMs = shift.toMillis();
-        batcher.shiftClock(clockShiftMs);
+        redisClock.shift(shift.toMillis() - batcher.clockShiftMs());
+        batcher.shiftClock(shift.toMillis());
     }
 
     /** A give-back script's reply, as the script executor gives it. */
@@ -427,7 +423,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         return lifted;
     }
 
-    /** Scans every master for penalty boxes (a few at a time), then reads their time left. */
+    /** Scans every master for penalty boxes (a few at a time), then reads their time left in one batch. */
     @Override
     public List<Penalty> penalties(int max) {
         List<String> found = new ArrayList<>();
@@ -438,17 +434,18 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
                         .limit(max))) {
             found.add(key);
         }
+        if (found.isEmpty()) {
+            return List.of();
+        }
+        org.redisson.api.RBatch batch = redisson.createBatch();
+        found.forEach(key -> batch.getBucket(key, StringCodec.INSTANCE).remainTimeToLiveAsync());
+        List<?> lefts = guard.call(batch::executeAsync).getResponses();
         List<Penalty> penalties = new ArrayList<>(found.size());
-        for (String key : found) {
-            long left = guard.call(
-                    () -> redisson.getBucket(key, StringCodec.INSTANCE).remainTimeToLiveAsync());
-            int tag = key.indexOf('{');
-            int end = key.indexOf('}', tag);
-            if (left > 0 && tag >= 0 && end > tag) {
-                penalties.add(new Penalty(
-                        key.substring(end + 2, key.length() - RedisKeys.PENALTY_SUFFIX.length()),
-                        key.substring(tag + 1, end),
-                        Duration.ofMillis(left)));
+        for (int i = 0; i < found.size(); i++) {
+            long left = ScriptExecutor.number(lefts.get(i));
+            Penalty penalty = RedisKeys.penaltyOf(found.get(i), Duration.ofMillis(left));
+            if (left > 0 && penalty != null) {
+                penalties.add(penalty);
             }
         }
         return penalties;

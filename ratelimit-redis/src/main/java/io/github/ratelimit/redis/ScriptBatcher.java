@@ -40,6 +40,10 @@ final class ScriptBatcher {
         clockShiftMs = ms;
     }
 
+    long clockShiftMs() {
+        return clockShiftMs;
+    }
+
     ScriptBatcher(ScriptExecutor executor, LuaScript script) {
         this.executor = executor;
         this.script = script;

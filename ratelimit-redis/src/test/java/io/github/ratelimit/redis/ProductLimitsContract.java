@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.CalendarPeriod;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.test.support.RedisCommands;
@@ -234,6 +235,37 @@ abstract class ProductLimitsContract extends TwoRateLimiters {
 
         assertThat(acquire(instanceB, limit, fresh()).allowed()).isTrue();
         assertThat(acquire(instanceB, other, id).allowed()).isTrue();
+    }
+
+    /**
+     * Operators see a box in force from any instance (scanned on every master of a Cluster), named by the limit's key
+     * and the identifier's hash, with its time left; lifting it lets the client in at once, afresh.
+     */
+    @Test
+    void aPenaltyIsListedAndLifted() {
+        RateLimit limit = RateLimit.of("penalty-listed", Algorithm.FIXED_WINDOW, 1, 60_000)
+                .withPenalty(Duration.ofMinutes(1));
+        String id = fresh();
+        assertThat(acquire(instanceA, limit, id).allowed()).isTrue();
+        assertThat(acquire(instanceA, limit, id).allowed()).isFalse();
+        String tag = RedisKeys.tag(ClientIdentifier.of(id));
+
+        assertThat(instanceB.penalties(1_000))
+                .filteredOn(penalty -> penalty.client().equals(tag))
+                .singleElement()
+                .satisfies(penalty -> {
+                    assertThat(penalty.limit()).startsWith("penalty-listed:");
+                    assertThat(penalty.left()).isBetween(Duration.ofMillis(1), Duration.ofMinutes(1));
+                });
+        assertThat(instanceB.liftPenalty(limit, ClientIdentifier.of(id))).isTrue();
+        assertThat(instanceB.penalties(1_000))
+                .noneMatch(penalty -> penalty.client().equals(tag));
+        Decision afresh = acquire(instanceB, limit, id);
+        assertThat(afresh.allowed()).isTrue();
+        assertThat(afresh.outcomes().get(0).remaining()).isZero();
+        assertThat(instanceB.liftPenalty(limit, ClientIdentifier.of(id)))
+                .as("none left")
+                .isFalse();
     }
 
     /**
