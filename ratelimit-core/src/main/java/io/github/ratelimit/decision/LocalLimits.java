@@ -74,8 +74,8 @@ final class LocalLimits {
         if (quota == limit.limit() && limit.ceiling() == limit.limit()) {
             return request;
         }
-        RateLimit share = new RateLimit(limit.name(), limit.algorithm(), quota, limit.window(), limit.plan());
         // an instance's share of the caller's own ceiling, in memory: no period, penalty or budget shared with others
+        RateLimit share = new RateLimit(limit.name(), limit.algorithm(), quota, limit.window(), limit.plan());
         return new LimitRequest(
                 share,
                 request.identifier(),

@@ -110,8 +110,9 @@ final class CallKeys {
 
     /**
      * Sliding windows of one limit name, identifier and cost, enforced (not shadow, not only checked, advice not
-     * staggered, not a plan's, without a penalty or a share of a budget), are counted in one key: one header read and one ring written instead of one per
-     * window. The windows' own keys stay the call's keys for everything else (local refusals, outcomes, resets).
+     * staggered, not a plan's, without a penalty or a share of a budget), are counted in one key: one header read and
+     * one ring written instead of one per window. The windows' own keys stay the call's keys for everything else (local
+     * refusals, outcomes, resets).
      */
     private String[] findSeveralWindows() {
         String[] severalAt = null;

@@ -19,8 +19,8 @@ import org.redisson.connection.CRC16;
 /**
  * Key layout of rate limits: {@code <prefix>v4:{<tag>}:<name>:<sw|fw>/<window ms>} for a window, whose counts do not
  * depend on its quota ({@code <sw|fw>p/<window ms>} for a plan's), {@code <prefix>v4:{<tag>}:<name>:tb<limit>/<window ms>}
- * for a token bucket, {@code <prefix>v4:{<tag>}:<name>:cal[p]/<day|week|month>/<zone>} for a calendar quota, where the tag is the first 128 bits of the SHA-256 of the identifier, base64url, and {@code v4}
- * the layout version (tokens and locks: {@code v2}): a release that changes what a
+ * for a token bucket, {@code <prefix>v4:{<tag>}:<name>:cal[p]/<day|week|month>/<zone>} for a calendar quota, where
+ * the tag is the first 128 bits of the SHA-256 of the identifier, base64url, and {@code v4} the layout version (tokens and locks: {@code v2}): a release that changes what a
  * key holds changes the version, so that during a rolling upgrade no version reads counts written in another's
  * format (the new version starts from fresh counts; the old keys expire within their windows). User input reaches a key only through that hash, so no
  * identifier (braces, newlines, 8 KB strings) can change the layout or choose the Cluster slot; all keys of

@@ -391,8 +391,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     }
 
     /**
-     * Forgets the counts (and penalty box), and on every instance the local refusals, of one identifier under one limit. The other
-     * instances hear it through Redis pub/sub on the same client.
+     * Forgets the counts (and penalty box), and on every instance the local refusals, of one identifier under one
+     * limit. The other instances hear it through Redis pub/sub on the same client.
      */
     @Override
     public void reset(RateLimit limit, ClientIdentifier identifier) {
