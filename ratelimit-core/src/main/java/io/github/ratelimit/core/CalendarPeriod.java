@@ -63,6 +63,20 @@ public record CalendarPeriod(Unit unit, ZoneId zone) {
         }
     }
 
+    /**
+     * {@link #parse} for an optional period, as annotations and properties leave it out: null for a null or blank
+     * period; a zone given without a period is an error.
+     */
+    public static CalendarPeriod parseIfGiven(String period, String zone) {
+        if (period == null || period.isBlank()) {
+            if (zone != null && !zone.isBlank()) {
+                throw new IllegalArgumentException("zone '" + Messages.printable(zone) + "' is given without a period");
+            }
+            return null;
+        }
+        return parse(period, zone);
+    }
+
     /** The start of the period that {@code instant} falls in. */
     public Instant startOf(Instant instant) {
         ZonedDateTime at = instant.atZone(zone);

@@ -62,6 +62,9 @@ class CalendarPeriodTest {
         assertThatThrownBy(() -> CalendarPeriod.parse("month", "Mars/Olympus"))
                 .hasMessageContaining("zone must be a time zone")
                 .hasMessageContaining("Mars/Olympus");
+        assertThat(CalendarPeriod.parseIfGiven(" ", null)).isNull();
+        assertThatThrownBy(() -> CalendarPeriod.parseIfGiven("", "Europe/Berlin"))
+                .hasMessageContaining("zone 'Europe/Berlin' is given without a period");
     }
 
     @Test

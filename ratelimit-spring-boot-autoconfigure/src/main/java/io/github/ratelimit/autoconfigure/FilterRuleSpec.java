@@ -91,13 +91,7 @@ public record FilterRuleSpec(
 
         /** The calendar period, or null; throws {@link IllegalArgumentException} naming what is wrong. */
         public CalendarPeriod calendarPeriod() {
-            if (period == null || period.isBlank()) {
-                if (zone != null && !zone.isBlank()) {
-                    throw new IllegalArgumentException("zone '" + zone + "' is given without a period");
-                }
-                return null;
-            }
-            return CalendarPeriod.parse(period, zone);
+            return CalendarPeriod.parseIfGiven(period, zone);
         }
     }
 

@@ -135,10 +135,8 @@ final class RateLimitedMethods {
     private static RateLimit limitOf(RateLimited annotation, String name, MethodExpressions expressions) {
         try {
             RateLimit limit;
-            if (annotation.period().isBlank()) {
-                if (!annotation.zone().isBlank()) {
-                    throw new IllegalArgumentException("zone '" + annotation.zone() + "' is given without a period");
-                }
+            CalendarPeriod period = CalendarPeriod.parseIfGiven(annotation.period(), annotation.zone());
+            if (period == null) {
                 limit = RateLimit.of(name, annotation.algorithm(), annotation.limit(), annotation.windowMs());
             } else {
                 if (annotation.windowMs() != 0) {
@@ -155,7 +153,7 @@ final class RateLimitedMethods {
                             + "' with countOn = FAILURE or charge; a calendar quota is taken before the call");
                 }
                 limit = RateLimit.of(name, io.github.ratelimit.annotation.Algorithm.FIXED_WINDOW, annotation.limit(), 1)
-                        .inCalendar(CalendarPeriod.parse(annotation.period(), annotation.zone()));
+                        .inCalendar(period);
             }
             if (annotation.penaltyMs() < 0) {
                 throw new IllegalArgumentException(Messages.atLeast("penaltyMs", 0, annotation.penaltyMs()));
