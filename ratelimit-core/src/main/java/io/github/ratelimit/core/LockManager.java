@@ -1,9 +1,11 @@
 package io.github.ratelimit.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 /**
  * Distributed locks with safe release, bounded lifetime and fencing tokens, for code that is not a
@@ -16,6 +18,15 @@ import java.util.concurrent.CompletionStage;
  * }</pre>
  *
  * <p>Re-entrant per thread: a thread that holds a key and asks for it again gets a nested handle at once.
+ *
+ * <p>A job that must run once across the fleet per tick (a Quartz job, a Kafka consumer's batch, a plain timer) runs
+ * through {@link #runIfFree(String, LockOptions, Runnable)}, with a minimum hold so that an instance whose schedule fires a
+ * little later does not run it again:
+ *
+ * <pre>{@code
+ * boolean ran = locks.runIfFree("nightly-report", LockOptions.lease(Duration.ofMinutes(5))
+ *         .holdingAtLeast(Duration.ofSeconds(30)), () -> reports.build());
+ * }</pre>
  */
 public interface LockManager {
 
@@ -41,6 +52,111 @@ public interface LockManager {
     }
 
     /**
+     * Runs the task under the lock if it is free (after waiting up to {@code options.maxWait()}), else skips it: what
+     * ShedLock's {@code LockingTaskExecutor} does. The lock is released when the task ends, but stays taken until
+     * {@code options.minHold()} has passed since it was taken.
+     *
+     * @return whether the task ran; false when the lock was busy
+     * @throws RedisUnavailableException if the store could not be asked (the task did not run)
+     */
+    default boolean runIfFree(String key, LockOptions options, Runnable task) {
+        return runIfFree(key, options, lock -> task.run());
+    }
+
+    /** {@link #runIfFree(String, LockOptions, Runnable)} for a task that needs its lock (its fencing token). */
+    default boolean runIfFree(String key, LockOptions options, Consumer<LockHandle> task) {
+        Objects.requireNonNull(task, "task");
+        LockHandle lock;
+        try {
+            lock = tryAcquire(key, options);
+        } catch (LockNotAcquiredException busy) {
+            return false;
+        }
+        try (lock) {
+            task.accept(lock);
+        }
+        return true;
+    }
+
+    /**
+     * The locks held in the store right now, at most {@code max} of them, read in batches (never one blocking scan of
+     * the whole store). For operators: which job runs, on which instance, since when.
+     *
+     * @throws UnsupportedOperationException if this store cannot list its locks
+     */
+    default List<HeldLock> heldLocks(int max) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot list its locks");
+    }
+
+    /**
+     * Releases a lock whoever holds it, for an operator freeing a stuck job; its holder is told the lock was
+     * {@linkplain LossReason#RELEASED_BY_OPERATOR released by an operator}, and waiters are woken. The fencing token
+     * moves on with the next acquisition, so a store that checks it rejects the former holder's writes.
+     *
+     * @param key the lock's key, as {@link HeldLock#key()} gives it
+     * @return whether a lock was held and is now released
+     * @throws UnsupportedOperationException if this store cannot release another holder's lock
+     */
+    default boolean forceRelease(String key) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot release another holder's lock");
+    }
+
+    /** Why a holder lost its lock before it released it. */
+    enum LossReason {
+        /** Renewals did not reach the store before the lease ran out (the store unreachable, or this process stalled). */
+        RENEWAL_FAILED,
+        /** The lock reached its maximum lifetime while its holder still ran. */
+        LIFETIME_REACHED,
+        /** An operator released it ({@link #forceRelease}). */
+        RELEASED_BY_OPERATOR,
+        /** The store no longer had it as this holder's: it expired there and may be held by another. */
+        TAKEN_OVER
+    }
+
+    /**
+     * A lock held in the store, as an operator sees it.
+     *
+     * @param name the lock's name ({@code @Locked}'s name, {@link LockOptions#name()}); {@code programmatic} without one
+     * @param key the lock's key as it was taken, what {@link #forceRelease} takes
+     * @param holder the instance that holds it (process id and host, unless the application names it)
+     * @param held how long it has been held, on the store's clock
+     * @param leaseLeft how long until it expires unless renewed (or, once released within its minimum hold, until
+     *     that ends)
+     * @param fencingToken the holder's fencing token
+     */
+    record HeldLock(String name, String key, String holder, Duration held, Duration leaseLeft, long fencingToken) {
+
+        public HeldLock {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(holder, "holder");
+            Objects.requireNonNull(held, "held");
+            Objects.requireNonNull(leaseLeft, "leaseLeft");
+        }
+
+        /**
+         * The key as a person names it: for a {@code @Locked} method's lock, the value its key expression gave
+         * ({@code 42} for {@code key = "#userId"}), empty for a job locked by its name alone; else the whole key.
+         */
+        public String shownKey() {
+            return LockManager.shownKey(name, key);
+        }
+    }
+
+    /** See {@link HeldLock#shownKey()}: the key without its name and the identifier's kind. */
+    static String shownKey(String name, String key) {
+        if (key.equals(name)) {
+            return "";
+        }
+        if (!key.startsWith(name + '\u0000')) {
+            return key;
+        }
+        String identifier = key.substring(name.length() + 1);
+        int kindEnd = identifier.indexOf('\u0000');
+        return kindEnd < 0 ? identifier : identifier.substring(kindEnd + 1);
+    }
+
+    /**
      * The key of the lock a {@code @Locked(name = ..., key = ...)} method takes for one caller: its name, NUL, and the
      * canonical form of the identifier its key gave. A test (or code) holds the same lock with
      * {@code tryAcquire(LockManager.keyOf("report", ClientIdentifier.of("#userId", "42")), options)}; the identifier's
@@ -48,6 +164,14 @@ public interface LockManager {
      */
     static String keyOf(String name, ClientIdentifier identifier) {
         return name + '\u0000' + identifier.canonical();
+    }
+
+    /** The key of the lock a {@code @Locked(name = ...)} method without a key takes: its name alone, one per fleet. */
+    static String keyOf(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException(Messages.empty("lock name"));
+        }
+        return name;
     }
 
     /**
@@ -67,9 +191,18 @@ public interface LockManager {
 
         /**
          * Whether the lock is still ours, as far as this process can tell without asking Redis: false once the
-         * lease (with renewals) has run out or a renewal found the lock gone.
+         * lease (with renewals) has run out or a renewal found the lock gone. The lease is counted from when each
+         * acquisition or renewal was sent, less a margin for clock drift, so this turns false before the store's key
+         * can expire and another instance take the lock.
          */
         boolean isHeld();
+
+        /**
+         * Calls {@code callback} once if this holder loses the lock before releasing it, with the reason, as soon as
+         * this process can tell (on a library thread; at once if it is lost already). Never called after a release.
+         * A callback must not block; what it throws is logged and ignored.
+         */
+        void whenLost(Consumer<LossReason> callback);
 
         /** Throws {@link LockLostException} unless {@link #isHeld()}. */
         default void checkHeld() {
@@ -112,8 +245,14 @@ public interface LockManager {
      * @param maxLifetime how long the lock may be held, renewals included; at least the lease (equal: no renewal)
      * @param name what the lock is called in metrics and traces (a {@code @Locked} method's name), never its key; null for
      *     a lock taken in code without one
+     * @param minHold how long after it was taken the lock stays taken even when released sooner; zero for none
      */
-    public record LockOptions(Duration lease, Duration maxWait, Duration maxLifetime, String name) {
+    public record LockOptions(Duration lease, Duration maxWait, Duration maxLifetime, String name, Duration minHold) {
+
+        /** Options without a minimum hold. */
+        public LockOptions(Duration lease, Duration maxWait, Duration maxLifetime, String name) {
+            this(lease, maxWait, maxLifetime, name, Duration.ZERO);
+        }
 
         public LockOptions {
             Objects.requireNonNull(lease, "lease");
@@ -132,6 +271,14 @@ public interface LockManager {
             if (name != null && !Messages.isName(name)) {
                 throw new IllegalArgumentException(Messages.badName("lock name", name));
             }
+            Objects.requireNonNull(minHold, "minHold");
+            if (minHold.isNegative()) {
+                throw new IllegalArgumentException(Messages.negative("minHold", minHold));
+            }
+            if (minHold.compareTo(maxLifetime) > 0) {
+                throw new IllegalArgumentException(
+                        "minHold must be at most the maxLifetime " + maxLifetime + ", but was " + minHold);
+            }
         }
 
         /** A lock of this lease, not waited for, not renewed. */
@@ -141,17 +288,26 @@ public interface LockManager {
 
         /** The same, waiting up to {@code maxWait} for a busy lock. */
         public LockOptions waitingUpTo(Duration maxWait) {
-            return new LockOptions(lease, maxWait, maxLifetime, name);
+            return new LockOptions(lease, maxWait, maxLifetime, name, minHold);
         }
 
         /** The same, renewed while held for up to {@code maxLifetime} in all. */
         public LockOptions renewedUpTo(Duration maxLifetime) {
-            return new LockOptions(lease, maxWait, maxLifetime, name);
+            return new LockOptions(lease, maxWait, maxLifetime, name, minHold);
         }
 
         /** The same, called {@code name} in metrics and traces. */
         public LockOptions named(String name) {
-            return new LockOptions(lease, maxWait, maxLifetime, name);
+            return new LockOptions(lease, maxWait, maxLifetime, name, minHold);
+        }
+
+        /**
+         * The same, kept taken until {@code minHold} after it was taken even when released sooner (ShedLock's
+         * {@code lockAtLeastFor}): a job that ends quickly is not run again by an instance whose schedule fires a little
+         * later. At most the maximum lifetime; counted on the store's clock.
+         */
+        public LockOptions holdingAtLeast(Duration minHold) {
+            return new LockOptions(lease, maxWait, maxLifetime, name, minHold);
         }
     }
 }

@@ -176,6 +176,16 @@ public final class RateLimitEvents implements RateLimitListener {
     }
 
     @Override
+    public void lockSkipped(String name) {
+        tellEach(listener -> listener.lockSkipped(name));
+    }
+
+    @Override
+    public void lockLost(String name, LockManager.LossReason reason) {
+        tellEach(listener -> listener.lockLost(name, reason));
+    }
+
+    @Override
     public void blocked(ClientIdentifier client) {
         tellEach(listener -> listener.blocked(client));
     }

@@ -56,6 +56,22 @@ public interface RateLimitListener {
     }
 
     /**
+     * A job or method that skips its run when its lock is busy (a scheduled job, {@link LockManager#runIfFree}) skipped
+     * one: another instance runs it, or ran it within its minimum hold.
+     *
+     * @param name the lock's name, as for {@link #acquiringLock}
+     */
+    default void lockSkipped(String name) {}
+
+    /**
+     * A holder lost its lock before releasing it: its renewals failed past the lease, its lifetime ended while it ran,
+     * an operator released it, or the store had it no longer.
+     *
+     * @param name the lock's name, as for {@link #acquiringLock}
+     */
+    default void lockLost(String name, LockManager.LossReason reason) {}
+
+    /**
      * A concurrency slot being taken; ends with its permit, or fails with {@link ConcurrencyLimitExceededException}
      * (all taken) or {@link RedisUnavailableException}.
      */

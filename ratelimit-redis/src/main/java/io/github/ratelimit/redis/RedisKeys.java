@@ -124,6 +124,29 @@ final class RedisKeys {
     }
 
     /**
+     * What operators see of a held lock, in its slot: {@code <lock key>:info}, a hash (owner, fencing token, since,
+     * name, key, holder) that lives exactly as long as the lock.
+     */
+    static String descriptionKey(String lockKey) {
+        return lockKey + ":info";
+    }
+
+    /** A pattern that matches every lock's description under this prefix, for a scan. */
+    String descriptionPattern() {
+        return prefix + LAYOUT + "{*}:lock:info";
+    }
+
+    /** The lock key of a description key. */
+    static String lockKeyOfDescription(String descriptionKey) {
+        return descriptionKey.substring(0, descriptionKey.length() - ":info".length());
+    }
+
+    /** The pub/sub channel on which operators' releases are announced to the holders, by owner. */
+    String lockRevokedChannel() {
+        return prefix + "lock-revoked";
+    }
+
+    /**
      * The attempts at a key (a lock, a concurrency limit's holders) given back before they ran, in the same slot:
      * {@code <key>:given-back}, a set that expires.
      */

@@ -2,15 +2,27 @@ package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
+import io.github.ratelimit.core.LockManager.LossReason;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.Futures;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
-/** One acquisition of a lock, and its nested (re-entrant) handles on the same thread. */
+/**
+ * One acquisition of a lock, and its nested (re-entrant) handles on the same thread.
+ *
+ * <p>The holder's view of the lock ends before Redis's key can: each lease is counted from when its acquisition or
+ * renewal was sent (monotonic time, and Redis starts its expiry only later), less a margin for the two clocks' drift
+ * (1% of the lease and 2 ms, as Redlock allows). A timer on the watchdog fires at that end; if no renewal moved it, the
+ * lock is lost and its holder told.
+ */
 final class RedisLock implements LockHandle {
 
     private final RedisLockManager manager;
@@ -23,8 +35,13 @@ final class RedisLock implements LockHandle {
     private final long acquiredAt;
     private final Thread thread; // the owning thread of a blocking acquisition, for re-entry; null if async
     private final AtomicBoolean released = new AtomicBoolean();
+    private final AtomicReference<LossReason> loss = new AtomicReference<>();
+    private final List<Consumer<LossReason>> lossCallbacks = new CopyOnWriteArrayList<>();
     private volatile long validUntil;
-    private volatile boolean lost;
+    /** Whether the lease now running ends at the lock's maximum lifetime (no renewal can follow it). */
+    private volatile boolean finalLease;
+
+    private volatile ScheduledFuture<?> deadline;
     private int holds = 1;
 
     RedisLock(
@@ -44,7 +61,89 @@ final class RedisLock implements LockHandle {
         this.fencingToken = fencingToken;
         this.options = options;
         this.acquiredAt = sentAt;
-        this.validUntil = sentAt + options.lease().toNanos();
+        this.validUntil =
+                sentAt + options.lease().toNanos() - margin(options.lease().toNanos());
+        this.finalLease = options.maxLifetime().equals(options.lease());
+    }
+
+    /** What the holder takes off each lease for the drift between its clock and Redis's: 1% and 2 ms, at most half. */
+    static long margin(long leaseNanos) {
+        return Math.min(leaseNanos / 2, leaseNanos / 100 + TimeUnit.MILLISECONDS.toNanos(2));
+    }
+
+    /** Starts watching for the end of the holder's view of the lock; done once the lock is handed out. */
+    void watchDeadline() {
+        scheduleDeadline();
+        if (!finalLease) {
+            scheduleRenewal();
+        }
+    }
+
+    private void scheduleDeadline() {
+        try {
+            deadline = manager.watchdog.schedule(
+                    this::deadlineReached, Math.max(0, validUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            // the manager is closed: nothing watches any more, isHeld() still turns false at the lease's end
+        }
+    }
+
+    private void deadlineReached() {
+        if (released.get() || loss.get() != null) {
+            return;
+        }
+        if (System.nanoTime() < validUntil) {
+            scheduleDeadline(); // a renewal moved the end
+            return;
+        }
+        lost(finalLease ? LossReason.LIFETIME_REACHED : LossReason.RENEWAL_FAILED);
+    }
+
+    /** The holder lost the lock: renewal stops and it is told, once; nothing after a release. */
+    void lost(LossReason reason) {
+        if (released.get() || !loss.compareAndSet(null, reason)) {
+            return;
+        }
+        stopRenewal();
+        ScheduledFuture<?> timer = deadline;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        manager.forget(this);
+        RedisLockManager.log.warn(
+                "Lock '{}' was lost before its holder finished: {}",
+                io.github.ratelimit.core.Messages.printable(key),
+                reason);
+        manager.events.lockLost(nameOf(options), reason);
+        for (Consumer<LossReason> callback : lossCallbacks) {
+            tell(callback, reason);
+        }
+    }
+
+    private static String nameOf(LockOptions options) {
+        return options.name() == null ? "programmatic" : options.name();
+    }
+
+    private void tell(Consumer<LossReason> callback, LossReason reason) {
+        try {
+            callback.accept(reason);
+        } catch (RuntimeException e) {
+            RedisLockManager.log.warn("A callback told of the loss of lock '{}' failed", key, e);
+        }
+    }
+
+    @Override
+    public void whenLost(Consumer<LossReason> callback) {
+        java.util.Objects.requireNonNull(callback, "callback");
+        lossCallbacks.add(callback);
+        LossReason already = loss.get();
+        if (already != null && lossCallbacks.remove(callback)) {
+            tell(callback, already); // lost before the callback was added: told here, once
+        }
+    }
+
+    String owner() {
+        return owner;
     }
 
     LockHandle nested() {
@@ -68,6 +167,11 @@ final class RedisLock implements LockHandle {
             }
 
             @Override
+            public void whenLost(Consumer<LossReason> callback) {
+                RedisLock.this.whenLost(callback);
+            }
+
+            @Override
             public boolean release() {
                 if (done) {
                     return false;
@@ -79,16 +183,21 @@ final class RedisLock implements LockHandle {
         };
     }
 
-    void scheduleRenewal() {
+    private void scheduleRenewal() {
         long period = Math.max(1, options.lease().toMillis() / 3);
         manager.activeRenewals.put(
                 this, manager.watchdog.scheduleAtFixedRate(this::renew, period, period, TimeUnit.MILLISECONDS));
     }
 
+    /**
+     * Sends a renewal, without waiting for it: the watchdog thread only sends, so that no slow answer delays another
+     * lock's renewal or deadline. A renewal that fails is sent again at the next period, within the lease (two more
+     * tries); when none gets through, the deadline tells the holder.
+     */
     private void renew() {
         long now = System.nanoTime();
         long lifetimeLeft = acquiredAt + options.maxLifetime().toNanos() - now;
-        if (released.get() || lost || lifetimeLeft <= 0) {
+        if (released.get() || loss.get() != null || lifetimeLeft <= 0) {
             stopRenewal();
             return;
         }
@@ -97,20 +206,33 @@ final class RedisLock implements LockHandle {
             stopRenewal();
             return;
         }
-        try {
-            List<Object> reply = manager.executor.call(
-                    RedisLockManager.RENEW, List.of(lockKey), new Object[] {owner, Long.toString(lease)});
-            if (ScriptExecutor.number(reply.get(0)) == 1) {
-                validUntil = now + TimeUnit.MILLISECONDS.toNanos(lease);
-            } else {
-                lost = true;
-                stopRenewal();
-                RedisLockManager.log.warn(
-                        "Lock '{}' was lost before its holder finished (lease ran out or taken over)", key);
-            }
-        } catch (RuntimeException e) {
-            RedisLockManager.log.warn("Could not renew lock '{}'; it stays held until its current lease ends", key, e);
-        }
+        boolean last = lease < options.lease().toMillis();
+        manager.renewalsSent.incrementAndGet();
+        manager.executor
+                .callAsync(RedisLockManager.RENEW, List.of(lockKey, RedisKeys.descriptionKey(lockKey)), new Object[] {
+                    owner, Long.toString(lease)
+                })
+                .whenComplete((reply, error) -> {
+                    if (error != null) {
+                        RedisLockManager.log.warn(
+                                "Could not renew lock '{}'; sent again within its lease",
+                                io.github.ratelimit.core.Messages.printable(key),
+                                Futures.cause(error));
+                    } else if (ScriptExecutor.number(reply.get(0)) == 1) {
+                        long until = now
+                                + TimeUnit.MILLISECONDS.toNanos(lease)
+                                - margin(TimeUnit.MILLISECONDS.toNanos(lease));
+                        if (until > validUntil && loss.get() == null) {
+                            finalLease = last;
+                            validUntil = until;
+                        }
+                        if (last) {
+                            stopRenewal();
+                        }
+                    } else {
+                        lost(LossReason.TAKEN_OVER);
+                    }
+                });
     }
 
     private void stopRenewal() {
@@ -132,7 +254,7 @@ final class RedisLock implements LockHandle {
 
     @Override
     public boolean isHeld() {
-        return !released.get() && !lost && System.nanoTime() < validUntil;
+        return !released.get() && loss.get() == null && System.nanoTime() < validUntil;
     }
 
     @Override
@@ -142,7 +264,7 @@ final class RedisLock implements LockHandle {
             return answered;
         }
         try {
-            return released(manager.executor.call(RedisLockManager.RELEASE, List.of(lockKey), releaseArgs()));
+            return released(manager.executor.call(RedisLockManager.RELEASE, releaseKeys(), releaseArgs()));
         } catch (RedisUnavailableException e) {
             return notReleased(e);
         }
@@ -155,7 +277,7 @@ final class RedisLock implements LockHandle {
             return CompletableFuture.completedFuture(answered);
         }
         return manager.executor
-                .callAsync(RedisLockManager.RELEASE, List.of(lockKey), releaseArgs())
+                .callAsync(RedisLockManager.RELEASE, releaseKeys(), releaseArgs())
                 .handle((reply, error) -> {
                     if (error == null) {
                         return released(reply);
@@ -184,14 +306,27 @@ final class RedisLock implements LockHandle {
             return false;
         }
         stopRenewal();
+        ScheduledFuture<?> timer = deadline;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        manager.forget(this);
         if (thread != null && Thread.currentThread() == thread) {
             manager.heldByThread.get().remove(key, this);
         }
         return null;
     }
 
+    private List<Object> releaseKeys() {
+        return List.of(lockKey, RedisKeys.descriptionKey(lockKey));
+    }
+
     private Object[] releaseArgs() {
-        return new Object[] {owner, manager.keys.lockReleasedChannel()};
+        return new Object[] {
+            owner,
+            manager.keys.lockReleasedChannel(),
+            Long.toString(options.minHold().toMillis())
+        };
     }
 
     private boolean released(List<Object> reply) {
@@ -212,7 +347,7 @@ final class RedisLock implements LockHandle {
         GiveBacks.send(
                 manager.events,
                 "lock",
-                () -> manager.executor.callAsync(RedisLockManager.RELEASE, List.of(lockKey), releaseArgs()),
+                () -> manager.executor.callAsync(RedisLockManager.RELEASE, releaseKeys(), releaseArgs()),
                 reply -> ScriptExecutor.number(reply.get(0)) == 1);
         return false;
     }

@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
+import io.github.ratelimit.core.LockManager.LossReason;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimitEvents;
@@ -52,6 +53,8 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
     static final LuaScript RELEASE = LuaScript.load("lock_release");
     static final LuaScript GIVE_BACK = LuaScript.load("lock_giveback");
     static final LuaScript RENEW = LuaScript.load("lock_renew");
+    static final LuaScript REVOKE = LuaScript.load("lock_revoke");
+    static final LuaScript DESCRIBE = LuaScript.load("lock_describe");
     private static final long FENCE_TTL_MS = Duration.ofDays(1).toMillis();
     private static final long MAX_BACKOFF_MS = 50;
 
@@ -66,7 +69,14 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
     private final Map<String, Set<Runnable>> waiters = new ConcurrentHashMap<>();
     final Map<RedisLock, ScheduledFuture<?>> activeRenewals = new ConcurrentHashMap<>();
     final ThreadLocal<Map<String, RedisLock>> heldByThread = ThreadLocal.withInitial(HashMap::new);
+    /** The locks this manager holds, by owner: what an operator's release, announced by owner, is matched against. */
+    private final Map<String, RedisLock> held = new ConcurrentHashMap<>();
+    /** Renewals sent since this manager was made (tests count them). */
+    final AtomicLong renewalsSent = new AtomicLong();
+
+    private final String holder;
     private volatile RTopic releases;
+    private volatile RTopic revocations;
 
     /**
      * @param redisson the client to use; not closed by this class
@@ -87,7 +97,25 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
      *     Costs nothing while no master has a replica connected.
      */
     public RedisLockManager(RedissonClient redisson, String keyPrefix, RedisGuard guard, Duration replicaWait) {
+        this(redisson, keyPrefix, guard, replicaWait, defaultHolder());
+    }
+
+    /**
+     * @param redisson the client to use; not closed by this class
+     * @param keyPrefix prefix of every key, at most 64 letters, digits or {@code ._:/-}
+     * @param guard the latency budget and circuit breaker, shared by everything that uses this Redis
+     * @param replicaWait see {@link #RedisLockManager(RedissonClient, String, RedisGuard, Duration)}
+     * @param holder how this instance is named to operators listing the locks it holds, such as
+     *     {@code orders@host-1:8080}; at most 200 characters
+     */
+    public RedisLockManager(
+            RedissonClient redisson, String keyPrefix, RedisGuard guard, Duration replicaWait, String holder) {
         Replicas.checkWait(replicaWait, guard, "ratelimit.durability.locks");
+        if (holder == null || holder.isBlank() || holder.length() > 200) {
+            throw new IllegalArgumentException(
+                    "the lock holder's name must be 1 to 200 characters, but was '" + Messages.printable(holder) + "'");
+        }
+        this.holder = holder;
         this.redisson = redisson;
         this.executor = new ScriptExecutor(redisson, guard, replicaWait);
         this.keys = new RedisKeys(keyPrefix);
@@ -96,6 +124,11 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
             thread.setDaemon(true);
             return thread;
         });
+    }
+
+    /** This process as operators see it by default: its process id and host, as the JVM names it ({@code pid@host}). */
+    static String defaultHolder() {
+        return java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
     }
 
     /** A lock's name for events: its options' name ({@code @Locked}'s), never its key. */
@@ -124,7 +157,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         }
         String tag = RedisKeys.tag(key);
         String lockKey = keys.lockKey(tag);
-        List<Object> lockKeys = List.of(lockKey, keys.fenceKey(tag), RedisKeys.givenBackKey(lockKey));
+        List<Object> lockKeys = acquireKeys(tag, lockKey);
         long deadline = System.nanoTime() + options.maxWait().toNanos();
         long backoff = 1;
         Waiter wake = null;
@@ -134,9 +167,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
                 long sentAt = System.nanoTime();
                 ScriptExecutor.Acknowledged answer;
                 try {
-                    answer = executor.callAcknowledged(ACQUIRE, lockKeys, new Object[] {
-                        owner, Long.toString(options.lease().toMillis()), Long.toString(FENCE_TTL_MS)
-                    });
+                    answer = executor.callAcknowledged(ACQUIRE, lockKeys, acquireArgs(key, owner, options));
                 } catch (RedisUnavailableException e) {
                     giveBack(lockKey, owner, options); // the lock may have been taken, its answer lost
                     throw e;
@@ -156,9 +187,8 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
                             sentAt,
                             Thread.currentThread());
                     heldByThread.get().put(key, lock);
-                    if (options.maxLifetime().compareTo(options.lease()) > 0) {
-                        lock.scheduleRenewal();
-                    }
+                    hold(lock);
+                    lock.watchDeadline();
                     return lock;
                 }
                 long remainingLease = Math.max(1, ScriptExecutor.number(reply.get(1)));
@@ -228,7 +258,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
             String tag = RedisKeys.tag(key);
             this.key = key;
             this.lockKey = keys.lockKey(tag);
-            this.lockKeys = List.of(lockKey, keys.fenceKey(tag), RedisKeys.givenBackKey(lockKey));
+            this.lockKeys = acquireKeys(tag, lockKey);
             this.options = options;
             this.result = result;
             this.deadline = System.nanoTime() + options.maxWait().toNanos();
@@ -241,9 +271,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
             }
             String owner = owner();
             long sentAt = System.nanoTime();
-            executor.callAcknowledgedAsync(ACQUIRE, lockKeys, new Object[] {
-                        owner, Long.toString(options.lease().toMillis()), Long.toString(FENCE_TTL_MS)
-                    })
+            executor.callAcknowledgedAsync(ACQUIRE, lockKeys, acquireArgs(key, owner, options))
                     .whenComplete((answer, error) -> {
                         List<Object> reply = error == null ? answer.reply() : null;
                         if (error != null) {
@@ -267,10 +295,9 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         private void acquired(String owner, long fencingToken, long sentAt) {
             RedisLock lock =
                     new RedisLock(RedisLockManager.this, key, lockKey, owner, fencingToken, options, sentAt, null);
-            if (options.maxLifetime().compareTo(options.lease()) > 0) {
-                // scheduling takes the watchdog's queue lock: done from the lock-free timer, not this I/O thread
-                BudgetTimer.after(Duration.ZERO, lock::scheduleRenewal);
-            }
+            hold(lock);
+            // scheduling takes the watchdog's queue lock: done from the lock-free timer, not this I/O thread
+            BudgetTimer.after(Duration.ZERO, lock::watchDeadline);
             if (!result.complete(lock)) {
                 lock.releaseAsync(); // the caller gave up meanwhile: never keep a lock nobody holds
             }
@@ -335,12 +362,141 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         GiveBacks.send(
                 events,
                 "lock",
-                () -> executor.callAsync(GIVE_BACK, List.of(lockKey, RedisKeys.givenBackKey(lockKey)), new Object[] {
-                    owner,
-                    keys.lockReleasedChannel(),
-                    Long.toString(options.maxLifetime().toMillis())
-                }),
+                () -> executor.callAsync(
+                        GIVE_BACK,
+                        List.of(lockKey, RedisKeys.givenBackKey(lockKey), RedisKeys.descriptionKey(lockKey)),
+                        new Object[] {
+                            owner,
+                            keys.lockReleasedChannel(),
+                            Long.toString(options.maxLifetime().toMillis())
+                        }),
                 reply -> ScriptExecutor.number(reply.get(0)) == 1);
+    }
+
+    private List<Object> acquireKeys(String tag, String lockKey) {
+        return List.of(lockKey, keys.fenceKey(tag), RedisKeys.givenBackKey(lockKey), RedisKeys.descriptionKey(lockKey));
+    }
+
+    private Object[] acquireArgs(String key, String owner, LockOptions options) {
+        String name = nameOf(options);
+        return new Object[] {
+            owner, Long.toString(options.lease().toMillis()), Long.toString(FENCE_TTL_MS), name, key, holder
+        };
+    }
+
+    /** A lock handed out: an operator's release of it (announced by owner) reaches it from now on. */
+    private void hold(RedisLock lock) {
+        held.put(lock.owner(), lock);
+        subscribeToRevocations();
+    }
+
+    /** A lock released or lost: no longer this manager's. */
+    void forget(RedisLock lock) {
+        held.remove(lock.owner(), lock);
+    }
+
+    /** How many locks this instance holds right now (released or lost ones not counted). */
+    public int heldHere() {
+        return held.size();
+    }
+
+    @Override
+    public boolean runIfFree(String key, LockOptions options, java.util.function.Consumer<LockHandle> task) {
+        java.util.Objects.requireNonNull(task, "task");
+        LockHandle lock;
+        try {
+            lock = tryAcquire(key, options);
+        } catch (LockNotAcquiredException busy) {
+            events.lockSkipped(nameOf(options));
+            log.debug("Skipped '{}': its lock is held by another instance", Messages.printable(key));
+            return false;
+        }
+        try (lock) {
+            task.accept(lock);
+        }
+        return true;
+    }
+
+    /**
+     * Scans every master for locks' descriptions (a hundred keys a step, never a blocking KEYS), then reads each in one
+     * batch; a lock taken by a version that writes no description is not listed.
+     */
+    @Override
+    public List<HeldLock> heldLocks(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException(Messages.atLeast("max", 1, max));
+        }
+        List<String> found = new java.util.ArrayList<>();
+        for (String key : redisson.getKeys()
+                .getKeys(org.redisson.api.options.KeysScanOptions.defaults()
+                        .pattern(keys.descriptionPattern())
+                        .chunkSize(100)
+                        .limit(max))) {
+            found.add(key);
+        }
+        if (found.isEmpty()) {
+            return List.of();
+        }
+        List<CompletableFuture<List<Object>>> reads = new java.util.ArrayList<>(found.size());
+        for (String description : found) {
+            reads.add(executor.callAsync(
+                    DESCRIBE, List.of(RedisKeys.lockKeyOfDescription(description), description), new Object[0]));
+        }
+        List<HeldLock> locks = new java.util.ArrayList<>(found.size());
+        for (CompletableFuture<List<Object>> read : reads) {
+            List<Object> d;
+            try {
+                d = read.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw Futures.cause(e) instanceof RuntimeException runtime ? runtime : e;
+            }
+            if (d.size() == 6) {
+                locks.add(new HeldLock(
+                        String.valueOf(d.get(1)),
+                        String.valueOf(d.get(0)),
+                        String.valueOf(d.get(2)),
+                        Duration.ofMillis(Math.max(0, ScriptExecutor.number(d.get(3)))),
+                        Duration.ofMillis(Math.max(0, ScriptExecutor.number(d.get(4)))),
+                        Long.parseLong(String.valueOf(d.get(5)))));
+            }
+        }
+        return locks;
+    }
+
+    @Override
+    public boolean forceRelease(String key) {
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException(Messages.empty("lock key"));
+        }
+        String lockKey = keys.lockKey(RedisKeys.tag(key));
+        List<Object> reply = executor.call(REVOKE, List.of(lockKey, RedisKeys.descriptionKey(lockKey)), new Object[] {
+            keys.lockReleasedChannel(), keys.lockRevokedChannel()
+        });
+        return ScriptExecutor.number(reply.get(0)) == 1;
+    }
+
+    private void subscribeToRevocations() {
+        if (revocations == null) {
+            synchronized (this) {
+                if (revocations == null) {
+                    RTopic topic = redisson.getTopic(keys.lockRevokedChannel(), StringCodec.INSTANCE);
+                    revocations = topic;
+                    // not waited for, as for releases: a holder whose revocation is missed learns it at its next
+                    // renewal
+                    topic.addListenerAsync(String.class, (channel, owner) -> {
+                                RedisLock lock = held.get(owner);
+                                if (lock != null) {
+                                    lock.lost(LossReason.RELEASED_BY_OPERATOR);
+                                }
+                            })
+                            .whenComplete((id, failed) -> {
+                                if (failed != null) {
+                                    revocations = null;
+                                }
+                            });
+                }
+            }
+        }
     }
 
     /** A blocked caller's wake-up: the latch it waits on, and what the release announcement runs. */
@@ -412,6 +568,14 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
     @Override
     public void close() {
         watchdog.shutdownNow();
+        RTopic revoked = revocations;
+        if (revoked != null && !redisson.isShutdown()) {
+            try {
+                revoked.removeAllListeners();
+            } catch (RuntimeException e) {
+                log.debug("Could not unsubscribe from lock revocations", e);
+            }
+        }
         RTopic topic = releases;
         if (topic != null && !redisson.isShutdown()) {
             try {

@@ -1,9 +1,27 @@
--- Releases a lock only if the caller still owns it (compare-and-delete), and tells waiters.
--- KEYS[1] the lock; ARGV owner, channel
--- Returns 1 when released, 0 when the lock had expired or belongs to another holder (left untouched).
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-    redis.call('DEL', KEYS[1])
-    redis.call('PUBLISH', ARGV[2], KEYS[1])
-    return {1}
+-- Releases a lock only if the caller still owns it (compare-and-delete), and tells waiters; a lock with a minimum hold
+-- released before it has passed stays taken (by the same owner) until it has, on Redis's clock.
+-- KEYS[1] the lock, KEYS[2] its description (same hash slot); ARGV owner, channel, minimum hold ms
+-- Returns 1 when released (or kept to the end of its minimum hold), 0 when the lock had expired or belongs to another
+-- holder (left untouched).
+if redis.replicate_commands then
+    redis.replicate_commands()
 end
-return {0}
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    return {0}
+end
+local min_hold = tonumber(ARGV[3])
+if min_hold > 0 then
+    local since = tonumber(redis.call('HGET', KEYS[2], 's') or '')
+    if since then
+        local t = redis.call('TIME')
+        local left = since + min_hold - (tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+        if left > 0 then
+            redis.call('PEXPIRE', KEYS[1], left)
+            redis.call('PEXPIRE', KEYS[2], left)
+            return {1}
+        end
+    end
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('PUBLISH', ARGV[2], KEYS[1])
+return {1}

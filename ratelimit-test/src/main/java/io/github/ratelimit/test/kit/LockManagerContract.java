@@ -4,19 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.LockManager.HeldLock;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
+import io.github.ratelimit.core.LockManager.LossReason;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.test.support.Poll;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
  * The promises of a {@link LockManager}, for any store: extend it, make the lock manager in {@link #newInstance()}.
  * One holder at a time across instances; a busy lock is refused with its remaining lease; a lock is released only by
  * its owner (a holder whose lease ran out cannot remove its successor's lock); fencing tokens strictly increase; a
- * lock ends at its lifetime however long its holder runs.
+ * lock ends at its lifetime however long its holder runs; a holder learns that it lost its lock before another can take
+ * it; a lock released within its minimum hold stays taken until then; operators list locks and free them, and the holder
+ * is told.
  */
 public abstract class LockManagerContract extends TwoInstances<LockManager> {
 
@@ -124,6 +132,127 @@ public abstract class LockManagerContract extends TwoInstances<LockManager> {
         waiter.join(Duration.ofSeconds(15).toMillis());
 
         assertThat(got.get()).isEqualTo(1);
+    }
+
+    /**
+     * The holder's view ends before the store lets anyone else in: when another instance first takes the lock, its
+     * former holder already reads {@code isHeld() == false} and was told why, once.
+     */
+    @Test
+    void aHolderKnowsItLostTheLockBeforeAnotherCanTakeIt() {
+        String key = fresh("job");
+        LockHandle former = instance(0).tryAcquire(key, LockOptions.lease(Duration.ofMillis(300)));
+        List<LossReason> told = new CopyOnWriteArrayList<>();
+        former.whenLost(told::add);
+        AtomicReference<LockHandle> successor = new AtomicReference<>();
+        AtomicBoolean formerHeldThen = new AtomicBoolean(true);
+
+        Poll.until("another instance to take the lock", Duration.ofSeconds(10), () -> {
+            try {
+                successor.set(instance(1).tryAcquire(key, LockOptions.lease(Duration.ofSeconds(10))));
+                formerHeldThen.set(former.isHeld());
+                return true;
+            } catch (LockNotAcquiredException busy) {
+                return false;
+            }
+        });
+
+        assertThat(formerHeldThen)
+                .as("the former holder's view when the successor got the lock")
+                .isFalse();
+        Poll.until("the former holder to be told", Duration.ofSeconds(5), () -> !told.isEmpty());
+        assertThat(told).containsExactly(LossReason.LIFETIME_REACHED);
+        assertThat(successor.get().fencingToken()).isGreaterThan(former.fencingToken());
+        assertThat(successor.get().release()).isTrue();
+    }
+
+    /** A holder that releases its lock is never told it lost it. */
+    @Test
+    void aReleasedLockIsNeverReportedLost() {
+        String key = fresh("job");
+        LockHandle lock = instance(0).tryAcquire(key, LockOptions.lease(Duration.ofMillis(200)));
+        List<LossReason> told = new CopyOnWriteArrayList<>();
+        lock.whenLost(told::add);
+        assertThat(lock.release()).isTrue();
+
+        // once the lease would have run out, another instance takes the key: still nothing told
+        try (LockHandle next = acquireWithin(instance(1), key, Duration.ofSeconds(10))) {
+            Poll.until("the released lease's end", Duration.ofSeconds(5), () -> !lock.isHeld());
+            assertThat(next.isHeld()).isTrue();
+        }
+        assertThat(told).isEmpty();
+    }
+
+    /** A lock released before its minimum hold has passed stays taken until it has; then it is free. */
+    @Test
+    void aLockReleasedWithinItsMinimumHoldStaysTakenUntilItEnds() {
+        String key = fresh("job");
+        LockOptions options = LockOptions.lease(Duration.ofSeconds(10)).holdingAtLeast(Duration.ofMillis(500));
+        LockHandle lock = instance(0).tryAcquire(key, options);
+        assertThat(lock.release()).isTrue();
+
+        assertThatThrownBy(() -> instance(1).tryAcquire(key, options))
+                .isInstanceOfSatisfying(
+                        LockNotAcquiredException.class,
+                        e -> assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(500)));
+        try (LockHandle next = acquireWithin(instance(1), key, Duration.ofSeconds(10))) {
+            assertThat(next.fencingToken()).isGreaterThan(lock.fencingToken());
+        }
+    }
+
+    /** A job runs through {@code runIfFree} only where the lock is free; a busy lock skips it. */
+    @Test
+    void runIfFreeSkipsAJobWhoseLockIsBusy() {
+        String key = fresh("job");
+        AtomicInteger runs = new AtomicInteger();
+        LockOptions options = LockOptions.lease(Duration.ofSeconds(10));
+        try (LockHandle held = instance(0).tryAcquire(key, options)) {
+            assertThat(instance(1).runIfFree(key, options, runs::incrementAndGet))
+                    .isFalse();
+            assertThat(runs).hasValue(0);
+            assertThat(held.isHeld()).isTrue();
+        }
+        assertThat(instance(1).runIfFree(key, options, lock -> {
+                    assertThat(lock.isHeld()).isTrue();
+                    runs.incrementAndGet();
+                }))
+                .isTrue();
+        assertThat(runs).hasValue(1);
+        try (LockHandle after = instance(0).tryAcquire(key, options)) {
+            assertThat(after.isHeld()).as("released after the job").isTrue();
+        }
+    }
+
+    /** Operators see a held lock (name, key, holder, fencing token) and free it; its holder is told. */
+    @Test
+    void anOperatorListsAndFreesAHeldLock() {
+        String name = fresh("report");
+        String key = LockManager.keyOf(name, io.github.ratelimit.core.ClientIdentifier.of("#userId", "42"));
+        LockHandle lock = instance(0)
+                .tryAcquire(key, LockOptions.lease(Duration.ofSeconds(10)).named(name));
+        List<LossReason> told = new CopyOnWriteArrayList<>();
+        lock.whenLost(told::add);
+
+        HeldLock listed = instance(1).heldLocks(10_000).stream()
+                .filter(held -> held.name().equals(name))
+                .findFirst()
+                .orElseThrow();
+        assertThat(listed.key()).isEqualTo(key);
+        assertThat(listed.shownKey()).isEqualTo("42");
+        assertThat(listed.fencingToken()).isEqualTo(lock.fencingToken());
+        assertThat(listed.holder()).isNotBlank();
+        assertThat(listed.leaseLeft()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(10));
+
+        assertThat(instance(1).forceRelease(listed.key())).isTrue();
+        Poll.until("the holder to be told", Duration.ofSeconds(10), () -> !told.isEmpty());
+        assertThat(told).containsExactly(LossReason.RELEASED_BY_OPERATOR);
+        assertThat(lock.isHeld()).isFalse();
+        assertThat(instance(1).heldLocks(10_000)).noneMatch(held -> held.name().equals(name));
+        assertThat(instance(1).forceRelease(key)).as("nothing left to release").isFalse();
+        try (LockHandle next = instance(1).tryAcquire(key, LockOptions.lease(Duration.ofSeconds(10)))) {
+            assertThat(next.fencingToken()).isGreaterThan(lock.fencingToken());
+        }
+        assertThat(lock.release()).isFalse();
     }
 
     private static LockHandle acquireWithin(LockManager locks, String key, Duration within) {
