@@ -93,7 +93,7 @@ public interface RateLimitListener {
     /**
      * A change an operator made for every instance, made through this instance.
      *
-     * @param action {@code block}, {@code lift}, {@code override} or {@code override_removed}
+     * @param action {@code block}, {@code lift}, {@code override}, {@code override_removed} or {@code lock_released}
      * @param target what it applies to: a client for blocks, a limit's name for overrides
      */
     default void operatorChanged(String action, String target) {}

@@ -3,19 +3,31 @@ package io.github.ratelimit.autoconfigure.aop;
 import io.github.ratelimit.autoconfigure.internal.DeferredInvocation;
 import io.github.ratelimit.autoconfigure.internal.MethodExpressions;
 import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.LockLostException;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.core.RateLimitEvents;
 import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * Runs a {@code @Locked} method under its lock: takes it (waiting if asked), hands it to a {@link LockHandle}
- * parameter, and releases it when the method returns, throws, or (for a {@code CompletionStage}) completes.
+ * parameter, and releases it when the method returns, throws, or (for a {@code CompletionStage}) completes. A method
+ * that skips when busy (a scheduled job) returns nothing instead of refusing, logged at DEBUG and told to the lock
+ * manager's listeners as {@code skipped}; one that asks to be interrupted is, when its lock is lost while it runs.
  */
 final class LockedInterceptor implements MethodInterceptor {
+
+    private static final Logger log = LoggerFactory.getLogger(LockedInterceptor.class);
 
     private final LockedMethods methods;
     private final ObjectProvider<LockManager> locks;
@@ -51,30 +63,123 @@ final class LockedInterceptor implements MethodInterceptor {
                     }
 
                     @Override
+                    public CompletionStage<Throwable> interruption(LockHandle lock) {
+                        if (!declaration.interruptOnLoss()) {
+                            return null;
+                        }
+                        CompletableFuture<Throwable> lost = new CompletableFuture<>();
+                        lock.whenLost(reason -> lost.complete(new LockLostException(lock.key())));
+                        return lost;
+                    }
+
+                    @Override
                     public CompletionStage<?> finish(LockHandle lock, DeferredInvocation.End end) {
                         return lock.releaseAsync();
                     }
                 });
         if (deferred != null) {
-            return deferred;
+            return declaration.skipWhenBusy() ? skippingWhenBusy(deferred, declaration) : deferred;
         }
-        LockHandle lock = locks.getObject()
-                .tryAcquire(
-                        lockKey(declaration, invocation, caller.getIfAvailable(() -> CallerContext.NONE)),
-                        declaration.options());
+        LockHandle lock;
+        try {
+            lock = locks.getObject()
+                    .tryAcquire(
+                            lockKey(declaration, invocation, caller.getIfAvailable(() -> CallerContext.NONE)),
+                            declaration.options());
+        } catch (LockNotAcquiredException busy) {
+            if (!declaration.skipWhenBusy()) {
+                throw busy;
+            }
+            skipped(declaration, busy);
+            return null;
+        }
         if (declaration.handleParameter() >= 0) {
             invocation.getArguments()[declaration.handleParameter()] = lock;
         }
+        Interruption interruption = declaration.interruptOnLoss() ? new Interruption(lock) : null;
         try {
             return invocation.proceed();
         } finally {
+            if (interruption != null) {
+                interruption.end();
+            }
             lock.release();
         }
     }
 
-    /** The lock's key: its name and the client identifier of its key expression. */
+    /**
+     * Interrupts the method's thread if its lock is lost while the method runs, never after: an interrupt that landed
+     * just as the method returned is cleared, so that it does not leak into the caller.
+     */
+    private static final class Interruption {
+
+        private final Thread thread = Thread.currentThread();
+        private boolean running = true;
+        private boolean interrupted;
+
+        Interruption(LockHandle lock) {
+            lock.whenLost(reason -> interrupt());
+        }
+
+        private synchronized void interrupt() {
+            if (running) {
+                interrupted = true;
+                thread.interrupt();
+            }
+        }
+
+        synchronized void end() {
+            running = false;
+            if (interrupted) {
+                Thread.interrupted();
+            }
+        }
+    }
+
+    /** A deferred result that ends empty, instead of failing, when its lock is busy. */
+    private Object skippingWhenBusy(Object deferred, LockedMethods.LockedMethod declaration) {
+        if (deferred instanceof Mono<?> mono) {
+            return mono.onErrorResume(LockNotAcquiredException.class, busy -> {
+                skipped(declaration, busy);
+                return Mono.empty();
+            });
+        }
+        if (deferred instanceof Flux<?> flux) {
+            return flux.onErrorResume(LockNotAcquiredException.class, busy -> {
+                skipped(declaration, busy);
+                return Flux.empty();
+            });
+        }
+        if (deferred instanceof CompletionStage<?> stage) {
+            return stage.exceptionallyCompose(error -> {
+                Throwable cause = io.github.ratelimit.core.internal.Futures.cause(error);
+                if (cause instanceof LockNotAcquiredException busy) {
+                    skipped(declaration, busy);
+                    return CompletableFuture.completedFuture(null);
+                }
+                return CompletableFuture.failedFuture(cause);
+            });
+        }
+        return deferred; // an adapted type (a Kotlin Flow, ...): refused as any other method
+    }
+
+    private void skipped(LockedMethods.LockedMethod declaration, LockNotAcquiredException busy) {
+        log.debug(
+                "Skipped {}: lock '{}' is held elsewhere for up to {} ms more",
+                declaration.expressions().source(),
+                declaration.name(),
+                busy.retryAfter().toMillis());
+        if (locks.getObject() instanceof RateLimitEvents.Source source) {
+            source.events().lockSkipped(declaration.name());
+        }
+    }
+
+    /** The lock's key: its name, and the client identifier of its key expression when it has one. */
     private static String lockKey(
             LockedMethods.LockedMethod declaration, MethodInvocation invocation, CallerContext context) {
+        if (declaration.key() == null) {
+            return LockManager.keyOf(declaration.name());
+        }
         MethodExpressions expressions = declaration.expressions();
         return LockManager.keyOf(
                 declaration.name(),

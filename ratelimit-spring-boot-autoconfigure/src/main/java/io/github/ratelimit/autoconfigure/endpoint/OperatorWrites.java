@@ -260,4 +260,44 @@ final class OperatorWrites {
                 lifted ? "it was in force" : "there was none");
         return new WebEndpointResponse<>(204);
     }
+
+    /**
+     * Releases the held locks of a name and key whoever holds them ({@code DELETE /actuator/ratelimits/locks/{name}
+     * ?key=...}); their holders are told they lost them. 204 when one was released, 404 when none of that name and key
+     * is held.
+     */
+    WebEndpointResponse<Map<String, Object>> forceRelease(
+            io.github.ratelimit.core.LockManager locks, String name, String key, Principal principal) {
+        WebEndpointResponse<Map<String, Object>> refused = writable();
+        if (refused != null) {
+            return refused;
+        }
+        if (locks == null) {
+            return error(404, "this application has no lock manager");
+        }
+        String shown = key == null ? "" : key;
+        int released = 0;
+        try {
+            for (io.github.ratelimit.core.LockManager.HeldLock held :
+                    locks.heldLocks(RateLimitsEndpoint.MAX_LISTED_LOCKS)) {
+                if (held.name().equals(name)
+                        && (held.shownKey().equals(shown) || held.key().equals(shown))
+                        && locks.forceRelease(held.key())) {
+                    released++;
+                }
+            }
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return error(503, "the lock was not released: " + e.getMessage());
+        }
+        if (released == 0) {
+            return error(404, "no lock named '" + name + "' with key '" + shown + "' is held");
+        }
+        changes.operatorChanged("lock_released", name);
+        audit.warn(
+                "{} released lock '{}' (key '{}') on every instance; its holder was told it lost it",
+                who(principal),
+                name,
+                io.github.ratelimit.core.Messages.printable(shown));
+        return new WebEndpointResponse<>(204);
+    }
 }

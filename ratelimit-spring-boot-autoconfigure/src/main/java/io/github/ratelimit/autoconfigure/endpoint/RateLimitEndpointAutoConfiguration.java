@@ -33,7 +33,8 @@ public final class RateLimitEndpointAutoConfiguration {
             RateLimitProperties properties,
             ObjectProvider<Plans> plans,
             ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks,
-            ObjectProvider<io.github.ratelimit.core.LimitOverrides> overrides) {
+            ObjectProvider<io.github.ratelimit.core.LimitOverrides> overrides,
+            ObjectProvider<io.github.ratelimit.core.LockManager> locks) {
         warnIfUnsecured(
                 properties.getActuator(),
                 name -> ClassUtils.isPresent(name, RateLimitEndpointAutoConfiguration.class.getClassLoader()));
@@ -47,7 +48,8 @@ public final class RateLimitEndpointAutoConfiguration {
                 () -> operatorBlocks,
                 () -> operatorOverrides,
                 properties.getActuator().isWriteEnabled(),
-                properties.getActuator().getMaxBlock());
+                properties.getActuator().getMaxBlock(),
+                locks::getIfUnique);
     }
 
     private static final org.slf4j.Logger log =

@@ -9,6 +9,7 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimiter;
@@ -57,7 +58,7 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
     /** @param plans the plan groups, to show a client's plan */
     public RateLimitsEndpoint(
             ObjectProvider<DeclaredLimits> sources, RateLimiter limiter, boolean resetEnabled, Plans plans) {
-        this(sources, limiter, resetEnabled, plans, () -> null, () -> null, false, Duration.ofDays(1));
+        this(sources, limiter, resetEnabled, plans, () -> null, () -> null, false, Duration.ofDays(1), () -> null);
     }
 
     /**
@@ -65,6 +66,7 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
      * @param overrides operators' overrides of limits by name, or a supplier of null without Redis
      * @param writeEnabled whether blocks may be set and lifted here ({@code ratelimit.actuator.write-enabled})
      * @param maxBlock the longest block ({@code ratelimit.actuator.max-block})
+     * @param locks the application's lock manager, or a supplier of null without one
      */
     RateLimitsEndpoint(
             ObjectProvider<DeclaredLimits> sources,
@@ -74,7 +76,9 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             Supplier<ClientBlocks> blocks,
             Supplier<LimitOverrides> overrides,
             boolean writeEnabled,
-            Duration maxBlock) {
+            Duration maxBlock,
+            Supplier<LockManager> locks) {
+        this.locks = locks;
         this.overrides = overrides;
         this.sources = sources;
         this.limiter = limiter;
@@ -86,6 +90,7 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
 
     private final Supplier<ClientBlocks> blocks;
     private final Supplier<LimitOverrides> overrides;
+    private final Supplier<LockManager> locks;
     private final OperatorWrites writes;
 
     /** Where listeners of operators' changes made here are added. */
@@ -132,6 +137,10 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             @Nullable String value,
             @Nullable String path,
             @Nullable Principal principal) {
+        if (LOCKS.equals(name)) {
+            // DELETE /actuator/ratelimits/locks/{lock name}?key=...: an operator frees a stuck lock
+            return writes.forceRelease(locks.get(), action, key, principal);
+        }
         if (PENALTY.equals(action)) {
             Addressed addressed = address(name, key, value, path);
             if (addressed.error() != null) {
@@ -147,6 +156,64 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             return unknownAction(action);
         }
         return writes.removeOverride(name, principal);
+    }
+
+    /** The name under which held locks are listed ({@code GET}), read and released ({@code DELETE}) by name and key. */
+    static final String LOCKS = "locks";
+
+    /** Locks listed at most. */
+    static final int MAX_LISTED_LOCKS = 1_000;
+
+    /**
+     * The locks held across the fleet: {@code GET /actuator/ratelimits/locks} answers {@code {"locks": [{"name", "key",
+     * "holder", "heldMs", "leaseLeftMs", "fencingToken"}, ...]}}, read in batches from the store.
+     */
+    private WebEndpointResponse<Map<String, Object>> heldLocks(String name, String key) {
+        LockManager manager = locks.get();
+        if (manager == null) {
+            return OperatorWrites.error(404, "this application has no lock manager");
+        }
+        List<Map<String, Object>> listed = new ArrayList<>();
+        try {
+            for (LockManager.HeldLock held : manager.heldLocks(MAX_LISTED_LOCKS)) {
+                if (name != null
+                        && (!held.name().equals(name)
+                                || (key != null && !held.shownKey().equals(key)))) {
+                    continue;
+                }
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("name", held.name());
+                entry.put("key", held.shownKey());
+                entry.put("holder", held.holder());
+                entry.put("heldMs", held.held().toMillis());
+                entry.put("leaseLeftMs", held.leaseLeft().toMillis());
+                entry.put("fencingToken", held.fencingToken());
+                listed.add(entry);
+            }
+        } catch (io.github.ratelimit.core.RedisUnavailableException e) {
+            return OperatorWrites.error(503, "the locks could not be read: " + e.getMessage());
+        }
+        if (name != null) {
+            // GET /actuator/ratelimits/locks/{name}?key=...: whether that lock is held, and by whom
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("name", name);
+            answer.put("key", key == null ? "" : key);
+            answer.put("held", !listed.isEmpty());
+            answer.put("locks", listed);
+            return new WebEndpointResponse<>(answer, 200);
+        }
+        return new WebEndpointResponse<>(Map.of("locks", listed), 200);
+    }
+
+    /** One lock by name ({@code GET /actuator/ratelimits/locks/{name}?key=...}): whether it is held, and by whom. */
+    @ReadOperation
+    public WebEndpointResponse<Map<String, Object>> lock(
+            @Selector String name, @Selector String lock, @Nullable String key) {
+        if (!LOCKS.equals(name)) {
+            return OperatorWrites.error(
+                    404, "no read at /" + name + "/" + lock + "; use /actuator/ratelimits/locks/{name}");
+        }
+        return heldLocks(lock, key == null ? "" : key);
     }
 
     /** The path under a limit's name where a client's penalty is lifted ({@code DELETE}). */
@@ -243,6 +310,9 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
     @ReadOperation
     public WebEndpointResponse<Map<String, Object>> state(
             @Selector String name, @Nullable String key, @Nullable String value, @Nullable String path) {
+        if (LOCKS.equals(name)) {
+            return heldLocks(null, null);
+        }
         if (key == null && value == null && path == null) {
             return limit(name);
         }

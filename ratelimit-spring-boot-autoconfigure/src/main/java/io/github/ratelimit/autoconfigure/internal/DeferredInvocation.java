@@ -85,6 +85,14 @@ public final class DeferredInvocation {
         default void prepare(R result, Object[] arguments) {}
 
         /**
+         * A stage that completes, while the method's result runs, with the error to end it with (its subscription
+         * cancelled, its stage completed with the error): a lock lost meanwhile. Null (the default) for none.
+         */
+        default CompletionStage<Throwable> interruption(R result) {
+            return null;
+        }
+
+        /**
          * Ends what the step holds; called at most once. The result of the method waits for the returned stage when it
          * completes or fails, not when it is cancelled; a failed stage is ignored (log it where it fails).
          */
@@ -359,16 +367,25 @@ public final class DeferredInvocation {
         MethodInvocation call = fresh(invocation);
         step.prepare(result, call.getArguments());
         Object returned = call.proceed();
+        Publisher<Object> published;
         if (returned == null) {
-            return Mono.empty();
+            published = Mono.empty();
+        } else if (returned instanceof Publisher<?>) {
+            published = (Publisher<Object>) returned;
+        } else {
+            // a type the adapter registry knows (a Kotlin Flow or Deferred, ...)
+            published = (Publisher<Object>) ReactiveAdapterRegistry.getSharedInstance()
+                    .getAdapter(returned.getClass())
+                    .toPublisher(returned);
         }
-        if (returned instanceof Publisher<?>) {
-            return (Publisher<Object>) returned;
+        CompletionStage<Throwable> interruption = step.interruption(result);
+        if (interruption == null) {
+            return published;
         }
-        // a type the adapter registry knows (a Kotlin Flow or Deferred, ...)
-        return (Publisher<Object>) ReactiveAdapterRegistry.getSharedInstance()
-                .getAdapter(returned.getClass())
-                .toPublisher(returned);
+        CompletableFuture<Throwable> interrupted = interruption.toCompletableFuture();
+        return Flux.from(published)
+                .takeUntilOther(Mono.fromFuture(interrupted, true))
+                .concatWith(Mono.defer(() -> interrupted.isDone() ? Mono.error(interrupted.join()) : Mono.empty()));
     }
 
     private static <R> CompletionStage<Object> stage(MethodInvocation invocation, CallerContext caller, Step<R> step) {
@@ -387,6 +404,27 @@ public final class DeferredInvocation {
                                 @SuppressWarnings("unchecked")
                                 CompletionStage<Object> proceeded = (CompletionStage<Object>) call.proceed();
                                 returned = proceeded == null ? CompletableFuture.completedFuture(null) : proceeded;
+                                CompletionStage<Throwable> interruption = step.interruption(result);
+                                if (interruption != null) {
+                                    CompletableFuture<Object> interruptible = new CompletableFuture<>();
+                                    returned.whenComplete((value, error) -> {
+                                        if (error == null) {
+                                            interruptible.complete(value);
+                                        } else {
+                                            interruptible.completeExceptionally(error);
+                                        }
+                                    });
+                                    interruption.thenAccept(interruptible::completeExceptionally);
+                                    CompletionStage<Object> original = returned;
+                                    interruptible.whenComplete((value, error) -> {
+                                        if (error != null
+                                                && !original.toCompletableFuture()
+                                                        .isDone()) {
+                                            original.toCompletableFuture().cancel(true);
+                                        }
+                                    });
+                                    returned = interruptible;
+                                }
                             } catch (Throwable e) {
                                 returned = CompletableFuture.failedFuture(e);
                             }

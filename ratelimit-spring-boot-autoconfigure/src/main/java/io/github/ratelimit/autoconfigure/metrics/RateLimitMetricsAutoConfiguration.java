@@ -4,10 +4,13 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
 import io.github.ratelimit.autoconfigure.internal.MethodDeclarations;
 import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.RedisLockManager;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
@@ -21,10 +24,10 @@ import org.springframework.context.annotation.Bean;
 /**
  * Micrometer meters. What the limiter does is counted by a listener of its events ({@code ratelimit.decisions},
  * {@code ratelimit.redis.duration}, {@code ratelimit.retry.advice}, {@code ratelimit.tokens},
- * {@code ratelimit.locks.acquisitions}, {@code ratelimit.locks.wait}, {@code ratelimit.concurrency},
+ * {@code ratelimit.locks.acquisitions}, {@code ratelimit.locks.wait}, {@code ratelimit.locks.lost}, {@code ratelimit.concurrency},
  * {@code ratelimit.operator.changes}); the rest is read from the starter's own counters ({@code ratelimit.fallbacks},
  * {@code ratelimit.redis.failures}, {@code ratelimit.redis.skipped}, {@code ratelimit.redis.circuit.open},
- * {@code ratelimit.plans.fallbacks}); the outbound clients' auto-configuration registers {@code ratelimit.client.pauses}. docs/reference.md lists every meter.
+ * {@code ratelimit.plans.fallbacks}, the gauge {@code ratelimit.locks.held}); the outbound clients' auto-configuration registers {@code ratelimit.client.pauses}. docs/reference.md lists every meter.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnClass(MeterRegistry.class)
@@ -46,10 +49,17 @@ public final class RateLimitMetricsAutoConfiguration {
             ObjectProvider<Plans> plans,
             ObjectProvider<RateLimitListener> listeners,
             ObjectProvider<DeclaredLimits> declared,
-            ObjectProvider<MethodDeclarations> methods) {
+            ObjectProvider<MethodDeclarations> methods,
+            ObjectProvider<LockManager> locks) {
         return () -> {
             MeterBinder binder = new RateLimitMeters(fallbacks.getIfAvailable(), guard.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);
+            if (locks.getIfUnique() instanceof RedisLockManager redisLocks) {
+                registries.orderedStream().forEach(registry -> Gauge.builder(
+                                "ratelimit.locks.held", redisLocks, RedisLockManager::heldHere)
+                        .description("Locks this instance holds right now")
+                        .register(registry));
+            }
             // every declared limit's decision (and concurrency slot) counters at zero from the start: a rate or an
             // alert works from the
             // first event, not from the second

@@ -5,6 +5,7 @@ import io.github.ratelimit.core.ConcurrencyLimiter.Permit;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RateLimit;
@@ -31,7 +32,8 @@ import java.util.function.Consumer;
  * ({@code ratelimit.decisions}) and their Redis round trip ({@code ratelimit.redis.duration}, operation {@code decide});
  * the retry advice of refused calls ({@code ratelimit.retry.advice}, {@code ratelimit.retry.advice.capped}); token
  * operations ({@code ratelimit.tokens}, timed as {@code token.issue}, {@code token.consume}, {@code token.release}); lock
- * acquisitions ({@code ratelimit.locks.acquisitions}, {@code ratelimit.locks.wait}); concurrency slots
+ * acquisitions ({@code ratelimit.locks.acquisitions}, {@code skipped} among them; {@code ratelimit.locks.wait}), locks
+ * lost ({@code ratelimit.locks.lost}); concurrency slots
  * ({@code ratelimit.concurrency}); give-backs ({@code ratelimit.givebacks}); operators' changes
  * ({@code ratelimit.operator.changes}). Tags are limit names,
  * purposes and fixed words, never keys. Meters are kept once made: a decision served in the JVM costs a few
@@ -61,7 +63,7 @@ final class RateLimitMetricsListener implements RateLimitListener {
         this.lockWait = Timer.builder("ratelimit.locks.wait")
                 .description("Time spent acquiring locks, waiting included")
                 .register(registry);
-        for (String action : List.of("block", "lift", "override", "override_removed")) {
+        for (String action : List.of("block", "lift", "override", "override_removed", "lock_released")) {
             operatorChanges(action); // shown at zero before the first change
         }
         for (Wait outcome : Wait.values()) {
@@ -73,8 +75,11 @@ final class RateLimitMetricsListener implements RateLimitListener {
         }
         tokens("release", "released");
         tokens("release", "not_released");
-        for (String outcome : List.of("acquired", "busy", "unavailable")) {
+        for (String outcome : List.of("acquired", "busy", "skipped", "unavailable")) {
             locks(outcome);
+        }
+        for (LockManager.LossReason reason : LockManager.LossReason.values()) {
+            lost(reason);
         }
         for (String what : List.of("token", "lock", "slot")) {
             for (GiveBack outcome : GiveBack.values()) {
@@ -238,6 +243,24 @@ final class RateLimitMetricsListener implements RateLimitListener {
                 operation,
                 "outcome",
                 outcome);
+    }
+
+    @Override
+    public void lockSkipped(String name) {
+        locks("skipped").increment();
+    }
+
+    @Override
+    public void lockLost(String name, LockManager.LossReason reason) {
+        lost(reason).increment();
+    }
+
+    private Counter lost(LockManager.LossReason reason) {
+        return counter(
+                "ratelimit.locks.lost",
+                "Locks their holder lost before releasing them, by reason",
+                "reason",
+                reason.name().toLowerCase(Locale.ROOT));
     }
 
     private Counter locks(String outcome) {

@@ -109,12 +109,22 @@ public final class RateLimitRedisAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnBean(RedissonClient.class)
     @ConditionalOnMissingBean(LockManager.class)
-    RedisLockManager lockManager(RedissonClient redisson, RateLimitProperties properties, RedisGuard guard) {
+    RedisLockManager lockManager(
+            RedissonClient redisson,
+            RateLimitProperties properties,
+            RedisGuard guard,
+            org.springframework.core.env.Environment environment) {
+        // operators see each lock's holder as the application's name and the JVM's pid@host
+        String process =
+                java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
+        String application = environment.getProperty("spring.application.name", "");
+        String holder = application.isBlank() ? process : application + " " + process;
         return new RedisLockManager(
                 redisson,
                 properties.getKeyPrefix(),
                 guard,
-                properties.getDurability().waitFor(properties.getDurability().isLocks(), guard.budget()));
+                properties.getDurability().waitFor(properties.getDurability().isLocks(), guard.budget()),
+                holder.length() > 200 ? holder.substring(0, 200) : holder);
     }
 
     @Bean(destroyMethod = "close")

@@ -50,7 +50,8 @@ class OperatorWritesTests {
                 () -> blocks,
                 () -> null,
                 writeEnabled,
-                Duration.ofHours(1));
+                Duration.ofHours(1),
+                () -> null);
     }
 
     @Test

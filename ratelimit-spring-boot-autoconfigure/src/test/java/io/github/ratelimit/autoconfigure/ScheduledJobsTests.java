@@ -1,0 +1,167 @@
+package io.github.ratelimit.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.github.ratelimit.annotation.Locked;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.core.RateLimitListener;
+import io.github.ratelimit.test.support.Poll;
+import io.github.ratelimit.test.support.SharedRedis;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+
+/**
+ * Scheduled jobs across two instances on one Redis, the second started half a tick after the first, each job a 5 ms
+ * body on a one-second schedule: without a minimum hold the second instance runs every tick again (the lock was free
+ * by the time its schedule fired); with one, each tick runs once across both. A busy lock on a scheduled run skips it
+ * with no ERROR line. {@code -Djobs.ticks=60} runs it longer; the figures are printed.
+ */
+class ScheduledJobsTests {
+
+    static final long TICK_MS = 1_000;
+    static final int TICKS = Integer.getInteger("jobs.ticks", 30);
+
+    /** When each job ran, in nanoseconds of this JVM, across both instances. */
+    static final ConcurrentLinkedQueue<Long> runsWithoutHold = new ConcurrentLinkedQueue<>();
+
+    static final ConcurrentLinkedQueue<Long> runsWithHold = new ConcurrentLinkedQueue<>();
+
+    static class Jobs {
+
+        @Scheduled(fixedRate = TICK_MS, initialDelayString = "${jobs.offset-ms}")
+        @Locked(name = "tick-without-hold")
+        public void withoutHold() throws InterruptedException {
+            runsWithoutHold.add(System.nanoTime());
+            TimeUnit.MILLISECONDS.sleep(5); // the job's body
+        }
+
+        @Scheduled(fixedRate = TICK_MS, initialDelayString = "${jobs.offset-ms}")
+        @Locked(name = "tick-with-hold", minHoldMs = 900)
+        public void withHold() throws InterruptedException {
+            runsWithHold.add(System.nanoTime());
+            TimeUnit.MILLISECONDS.sleep(5);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    static class Scheduling {
+
+        static final AtomicInteger skipped = new AtomicInteger();
+
+        @Bean
+        Jobs jobs() {
+            return new Jobs();
+        }
+
+        @Bean
+        RateLimitListener skips() {
+            return new RateLimitListener() {
+                @Override
+                public void lockSkipped(String name) {
+                    skipped.incrementAndGet();
+                }
+            };
+        }
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    AopAutoConfiguration.class,
+                    RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
+                    RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url(), "ratelimit.key-prefix=jobs:")
+            .withUserConfiguration(Scheduling.class);
+
+    @Test
+    void aScheduledJobRunsOncePerTickAcrossTwoInstancesWithAMinimumHoldAndNeverLogsAnError() {
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        logged.start();
+        root.addAppender(logged);
+        try {
+            runner.withPropertyValues("jobs.offset-ms=0").run(first -> runner.withPropertyValues("jobs.offset-ms=500")
+                    .run(second -> Poll.until(
+                            TICKS + " ticks",
+                            Duration.ofMillis(TICK_MS * TICKS * 3),
+                            () -> runsWithHold.size() >= TICKS && runsWithoutHold.size() >= TICKS * 3 / 2)));
+        } finally {
+            root.detachAppender(logged);
+        }
+
+        Map<Long, Integer> without = perTick(runsWithoutHold);
+        Map<Long, Integer> with = perTick(runsWithHold);
+        List<ILoggingEvent> errors = logged.list.stream()
+                .filter(event -> event.getLevel().isGreaterOrEqual(Level.ERROR))
+                .toList();
+        long closest = closestRuns(runsWithHold);
+        System.out.printf(
+                "scheduled job, 2 instances 500 ms apart, %d ms ticks: without a minimum hold %d runs in %d ticks"
+                        + " (%.2f a tick, %d ticks run twice); with minHoldMs=900 %d runs in %d ticks (%.2f a tick,"
+                        + " most in one tick %d, closest runs %d ms apart); skipped runs %d; ERROR lines %d%n",
+                TICK_MS,
+                runsWithoutHold.size(),
+                without.size(),
+                runsWithoutHold.size() / (double) without.size(),
+                without.values().stream().filter(n -> n >= 2).count(),
+                runsWithHold.size(),
+                with.size(),
+                runsWithHold.size() / (double) with.size(),
+                with.values().stream().mapToInt(Integer::intValue).max().orElse(0),
+                closest,
+                Scheduling.skipped.get(),
+                errors.size());
+
+        assertThat(errors).as("ERROR lines").isEmpty();
+        // the instances' schedules are not aligned, so a run may fall early or late in its tick; what holds is that no
+        // two
+        // runs are closer than the minimum hold (less this JVM's scheduling noise), so never two in one tick
+        assertThat(closest).as("closest runs with a minimum hold, ms").isGreaterThanOrEqualTo(850);
+        assertThat(runsWithHold.size()).as("runs with a minimum hold").isLessThanOrEqualTo(with.size() + 1);
+        assertThat(Scheduling.skipped).as("runs skipped on a busy lock").hasValueGreaterThan(0);
+        assertThat(without.values().stream().filter(n -> n >= 2).count())
+                .as("ticks run twice without a minimum hold")
+                .isGreaterThan(without.size() / 2);
+    }
+
+    /** The shortest time between two consecutive runs, in ms. */
+    private static long closestRuns(ConcurrentLinkedQueue<Long> runs) {
+        long[] sorted = runs.stream().mapToLong(Long::longValue).sorted().toArray();
+        long closest = Long.MAX_VALUE;
+        for (int i = 1; i < sorted.length; i++) {
+            closest = Math.min(closest, TimeUnit.NANOSECONDS.toMillis(sorted[i] - sorted[i - 1]));
+        }
+        return closest;
+    }
+
+    /** Runs per tick, ticks counted from the first run. */
+    private static Map<Long, Integer> perTick(ConcurrentLinkedQueue<Long> runs) {
+        long first = runs.stream().mapToLong(Long::longValue).min().orElse(0);
+        Map<Long, Integer> perTick = new TreeMap<>();
+        for (long run : runs) {
+            perTick.merge(TimeUnit.NANOSECONDS.toMillis(run - first) / TICK_MS, 1, Integer::sum);
+        }
+        return perTick;
+    }
+}
