@@ -553,15 +553,76 @@ abstract class SampleHttpContract implements HostileInputContract {
 
     // ---- one worker per user ----
 
-    /** How many worker locks exist in Redis (key layout from docs/design.md: <prefix>v2:{<tag>}:lock). */
+    /**
+     * How many worker locks exist in Redis (key layout from docs/design.md: {@code <prefix>v2:{<tag>}:lock}, described
+     * in {@code <lock key>:info}); the {@code digest} job's lock is not one.
+     */
     long heldLocks() {
         return redisson.getScript(StringCodec.INSTANCE)
                 .<Long>eval(
                         RScript.Mode.READ_ONLY,
-                        "return #redis.call('KEYS', ARGV[1])",
+                        "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1])) do"
+                                + " if redis.call('HGET', k, 'n') == 'worker'"
+                                + " and redis.call('EXISTS', string.sub(k, 1, -6)) == 1 then n = n + 1 end end"
+                                + " return n",
                         RScript.ReturnType.LONG,
                         java.util.List.of(),
-                        "ratelimit:*:lock");
+                        "ratelimit:*:lock:info");
+    }
+
+    /** The {@code digest} job runs every second, its runs counted in Redis and told by {@code GET /api/jobs/digest}. */
+    @Test
+    void theDigestJobRunsEverySecond() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        long runs;
+        do {
+            RawHttp.Response answer = get("127.0.0.53", "/api/jobs/digest");
+            assertThat(answer.status()).isEqualTo(200);
+            runs = JsonPath.parse(answer.body()).read("$.runs", Long.class);
+            assertThat(System.nanoTime()).as("two runs of the job").isLessThan(deadline);
+        } while (runs < 2);
+    }
+
+    /**
+     * An operator sees a running worker's lock at {@code GET /actuator/ratelimits/locks} and frees it with {@code DELETE
+     * /actuator/ratelimits/locks/worker?key=<user>} (204, then 404): the worker's answer tells it no longer held it.
+     */
+    @Test
+    void anOperatorListsAndFreesAWorkersLock() throws Exception {
+        String user = "u-" + UUID.randomUUID();
+        CompletableFuture<RawHttp.Response> worker =
+                CompletableFuture.supplyAsync(() -> post("/api/workers/" + user + "?durationMs=3000"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (heldLocks() == 0) {
+            assertThat(System.nanoTime()).as("the worker to hold its lock").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        RawHttp.Response listed = RawHttp.get("127.0.0.1", port, "/actuator/ratelimits/locks", RawHttp.OPERATOR);
+        assertThat(listed.status()).isEqualTo(200);
+        DocumentContext json = JsonPath.parse(listed.body());
+        List<Map<String, Object>> workers = json.read("$.locks[?(@.key == '" + user + "')]");
+        assertThat(workers).hasSize(1);
+        assertThat(workers.get(0))
+                .containsEntry("name", "worker")
+                .containsKeys("holder", "heldMs", "leaseLeftMs", "fencingToken");
+        RawHttp.Response one =
+                RawHttp.get("127.0.0.1", port, "/actuator/ratelimits/locks/worker?key=" + user, RawHttp.OPERATOR);
+        assertThat(JsonPath.parse(one.body()).read("$.held", Boolean.class)).isTrue();
+
+        String release = "/actuator/ratelimits/locks/worker?key=" + user;
+        assertThat(RawHttp.send("127.0.0.1", port, "DELETE", release, Map.of(), null)
+                        .status())
+                .as("anonymous")
+                .isEqualTo(401);
+        assertThat(RawHttp.send("127.0.0.1", port, "DELETE", release, RawHttp.OPERATOR, null)
+                        .status())
+                .isEqualTo(204);
+        assertThat(RawHttp.send("127.0.0.1", port, "DELETE", release, RawHttp.OPERATOR, null)
+                        .status())
+                .isEqualTo(404);
+        RawHttp.Response done = worker.get(20, TimeUnit.SECONDS);
+        assertThat(done.status()).isEqualTo(200);
+        assertThat(done.body()).contains("\"stillHeld\":false");
     }
 
     /**
