@@ -1,0 +1,159 @@
+package io.github.ratelimit.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.ratelimit.annotation.Locked;
+import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionException;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.core.LockLostException;
+import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.LockManager.LockOptions;
+import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.test.support.SharedRedis;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.scheduling.annotation.Scheduled;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code @Locked} for jobs: a lock named by its name alone, a busy lock skipped or refused as declared, a minimum hold,
+ * interruption of a method whose lock is lost, and declarations that cannot work failing the start.
+ */
+class LockedJobsTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    AopAutoConfiguration.class,
+                    RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
+                    RateLimitAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
+            .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url(), "ratelimit.key-prefix=jobs-beans:");
+
+    static class Jobs {
+
+        @Scheduled(fixedRate = 3_600_000, initialDelay = 3_600_000)
+        @Locked(name = "scheduled-job")
+        public String scheduled() {
+            return "ran";
+        }
+
+        @Locked(name = "refused-job")
+        public String called() {
+            return "ran";
+        }
+
+        @Locked(name = "skipped-job", whenBusy = Locked.Busy.SKIP)
+        public Mono<String> reactive() {
+            return Mono.just("ran");
+        }
+
+        @Locked(name = "held-job", minHoldMs = 1_000, leaseMs = 5_000)
+        public String held() {
+            return "ran";
+        }
+
+        @Locked(name = "interrupted-job", leaseMs = 200, maxLifetimeMs = 400, interruptOnLoss = true)
+        public String interrupted(CountDownLatch never) {
+            try {
+                return never.await(10, TimeUnit.SECONDS) ? "released" : "timed out";
+            } catch (InterruptedException e) {
+                return "interrupted";
+            }
+        }
+
+        @Locked(name = "cancelled-job", leaseMs = 200, maxLifetimeMs = 400, interruptOnLoss = true)
+        public Mono<String> cancelled() {
+            return Mono.never();
+        }
+    }
+
+    static class SkippingPrimitive {
+        @Locked(name = "bad-job", whenBusy = Locked.Busy.SKIP)
+        public int count() {
+            return 1;
+        }
+    }
+
+    static class HoldPastLifetime {
+        @Locked(name = "bad-hold", minHoldMs = 70_000)
+        public void run() {}
+    }
+
+    /**
+     * A busy lock skips a {@code @Scheduled} method (it returns null) and one declared {@code SKIP} (an empty Mono), and
+     * refuses any other method; every one of them is locked by its name alone.
+     */
+    @Test
+    void aBusyLockSkipsAScheduledOrSkippingMethodAndRefusesAnyOther() {
+        runner.withBean(Jobs.class).run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            LockManager locks = context.getBean(LockManager.class);
+            LockOptions options = LockOptions.lease(Duration.ofSeconds(10));
+            try (LockHandle a = locks.tryAcquire(LockManager.keyOf("scheduled-job"), options);
+                    LockHandle b = locks.tryAcquire(LockManager.keyOf("refused-job"), options);
+                    LockHandle c = locks.tryAcquire(LockManager.keyOf("skipped-job"), options)) {
+                CompletableFuture<String> elsewhere = CompletableFuture.supplyAsync(jobs::scheduled);
+                assertThat(elsewhere.get(10, TimeUnit.SECONDS)).as("skipped").isNull();
+                assertThatThrownBy(() ->
+                                CompletableFuture.supplyAsync(jobs::called).join())
+                        .hasCauseInstanceOf(LockNotAcquiredException.class);
+                assertThat(jobs.reactive().block(Duration.ofSeconds(10))).isNull();
+            }
+            assertThat(jobs.scheduled()).isEqualTo("ran");
+            assertThat(jobs.called()).isEqualTo("ran");
+            assertThat(jobs.reactive().block(Duration.ofSeconds(10))).isEqualTo("ran");
+        });
+    }
+
+    /** A method that ended within its minimum hold leaves the lock taken until the hold ends, on every instance. */
+    @Test
+    void aMethodThatEndedWithinItsMinimumHoldKeepsTheLockTaken() {
+        runner.withBean(Jobs.class).run(context -> {
+            assertThat(context.getBean(Jobs.class).held()).isEqualTo("ran");
+            LockManager locks = context.getBean(LockManager.class);
+            assertThatThrownBy(() ->
+                            locks.tryAcquire(LockManager.keyOf("held-job"), LockOptions.lease(Duration.ofSeconds(1))))
+                    .isInstanceOfSatisfying(
+                            LockNotAcquiredException.class,
+                            e -> assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1)));
+        });
+    }
+
+    /** With {@code interruptOnLoss}, a method whose lock reaches its lifetime is interrupted; a Mono ends with an error. */
+    @Test
+    void aMethodWhoseLockIsLostIsInterruptedWhenItAsks() {
+        runner.withBean(Jobs.class).run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            assertThat(jobs.interrupted(new CountDownLatch(1))).isEqualTo("interrupted");
+            assertThat(Thread.currentThread().isInterrupted())
+                    .as("no interrupt left behind")
+                    .isFalse();
+            assertThatThrownBy(() -> jobs.cancelled().block(Duration.ofSeconds(10)))
+                    .isInstanceOf(LockLostException.class);
+        });
+    }
+
+    @Test
+    void declarationsThatCannotWorkFailTheStart() {
+        runner.withBean(SkippingPrimitive.class).run(context -> assertThat(context)
+                .getFailure()
+                .isInstanceOf(InvalidDefinitionException.class)
+                .hasMessageContaining("SkippingPrimitive.count()")
+                .hasMessageContaining("returns int"));
+        runner.withBean(HoldPastLifetime.class).run(context -> assertThat(context)
+                .getFailure()
+                .isInstanceOf(InvalidDefinitionException.class)
+                .hasMessageContaining("HoldPastLifetime.run()")
+                .hasMessageContaining("minHoldMs must be at most maxLifetimeMs (60000), but was 70000"));
+    }
+}
