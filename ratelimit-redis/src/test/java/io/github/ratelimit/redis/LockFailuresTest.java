@@ -252,6 +252,42 @@ class LockFailuresTest {
         }
     }
 
+    /**
+     * On virtual threads (JDK 21 or newer; the baseline, 17, skips this): a lock taken on one virtual thread, which then
+     * parks and may resume on another carrier, is released from a second virtual thread, and the other instance takes
+     * it at once.
+     */
+    @Test
+    @org.junit.jupiter.api.condition.EnabledForJreRange(min = org.junit.jupiter.api.condition.JRE.JAVA_21)
+    void aLockTakenOnAVirtualThreadIsReleasedFromAnotherVirtualThread() throws Exception {
+        String key = key();
+        java.util.concurrent.ExecutorService virtual =
+                (java.util.concurrent.ExecutorService) java.util.concurrent.Executors.class
+                        .getMethod("newVirtualThreadPerTaskExecutor")
+                        .invoke(null);
+        try {
+            LockHandle lock = virtual.submit(() -> {
+                        LockHandle taken = locksA.tryAcquire(key, LockOptions.lease(Duration.ofSeconds(30)));
+                        Thread.sleep(20); // parks: the virtual thread leaves its carrier
+                        try (LockHandle nested = locksA.tryAcquire(key, LockOptions.lease(Duration.ofSeconds(30)))) {
+                            assertThat(nested.fencingToken()).isEqualTo(taken.fencingToken()); // still re-entrant
+                        }
+                        return taken;
+                    })
+                    .get(10, TimeUnit.SECONDS);
+            boolean released = virtual.submit(lock::release).get(10, TimeUnit.SECONDS);
+            try (LockHandle next = locksB.tryAcquire(key, LockOptions.lease(Duration.ofSeconds(1)))) {
+                System.out.printf(
+                        "virtual threads: released from another virtual thread %s; the other instance took it at once%n",
+                        released);
+                assertThat(released).isTrue();
+                assertThat(next.fencingToken()).isGreaterThan(lock.fencingToken());
+            }
+        } finally {
+            virtual.shutdown();
+        }
+    }
+
     private static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await(30, TimeUnit.SECONDS);

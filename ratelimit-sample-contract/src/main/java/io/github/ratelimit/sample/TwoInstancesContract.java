@@ -41,6 +41,33 @@ abstract class TwoInstancesContract {
     }
 
     /**
+     * The {@code digest} job (every second, {@code minHoldMs = 900}) on two instances started half a second apart runs
+     * about once a second across both, not twice: its runs over six seconds, counted in Redis, are at most seven.
+     */
+    @Test
+    void theDigestJobRunsOnceASecondAcrossTwoInstances() throws Exception {
+        try (RedisProcess redis = RedisProcess.start();
+                ConfigurableApplicationContext one = start(redis.port())) {
+            Thread.sleep(500); // the second instance's schedule starts half a second after the first's
+            try (ConfigurableApplicationContext two = start(redis.port())) {
+                long before = digestRuns(port(one));
+                long started = System.nanoTime();
+                Thread.sleep(6_000); // the window the runs are counted over
+                long runs = digestRuns(port(two)) - before;
+                long seconds = Math.round((System.nanoTime() - started) / 1e9);
+                System.out.printf("digest on two instances: %d runs in %d s%n", runs, seconds);
+                assertThat(runs).isBetween(seconds - 2, seconds + 1);
+            }
+        }
+    }
+
+    private static long digestRuns(int port) {
+        RawHttp.Response answer = RawHttp.get("127.0.0.1", port, "/api/jobs/digest", Map.of());
+        assertThat(answer.status()).isEqualTo(200);
+        return com.jayway.jsonpath.JsonPath.parse(answer.body()).read("$.runs", Long.class);
+    }
+
+    /**
      * {@code GET /api/wait} admits five per second per client and lets a refused call wait up to five seconds: twenty
      * calls at once from one client over both instances all succeed, the last after about three seconds.
      */

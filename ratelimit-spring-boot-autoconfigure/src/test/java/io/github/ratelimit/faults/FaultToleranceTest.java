@@ -34,7 +34,12 @@ import org.redisson.api.RedissonClient;
 class FaultToleranceTest {
 
     static final Duration BUDGET = Duration.ofMillis(200);
-    static final long BOUND_MS = BUDGET.toMillis() + 300;
+    /**
+     * The worst answer allowed: the budget and a second. It tells a call answered by the budget from one that waited for
+     * the dead or frozen Redis (2 s and more, up to Redisson's own timeout), and leaves room for a busy machine's
+     * scheduling and collection pauses, which an absolute 300 ms did not (510 ms seen beside other builds).
+     */
+    static final long BOUND_MS = BUDGET.toMillis() + 1_000;
 
     RedisProcess redis;
     RedissonClient client;
