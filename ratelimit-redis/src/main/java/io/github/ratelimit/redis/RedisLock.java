@@ -101,8 +101,10 @@ final class RedisLock implements LockHandle {
 
     /** The holder lost the lock: renewal stops and it is told, once; nothing after a release. */
     void lost(LossReason reason) {
-        if (released.get() || !loss.compareAndSet(null, reason)) {
-            return;
+        synchronized (released) { // against a release at the same moment: a released lock is never told lost
+            if (released.get() || !loss.compareAndSet(null, reason)) {
+                return;
+            }
         }
         stopRenewal();
         ScheduledFuture<?> timer = deadline;
@@ -302,8 +304,10 @@ final class RedisLock implements LockHandle {
             holds--;
             return isHeld();
         }
-        if (!released.compareAndSet(false, true)) {
-            return false;
+        synchronized (released) {
+            if (!released.compareAndSet(false, true)) {
+                return false;
+            }
         }
         stopRenewal();
         ScheduledFuture<?> timer = deadline;

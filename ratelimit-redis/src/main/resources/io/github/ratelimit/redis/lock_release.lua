@@ -18,6 +18,7 @@ if min_hold > 0 then
         if left > 0 then
             redis.call('PEXPIRE', KEYS[1], left)
             redis.call('PEXPIRE', KEYS[2], left)
+            redis.call('HSET', KEYS[2], 'r', '1') -- released: a renewal still in flight must not extend the hold
             return {1}
         end
     end

@@ -225,6 +225,30 @@ class LockFailuresTest {
     }
 
     /**
+     * A renewal sent just before a release within the minimum hold and run by Redis after it (it travels on another
+     * connection) does not extend the hold: the lock still frees at the end of its minimum hold, not a lease later.
+     */
+    @Test
+    void aRenewalRunAfterAReleaseWithinTheMinimumHoldDoesNotExtendIt() {
+        String key = key();
+        RedisLock lock = (RedisLock) locksA.tryAcquire(
+                key, LockOptions.lease(Duration.ofSeconds(10)).holdingAtLeast(Duration.ofMillis(300)));
+        String lockKey = new RedisKeys("fail:").lockKey(RedisKeys.tag(key));
+        assertThat(lock.release()).isTrue();
+
+        List<Object> late = locksA.executor.call(
+                RedisLockManager.RENEW,
+                List.of(lockKey, RedisKeys.descriptionKey(lockKey)),
+                new Object[] {lock.owner(), "10000"});
+        long pttl = RedisCommands.onKey(clientB, "PTTL", lockKey);
+        System.out.printf(
+                "a renewal run after a release within a 300 ms minimum hold: answered %s, PTTL %d ms%n",
+                late.get(0), pttl);
+        assertThat(ScriptExecutor.number(late.get(0))).isZero();
+        assertThat(pttl).isPositive().isLessThanOrEqualTo(300);
+    }
+
+    /**
      * A lock taken on one thread is released from another (a continuation on another carrier thread, a coroutine
      * resumed elsewhere): the owner is the handle, not the thread, so the release frees it for every instance at once.
      */
