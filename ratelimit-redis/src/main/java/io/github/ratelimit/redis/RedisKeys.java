@@ -136,6 +136,19 @@ final class RedisKeys {
         return prefix + LAYOUT + "{*}:lock:info";
     }
 
+    /** Up to {@code max} keys matching a pattern, scanned on every master a hundred keys a step (never a blocking KEYS). */
+    static List<String> scan(org.redisson.api.RedissonClient redisson, String pattern, int max) {
+        List<String> found = new java.util.ArrayList<>();
+        for (String key : redisson.getKeys()
+                .getKeys(org.redisson.api.options.KeysScanOptions.defaults()
+                        .pattern(pattern)
+                        .chunkSize(100)
+                        .limit(max))) {
+            found.add(key);
+        }
+        return found;
+    }
+
     /** The lock key of a description key. */
     static String lockKeyOfDescription(String descriptionKey) {
         return descriptionKey.substring(0, descriptionKey.length() - ":info".length());

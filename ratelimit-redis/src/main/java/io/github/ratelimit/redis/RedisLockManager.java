@@ -26,9 +26,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,8 +73,13 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
     final AtomicLong renewalsSent = new AtomicLong();
 
     private final String holder;
-    private volatile RTopic releases;
-    private volatile RTopic revocations;
+    /** Releases announced by lock key: every waiter of the key is woken; only one of them wins the SET NX. */
+    private final Subscription releases;
+    /**
+     * Operators' releases announced by owner: the holder is told it lost the lock (a holder whose announcement is missed
+     * learns it at its next renewal).
+     */
+    private final Subscription revocations;
 
     /**
      * @param redisson the client to use; not closed by this class
@@ -119,6 +122,18 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         this.redisson = redisson;
         this.executor = new ScriptExecutor(redisson, guard, replicaWait);
         this.keys = new RedisKeys(keyPrefix);
+        this.releases = new Subscription(redisson, keys.lockReleasedChannel(), (channel, releasedKey) -> {
+            Set<Runnable> wakers = waiters.get(releasedKey);
+            if (wakers != null) {
+                wakers.forEach(Runnable::run);
+            }
+        });
+        this.revocations = new Subscription(redisson, keys.lockRevokedChannel(), (channel, owner) -> {
+            RedisLock lock = held.get(owner);
+            if (lock != null) {
+                lock.lost(LossReason.RELEASED_BY_OPERATOR);
+            }
+        });
         this.watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "ratelimit-lock-watchdog");
             thread.setDaemon(true);
@@ -387,7 +402,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
     /** A lock handed out: an operator's release of it (announced by owner) reaches it from now on. */
     private void hold(RedisLock lock) {
         held.put(lock.owner(), lock);
-        subscribeToRevocations();
+        revocations.ensure();
     }
 
     /** A lock released or lost: no longer this manager's. */
@@ -426,14 +441,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         if (max < 1) {
             throw new IllegalArgumentException(Messages.atLeast("max", 1, max));
         }
-        List<String> found = new java.util.ArrayList<>();
-        for (String key : redisson.getKeys()
-                .getKeys(org.redisson.api.options.KeysScanOptions.defaults()
-                        .pattern(keys.descriptionPattern())
-                        .chunkSize(100)
-                        .limit(max))) {
-            found.add(key);
-        }
+        List<String> found = RedisKeys.scan(redisson, keys.descriptionPattern(), max);
         if (found.isEmpty()) {
             return List.of();
         }
@@ -475,30 +483,6 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         return ScriptExecutor.number(reply.get(0)) == 1;
     }
 
-    private void subscribeToRevocations() {
-        if (revocations == null) {
-            synchronized (this) {
-                if (revocations == null) {
-                    RTopic topic = redisson.getTopic(keys.lockRevokedChannel(), StringCodec.INSTANCE);
-                    revocations = topic;
-                    // not waited for, as for releases: a holder whose revocation is missed learns it at its next
-                    // renewal
-                    topic.addListenerAsync(String.class, (channel, owner) -> {
-                                RedisLock lock = held.get(owner);
-                                if (lock != null) {
-                                    lock.lost(LossReason.RELEASED_BY_OPERATOR);
-                                }
-                            })
-                            .whenComplete((id, failed) -> {
-                                if (failed != null) {
-                                    revocations = null;
-                                }
-                            });
-                }
-            }
-        }
-    }
-
     /** A blocked caller's wake-up: the latch it waits on, and what the release announcement runs. */
     private record Waiter(CountDownLatch latch, Runnable waker) {}
 
@@ -510,7 +494,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
     }
 
     private void listen(String lockKey, Runnable waker) {
-        subscribe();
+        releases.ensure();
         waiters.computeIfAbsent(lockKey, k -> ConcurrentHashMap.newKeySet()).add(waker);
     }
 
@@ -519,31 +503,6 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
             wakers.remove(waker);
             return wakers.isEmpty() ? null : wakers;
         });
-    }
-
-    private void subscribe() {
-        if (releases == null) {
-            synchronized (this) {
-                if (releases == null) {
-                    RTopic topic = redisson.getTopic(keys.lockReleasedChannel(), StringCodec.INSTANCE);
-                    releases = topic;
-                    // not waited for: a waiter's back-off covers the moments before the subscription is made, and no
-                    // thread (a virtual one pinned by this monitor, an I/O thread continuing the async path) blocks
-                    topic.addListenerAsync(String.class, (channel, releasedKey) -> {
-                                Set<Runnable> wakers = waiters.get(releasedKey);
-                                if (wakers != null) {
-                                    // wake every waiter of this key; only one of them wins the SET NX
-                                    wakers.forEach(Runnable::run);
-                                }
-                            })
-                            .whenComplete((id, failed) -> {
-                                if (failed != null) {
-                                    releases = null; // the next waiter subscribes again
-                                }
-                            });
-                }
-            }
-        }
     }
 
     private String owner() {
@@ -568,21 +527,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
     @Override
     public void close() {
         watchdog.shutdownNow();
-        RTopic revoked = revocations;
-        if (revoked != null && !redisson.isShutdown()) {
-            try {
-                revoked.removeAllListeners();
-            } catch (RuntimeException e) {
-                log.debug("Could not unsubscribe from lock revocations", e);
-            }
-        }
-        RTopic topic = releases;
-        if (topic != null && !redisson.isShutdown()) {
-            try {
-                topic.removeAllListeners();
-            } catch (RuntimeException e) {
-                log.debug("Could not unsubscribe from lock releases", e);
-            }
-        }
+        revocations.close();
+        releases.close();
     }
 }

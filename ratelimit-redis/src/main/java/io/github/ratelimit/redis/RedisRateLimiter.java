@@ -426,14 +426,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /** Scans every master for penalty boxes (a few at a time), then reads their time left in one batch. */
     @Override
     public List<Penalty> penalties(int max) {
-        List<String> found = new ArrayList<>();
-        for (String key : redisson.getKeys()
-                .getKeys(org.redisson.api.options.KeysScanOptions.defaults()
-                        .pattern(keys.penaltyPattern())
-                        .chunkSize(100)
-                        .limit(max))) {
-            found.add(key);
-        }
+        List<String> found = RedisKeys.scan(redisson, keys.penaltyPattern(), max);
         if (found.isEmpty()) {
             return List.of();
         }
