@@ -92,7 +92,8 @@ public @interface Locked {
         /**
          * Not run, without an error: the method returns {@code null} (an empty {@code Mono} or {@code Flux}, a stage
          * completed with {@code null}); logged at DEBUG and counted as {@code skipped}. For jobs, and methods a job runner
-         * calls; a method returning a primitive other than {@code void} cannot skip.
+         * calls; a method returning a primitive other than {@code void} cannot skip. A run whose lock cannot be asked
+         * for (Redis down) is skipped too, with a WARN once a minute: a run is never made without its lock.
          */
         SKIP
     }

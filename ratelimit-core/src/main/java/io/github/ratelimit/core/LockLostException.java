@@ -6,7 +6,7 @@ public class LockLostException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
     public LockLostException(String key) {
-        super("The lock '" + Messages.printable(key)
-                + "' is no longer held: its lease ran out or it was taken by another holder");
+        super("The lock " + Messages.lockKey(key)
+                + " is no longer held: its lease ran out or it was taken by another holder");
     }
 }

@@ -63,6 +63,24 @@ public final class Messages {
         return "maxLifetimeMs must be at least leaseMs " + leaseMs + ", but was " + maxLifetimeMs;
     }
 
+    /**
+     * A lock's key as a person reads it: a {@code @Locked} method's {@code name\0kind\0value} as {@code 'name' (key
+     * value)}, any other key quoted; control characters escaped as {@link #printable} does.
+     */
+    public static String lockKey(String key) {
+        if (key == null) {
+            return "null";
+        }
+        int nameEnd = key.indexOf('\u0000');
+        if (nameEnd < 0) {
+            return "'" + printable(key) + "'";
+        }
+        String identifier = key.substring(nameEnd + 1);
+        int kindEnd = identifier.indexOf('\u0000');
+        return "'" + printable(key.substring(0, nameEnd)) + "' (key "
+                + printable(kindEnd < 0 ? identifier : identifier.substring(kindEnd + 1)) + ")";
+    }
+
     /** The text with control characters escaped and cut to a readable length: user input made safe to quote. */
     public static String printable(String text) {
         if (text == null) {

@@ -18,6 +18,26 @@ class MessagesTest {
         assertThat(Messages.badName(null, "x y")).startsWith("must be 1 to 100");
     }
 
+    /** Regression: a busy scheduled job's lock was shown as 'report\x00'nightly'\x00nightly'. */
+    @Test
+    void aLockIsNamedByItsNameAndTheValueOfItsKeyWithoutItsSeparators() {
+        String key = LockManager.keyOf("report", ClientIdentifier.of("#userId", "42"));
+        assertThat(new LockNotAcquiredException(key, Duration.ofSeconds(3)).getMessage())
+                .isEqualTo("The lock 'report' (key 42) is held by another caller; it expires within 3000 ms");
+        assertThat(Messages.lockKey(LockManager.keyOf("digest"))).isEqualTo("'digest'");
+        assertThat(Messages.lockKey("job\n1")).isEqualTo("'job\\x0a1'");
+        assertThat(LockManager.shownKey("report", key)).isEqualTo("42");
+        assertThat(LockManager.shownKey("digest", "digest")).isEmpty();
+    }
+
+    @Test
+    void lockOptionsRefuseAMinimumHoldPastTheLifetime() {
+        assertThatThrownBy(() -> LockOptions.lease(Duration.ofSeconds(1)).holdingAtLeast(Duration.ofSeconds(2)))
+                .hasMessage("minHold must be at most the maxLifetime PT1S, but was PT2S");
+        assertThatThrownBy(() -> LockOptions.lease(Duration.ofSeconds(1)).holdingAtLeast(Duration.ofMillis(-1)))
+                .hasMessage(Messages.negative("minHold", Duration.ofMillis(-1)));
+    }
+
     @Test
     void aVeryLongValueIsCutInTheMessage() {
         String quoted = Messages.printable("x".repeat(10_000));

@@ -113,8 +113,8 @@ final class RedisLock implements LockHandle {
         }
         manager.forget(this);
         RedisLockManager.log.warn(
-                "Lock '{}' was lost before its holder finished: {}",
-                io.github.ratelimit.core.Messages.printable(key),
+                "Lock {} was lost before its holder finished: {}",
+                io.github.ratelimit.core.Messages.lockKey(key),
                 reason);
         manager.events.lockLost(nameOf(options), reason);
         for (Consumer<LossReason> callback : lossCallbacks) {
@@ -130,7 +130,8 @@ final class RedisLock implements LockHandle {
         try {
             callback.accept(reason);
         } catch (RuntimeException e) {
-            RedisLockManager.log.warn("A callback told of the loss of lock '{}' failed", key, e);
+            RedisLockManager.log.warn(
+                    "A callback told of the loss of lock {} failed", io.github.ratelimit.core.Messages.lockKey(key), e);
         }
     }
 
@@ -217,8 +218,8 @@ final class RedisLock implements LockHandle {
                 .whenComplete((reply, error) -> {
                     if (error != null) {
                         RedisLockManager.log.warn(
-                                "Could not renew lock '{}'; sent again within its lease",
-                                io.github.ratelimit.core.Messages.printable(key),
+                                "Could not renew lock {}; sent again within its lease",
+                                io.github.ratelimit.core.Messages.lockKey(key),
                                 Futures.cause(error));
                     } else if (ScriptExecutor.number(reply.get(0)) == 1) {
                         long until = now
@@ -336,7 +337,9 @@ final class RedisLock implements LockHandle {
     private boolean released(List<Object> reply) {
         boolean wasOurs = ScriptExecutor.number(reply.get(0)) == 1;
         if (!wasOurs) {
-            RedisLockManager.log.warn("Lock '{}' had expired or been taken by another holder when released", key);
+            RedisLockManager.log.warn(
+                    "Lock {} had expired or been taken by another holder when released",
+                    io.github.ratelimit.core.Messages.lockKey(key));
         }
         return wasOurs;
     }
@@ -347,7 +350,8 @@ final class RedisLock implements LockHandle {
      * {@link GiveBacks}.
      */
     private boolean notReleased(RedisUnavailableException e) {
-        RedisLockManager.log.debug("Lock '{}' not released yet; sent again", key, e);
+        RedisLockManager.log.debug(
+                "Lock {} not released yet; sent again", io.github.ratelimit.core.Messages.lockKey(key), e);
         GiveBacks.send(
                 manager.events,
                 "lock",

@@ -423,7 +423,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
             lock = tryAcquire(key, options);
         } catch (LockNotAcquiredException busy) {
             events.lockSkipped(nameOf(options));
-            log.debug("Skipped '{}': its lock is held by another instance", Messages.printable(key));
+            log.debug("Skipped a task: lock {} is held by another instance", Messages.lockKey(key));
             return false;
         }
         try (lock) {

@@ -143,6 +143,25 @@ class LockedJobsTests {
         });
     }
 
+    /**
+     * Regression (an ERROR with a stack trace from the scheduler when Redis was shut down under a running schedule): a
+     * job that skips when busy is skipped, not run and not failed, when Redis cannot be asked; any other method is
+     * refused.
+     */
+    @Test
+    void aSkippingJobIsSkippedWhileRedisCannotBeAsked() {
+        runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:"
+                        + io.github.ratelimit.test.support.RedisProcess.freePort())
+                .withBean(Jobs.class)
+                .run(context -> {
+                    Jobs jobs = context.getBean(Jobs.class);
+                    assertThat(jobs.scheduled()).isNull();
+                    assertThat(jobs.reactive().block(Duration.ofSeconds(10))).isNull();
+                    assertThatThrownBy(jobs::called)
+                            .isInstanceOf(io.github.ratelimit.core.RedisUnavailableException.class);
+                });
+    }
+
     @Test
     void declarationsThatCannotWorkFailTheStart() {
         runner.withBean(SkippingPrimitive.class).run(context -> assertThat(context)

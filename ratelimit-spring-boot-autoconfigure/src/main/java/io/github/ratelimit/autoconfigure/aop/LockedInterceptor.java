@@ -8,7 +8,10 @@ import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RateLimitEvents;
+import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.internal.LogThrottle;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -23,7 +26,8 @@ import reactor.core.publisher.Mono;
  * Runs a {@code @Locked} method under its lock: takes it (waiting if asked), hands it to a {@link LockHandle}
  * parameter, and releases it when the method returns, throws, or (for a {@code CompletionStage}) completes. A method
  * that skips when busy (a scheduled job) returns nothing instead of refusing, logged at DEBUG and told to the lock
- * manager's listeners as {@code skipped}; one that asks to be interrupted is, when its lock is lost while it runs.
+ * manager's listeners as {@code skipped}, and also skips (WARN, once a minute) when Redis cannot be asked; one that
+ * asks to be interrupted is, when its lock is lost while it runs.
  */
 final class LockedInterceptor implements MethodInterceptor {
 
@@ -92,6 +96,12 @@ final class LockedInterceptor implements MethodInterceptor {
             }
             skipped(declaration, busy);
             return null;
+        } catch (RedisUnavailableException unavailable) {
+            if (!declaration.skipWhenBusy()) {
+                throw unavailable;
+            }
+            notRun(declaration, unavailable);
+            return null;
         }
         if (declaration.handleParameter() >= 0) {
             invocation.getArguments()[declaration.handleParameter()] = lock;
@@ -136,31 +146,60 @@ final class LockedInterceptor implements MethodInterceptor {
         }
     }
 
-    /** A deferred result that ends empty, instead of failing, when its lock is busy. */
+    /**
+     * A deferred result that ends empty, instead of failing, when its lock is busy or cannot be asked for (see
+     * {@link #skips}).
+     */
     private Object skippingWhenBusy(Object deferred, LockedMethods.LockedMethod declaration) {
         if (deferred instanceof Mono<?> mono) {
-            return mono.onErrorResume(LockNotAcquiredException.class, busy -> {
-                skipped(declaration, busy);
-                return Mono.empty();
-            });
+            return mono.onErrorResume(error -> skips(declaration, error), error -> Mono.empty());
         }
         if (deferred instanceof Flux<?> flux) {
-            return flux.onErrorResume(LockNotAcquiredException.class, busy -> {
-                skipped(declaration, busy);
-                return Flux.empty();
-            });
+            return flux.onErrorResume(error -> skips(declaration, error), error -> Flux.empty());
         }
         if (deferred instanceof CompletionStage<?> stage) {
             return stage.exceptionallyCompose(error -> {
                 Throwable cause = io.github.ratelimit.core.internal.Futures.cause(error);
-                if (cause instanceof LockNotAcquiredException busy) {
-                    skipped(declaration, busy);
-                    return CompletableFuture.completedFuture(null);
-                }
-                return CompletableFuture.failedFuture(cause);
+                return skips(declaration, cause)
+                        ? CompletableFuture.completedFuture(null)
+                        : CompletableFuture.failedFuture(cause);
             });
         }
         return deferred; // an adapted type (a Kotlin Flow, ...): refused as any other method
+    }
+
+    /**
+     * Whether a run that could not take its lock is skipped: when the lock was busy (counted as {@code skipped}), or when
+     * Redis could not be asked (a run is never made without its lock: logged at WARN, once a minute at most, rather than
+     * an ERROR with a stack trace per tick from the scheduler).
+     */
+    private boolean skips(LockedMethods.LockedMethod declaration, Throwable error) {
+        if (error instanceof LockNotAcquiredException busy) {
+            skipped(declaration, busy);
+            return true;
+        }
+        if (error instanceof RedisUnavailableException unavailable) {
+            notRun(declaration, unavailable);
+            return true;
+        }
+        return false;
+    }
+
+    private static final LogThrottle NOT_RUN = new LogThrottle(Duration.ofMinutes(1));
+
+    private void notRun(LockedMethods.LockedMethod declaration, RedisUnavailableException unavailable) {
+        if (NOT_RUN.due(false)) {
+            log.warn(
+                    "Skipped {}: its lock '{}' could not be asked for ({}); a run is never made without its lock"
+                            + " (logged once a minute at most)",
+                    declaration.expressions().source(),
+                    declaration.name(),
+                    unavailable.getMessage());
+        } else {
+            log.debug(
+                    "Skipped {}: Redis could not be asked for its lock",
+                    declaration.expressions().source());
+        }
     }
 
     private void skipped(LockedMethods.LockedMethod declaration, LockNotAcquiredException busy) {
