@@ -135,9 +135,9 @@ class ScheduledJobsTests {
 
         assertThat(errors).as("ERROR lines").isEmpty();
         // the instances' schedules are not aligned, so a run may fall early or late in its tick; what holds is that no
-        // two
-        // runs are closer than the minimum hold (less this JVM's scheduling noise), so never two in one tick
-        assertThat(closest).as("closest runs with a minimum hold, ms").isGreaterThanOrEqualTo(850);
+        // two runs are closer than the minimum hold (900 ms on Redis's clock, less the delay of a run's start here, up
+        // to 200 ms allowed for a busy machine), where without it the second instance runs half a tick after the first
+        assertThat(closest).as("closest runs with a minimum hold, ms").isGreaterThanOrEqualTo(700);
         assertThat(runsWithHold.size()).as("runs with a minimum hold").isLessThanOrEqualTo(with.size() + 1);
         assertThat(Scheduling.skipped).as("runs skipped on a busy lock").hasValueGreaterThan(0);
         assertThat(without.values().stream().filter(n -> n >= 2).count())
