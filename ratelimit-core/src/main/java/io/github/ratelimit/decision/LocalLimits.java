@@ -1,10 +1,12 @@
 package io.github.ratelimit.decision;
 
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.local.LocalRateLimiter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * the number of live instances, at least one unit (and at least the call's cost), on a {@link LocalRateLimiter}. Says
  * once in the log when local limits start and when they stop. What was counted here is never carried over to Redis, and
  * is kept until its windows have passed: a Redis that comes and goes (single calls running out of their budget while it
- * answers) does not give a fresh local share on each return.
+ * answers) does not give a fresh local share on each return. The advice it gives goes no further than the time until
+ * Redis is asked again.
  */
 final class LocalLimits {
 
@@ -55,7 +58,48 @@ final class LocalLimits {
         for (LimitRequest request : requests) {
             shares.add(shareOf(request, share));
         }
-        return limiter.tryAcquire(shares);
+        return adviceWithin(limiter.tryAcquire(shares), cause.retryAfter());
+    }
+
+    /**
+     * A decision from memory whose advice (each outcome's retry and reset) goes no further than {@code horizon}, the
+     * time until Redis is asked again: memory knows only this instance's share since the outage began, and Redis may
+     * answer otherwise then. A refusal repeated from memory costs the client nothing but the retry; a month's
+     * {@code Retry-After} for a calendar quota would cost it the month.
+     */
+    static Decision adviceWithin(Decision decision, Duration horizon) {
+        if (horizon == null || horizon.isNegative()) {
+            return decision;
+        }
+        List<LimitOutcome> outcomes = new ArrayList<>(decision.outcomes().size());
+        boolean capped = false;
+        for (LimitOutcome outcome : decision.outcomes()) {
+            if (outcome.resetAfter().compareTo(horizon) <= 0
+                    && outcome.retryAfter().compareTo(horizon) <= 0) {
+                outcomes.add(outcome);
+                continue;
+            }
+            capped = true;
+            outcomes.add(new LimitOutcome(
+                    outcome.request(),
+                    outcome.allowed(),
+                    outcome.remaining(),
+                    min(outcome.resetAfter(), horizon),
+                    min(outcome.retryAfter(), horizon),
+                    outcome.adviceCapped()));
+        }
+        return capped
+                ? new Decision(
+                        decision.allowed(),
+                        outcomes,
+                        decision.decidedAt(),
+                        decision.servedLocally(),
+                        decision.requests())
+                : decision;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /** Redis decided a call: local limits stop, if they were in force (what they counted stays until its windows pass). */

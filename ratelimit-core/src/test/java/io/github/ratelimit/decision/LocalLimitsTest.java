@@ -34,4 +34,33 @@ class LocalLimitsTest {
         }
         assertThat(admitted).containsExactly(true, true, false, false, false, false);
     }
+
+    /**
+     * Regression: a monthly quota decided in memory told a client to come back in 31 days during a 30-second outage.
+     * Advice from memory goes no further than the time until Redis is asked again (the cause's), for every limit.
+     */
+    @Test
+    void adviceFromMemoryGoesNoFurtherThanTheTimeUntilRedisIsAskedAgain() {
+        LocalLimits local = new LocalLimits(100, () -> 1);
+        RateLimit monthly = RateLimit.of("monthly", Algorithm.FIXED_WINDOW, 1, 60_000)
+                .inCalendar(
+                        io.github.ratelimit.core.CalendarPeriod.of(io.github.ratelimit.core.CalendarPeriod.Unit.MONTH));
+        RateLimit hourly = RateLimit.of("hourly", Algorithm.SLIDING_WINDOW, 1, 3_600_000);
+        List<LimitRequest> call = List.of(LimitRequest.of(monthly, "client", 1), LimitRequest.of(hourly, "client", 1));
+
+        io.github.ratelimit.core.Decision admitted = local.decide("quota", call, GONE);
+        io.github.ratelimit.core.Decision refused = local.decide("quota", call, GONE);
+
+        assertThat(admitted.allowed()).isTrue();
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfter()).isPositive().isLessThanOrEqualTo(GONE.retryAfter());
+        for (io.github.ratelimit.core.Decision decision : List.of(admitted, refused)) {
+            assertThat(decision.outcomes()).allSatisfy(outcome -> {
+                assertThat(outcome.resetAfter()).isLessThanOrEqualTo(GONE.retryAfter());
+                assertThat(outcome.retryAfter()).isLessThanOrEqualTo(GONE.retryAfter());
+            });
+        }
+        // what memory counted still holds: the quota is not given afresh when the advice runs out
+        assertThat(local.decide("quota", call, GONE).allowed()).isFalse();
+    }
 }
