@@ -13,7 +13,8 @@ import org.springframework.web.servlet.function.ServerResponse;
  *   - RateLimits=per-client
  * </pre>
  *
- * or, several limits decided together, {@code - name: RateLimits} with {@code args: {limits: "per-client, per-ip"}};
+ * (one limit; the shortcut form splits its value at commas) or, several limits decided together, {@code - name:
+ * RateLimits} with {@code args: {limits: "per-client, per-ip"}};
  * in Java, {@code .filter(RateLimitFilterFunctions.rateLimits("per-client"))}.
  */
 public final class RateLimitFilterFunctions {
@@ -26,6 +27,7 @@ public final class RateLimitFilterFunctions {
      * @param limits the names of the limits, separated by commas; checked at startup for routes in properties, on the
      *     first request otherwise
      */
+    @Shortcut // maps the shortcut form's one value (RateLimits=per-client) to limits
     public static HandlerFilterFunction<ServerResponse, ServerResponse> rateLimits(String limits) {
         return (request, next) -> MvcUtils.getApplicationContext(request)
                 .getBean(MvcRouteLimits.class)

@@ -1,6 +1,12 @@
 package io.github.ratelimit.gateway;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Configuration;
@@ -27,9 +33,40 @@ class GatewayMvcTests extends GatewayContract {
         return Map.of("ratelimit.gateway.limits.per-client.key", "header:X-Client");
     }
 
+    /** Whether the route names its filter in the shortcut form, {@code RateLimits=per-client}, as the README shows it. */
+    private boolean shortcut;
+
+    /**
+     * Regression: the shortcut form the README and the filter's Javadoc show failed the start ("Unable to find
+     * operation interface HandlerFilterFunction for rateLimits with args {_genkey_0=per-client}").
+     */
+    @Test
+    void theShortcutFormOfTheFilterLimitsTheRoute() throws Exception {
+        shortcut = true;
+        int port = port(instance("gw-" + UUID.randomUUID() + ":", redis.url(), "per-client"));
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            statuses.add(Upstream.get(port, "/api/items", "carol").statusCode());
+        }
+        assertThat(statuses).containsExactly(200, 200, 200, 200, 200, 429, 429);
+    }
+
     @Override
     Map<String, Object> routes(String upstream, String limits) {
         String route = "spring.cloud.gateway.server.webmvc.routes";
+        if (shortcut) {
+            return Map.of(
+                    "spring.cloud.gateway.server.webflux.enabled",
+                    "false",
+                    route + "[0].id",
+                    "api",
+                    route + "[0].uri",
+                    upstream,
+                    route + "[0].predicates[0]",
+                    "Path=/api/**",
+                    route + "[0].filters[0]",
+                    "RateLimits=" + limits);
+        }
         return Map.of(
                 "spring.cloud.gateway.server.webflux.enabled",
                 "false",
