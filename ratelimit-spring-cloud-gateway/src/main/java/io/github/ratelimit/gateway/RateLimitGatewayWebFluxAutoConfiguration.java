@@ -37,6 +37,9 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBooleanProperty(name = "spring.cloud.gateway.server.webflux.enabled", matchIfMissing = true)
 public final class RateLimitGatewayWebFluxAutoConfiguration {
 
+    private static final org.slf4j.Logger log =
+            org.slf4j.LoggerFactory.getLogger(RateLimitGatewayWebFluxAutoConfiguration.class);
+
     static final String FILTER = "RequestRateLimiter";
     static final String ARGUMENT = RateLimitRouteLimiter.CONFIGURATION_PROPERTY_NAME + ".limits";
 
@@ -87,6 +90,18 @@ public final class RateLimitGatewayWebFluxAutoConfiguration {
                     ours.names(args.get(ARGUMENT), where);
                 } catch (IllegalArgumentException e) {
                     throw new InvalidFilterRuleException(at, e.getMessage());
+                }
+                if (!args.containsKey("key-resolver") && !args.containsKey("keyResolver")) {
+                    log.warn(
+                            "{} applies {} without a key-resolver ({}[{}].args.key-resolver): Spring Cloud Gateway's"
+                                    + " default resolver is the principal's name, and a request without one is answered"
+                                    + " 403 before the limits are asked (deny-empty-key), even by limits that name their"
+                                    + " own key. Name a KeyResolver bean there, such as \"#{@clientKey}\"; for limits"
+                                    + " that all name their key, one that answers a constant will do",
+                            where,
+                            FILTER,
+                            property,
+                            j);
                 }
             } else if (FILTER.equals(filter.getName()) && !otherLimiter) {
                 throw new InvalidFilterRuleException(

@@ -23,6 +23,7 @@ import org.springframework.core.convert.support.DefaultConversionService;
  * The gateway auto-configurations alone: each server's side with only that server present, and a limit a route cannot
  * honour failing the start naming its property.
  */
+@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
 class RateLimitGatewayAutoConfigurationTests {
 
     private static final AutoConfigurations LIMITER = AutoConfigurations.of(
@@ -90,5 +91,35 @@ class RateLimitGatewayAutoConfigurationTests {
                         .isInstanceOf(InvalidFilterRuleException.class)
                         .hasMessageContaining("ratelimit.gateway.limits.per-client.count-on")
                         .hasMessageContaining("path rule"));
+    }
+
+    /**
+     * Regression: a WebFlux route without a key-resolver answered 403 to every anonymous request (the gateway's default
+     * resolver is the principal's name, and an empty key is denied before the limiter is asked), and nothing said so.
+     * The start now warns, naming the route and the property.
+     */
+    @Test
+    void aWebFluxRouteWithoutAKeyResolverIsWarnedAbout(org.springframework.boot.test.system.CapturedOutput output) {
+        org.springframework.cloud.gateway.config.GatewayProperties gateway =
+                new org.springframework.cloud.gateway.config.GatewayProperties();
+        org.springframework.cloud.gateway.route.RouteDefinition route =
+                new org.springframework.cloud.gateway.route.RouteDefinition("api=http://localhost:1,Path=/api/**");
+        route.setFilters(java.util.List.of(new org.springframework.cloud.gateway.filter.FilterDefinition(
+                "RequestRateLimiter=ratelimit.limits=per-client")));
+        route.getFilters().get(0).setArgs(java.util.Map.of("ratelimit.limits", "per-client"));
+        gateway.setRoutes(java.util.List.of(route));
+        new ReactiveWebApplicationContextRunner()
+                .withConfiguration(LIMITER)
+                .withUserConfiguration(GatewayServices.class)
+                .withBean(org.springframework.cloud.gateway.config.GatewayProperties.class, () -> gateway)
+                .withClassLoader(new FilteredClassLoader("org.springframework.cloud.gateway.server.mvc"))
+                .withPropertyValues(PROPERTIES)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(output)
+                            .contains("route 'api' applies RequestRateLimiter without a key-resolver")
+                            .contains("spring.cloud.gateway.server.webflux.routes[0].filters[0].args.key-resolver")
+                            .contains("403");
+                });
     }
 }
