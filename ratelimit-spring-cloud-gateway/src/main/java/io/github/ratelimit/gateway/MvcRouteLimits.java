@@ -23,6 +23,12 @@ import org.springframework.web.servlet.function.ServerResponse;
 final class MvcRouteLimits {
 
     private final GatewayLimits limits;
+
+    /** The limits this decides by, for the startup summary and the {@code ratelimits} endpoint. */
+    GatewayLimits limits() {
+        return limits;
+    }
+
     private final CallerContext caller;
     private final boolean allPolicies;
     private final Refusals.UnresolvedKeys unresolvedKeys = new Refusals.UnresolvedKeys();

@@ -36,6 +36,12 @@ public final class RateLimitGatewayMvcAutoConfiguration {
 
     static final String FILTER = "RateLimits";
 
+    /** The gateway's limits among the declared ones: the startup summary counts them, the endpoint lists them. */
+    @Bean
+    io.github.ratelimit.autoconfigure.internal.DeclaredLimits rateLimitGatewayLimits(MvcRouteLimits limits) {
+        return limits.limits();
+    }
+
     @Bean
     @ConditionalOnMissingBean
     MvcRouteLimits rateLimitMvcRouteLimits(

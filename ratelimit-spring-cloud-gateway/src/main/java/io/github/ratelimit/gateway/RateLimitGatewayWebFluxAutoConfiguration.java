@@ -55,6 +55,12 @@ public final class RateLimitGatewayWebFluxAutoConfiguration {
                 GatewayLimits.of(properties, true, beans, plans, decisions), configurationService);
     }
 
+    /** The gateway's limits among the declared ones: the startup summary counts them, the endpoint lists them. */
+    @Bean
+    io.github.ratelimit.autoconfigure.internal.DeclaredLimits rateLimitGatewayLimits(RateLimitRouteLimiter limiter) {
+        return limiter.limits();
+    }
+
     /** Fails the start for a route in properties that names a limit there is not, or uses the limiter naming none. */
     @Bean
     static SmartInitializingSingleton rateLimitRouteCheck(

@@ -29,6 +29,11 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
 
     private final GatewayLimits limits;
 
+    /** The limits this decides by, for the startup summary and the {@code ratelimits} endpoint. */
+    GatewayLimits limits() {
+        return limits;
+    }
+
     RateLimitRouteLimiter(GatewayLimits limits, ConfigurationService configurationService) {
         super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
         this.limits = limits;

@@ -63,20 +63,31 @@ class RateLimitGatewayAutoConfigurationTests {
                 });
     }
 
+    /** Regression: the startup summary said "0 limits on 0 methods, 0 filter limits" and left the gateway's out. */
     @Test
-    void onWebMvcWithOnlyTheWebMvcServerTheFilterFunctionIsKnownToRoutes() {
+    void onWebMvcWithOnlyTheWebMvcServerTheFilterFunctionIsKnownToRoutes(
+            org.springframework.boot.test.system.CapturedOutput output) {
         new WebApplicationContextRunner()
                 .withConfiguration(LIMITER)
                 .withClassLoader(new FilteredClassLoader("org.springframework.cloud.gateway.filter"))
                 .withPropertyValues(PROPERTIES)
-                .run(context -> {
-                    assertThat(context).hasNotFailed();
-                    assertThat(context).hasSingleBean(MvcRouteLimits.class);
-                    assertThat(context).hasSingleBean(RateLimitFilterFunctions.FilterSupplier.class);
-                    assertThat(context).doesNotHaveBean(RateLimitRouteLimiter.class);
-                    assertThat(context.getBean(MvcRouteLimits.class).names(" per-client "))
-                            .containsExactly("per-client");
-                });
+                .run(
+                        context -> {
+                            assertThat(context).hasNotFailed();
+                            assertThat(context).hasSingleBean(MvcRouteLimits.class);
+                            assertThat(context).hasSingleBean(RateLimitFilterFunctions.FilterSupplier.class);
+                            assertThat(context).doesNotHaveBean(RateLimitRouteLimiter.class);
+                            assertThat(context.getBean(MvcRouteLimits.class).names(" per-client "))
+                                    .containsExactly("per-client");
+                            assertThat(context
+                                            .getBeanProvider(
+                                                    io.github.ratelimit.autoconfigure.internal.DeclaredLimits.class)
+                                            .stream()
+                                            .flatMap(source -> source.declaredLimits().stream())
+                                            .map(declared -> declared.limit().name()))
+                                    .contains("per-client");
+                            assertThat(output).contains("0 filter limits, 1 gateway limits;");
+                        });
     }
 
     @Test
@@ -90,7 +101,14 @@ class RateLimitGatewayAutoConfigurationTests {
                         .rootCause()
                         .isInstanceOf(InvalidFilterRuleException.class)
                         .hasMessageContaining("ratelimit.gateway.limits.per-client.count-on")
-                        .hasMessageContaining("path rule"));
+                        .hasMessageContaining("path rule")
+                        .satisfies(failure -> assertThat(
+                                        new io.github.ratelimit.autoconfigure.internal
+                                                        .InvalidFilterRuleFailureAnalyzer()
+                                                .analyze(failure)
+                                                .getAction())
+                                .contains("A gateway limit needs")
+                                .doesNotContain("A rule needs paths")));
     }
 
     /**

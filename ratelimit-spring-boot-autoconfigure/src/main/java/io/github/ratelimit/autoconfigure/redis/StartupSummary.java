@@ -54,11 +54,16 @@ final class StartupSummary implements ApplicationListener<ContextRefreshedEvent>
         List<DeclaredLimit> rules = all.stream()
                 .filter(d -> d.source().startsWith("ratelimit.filter.rules"))
                 .toList();
-        List<DeclaredLimit> annotated =
-                all.stream().filter(d -> !rules.contains(d)).toList();
+        List<DeclaredLimit> gateway = all.stream()
+                .filter(d -> d.source().startsWith("ratelimit.gateway.limits"))
+                .toList();
+        List<DeclaredLimit> annotated = all.stream()
+                .filter(d -> !rules.contains(d) && !gateway.contains(d))
+                .toList();
         long methods = annotated.stream().map(DeclaredLimit::source).distinct().count();
         return "Rate limiting: " + annotated.size() + " limits on " + methods + " methods, " + rules.size()
-                + " filter limits; Redis " + target + "; budget "
+                + " filter limits" + (gateway.isEmpty() ? "" : ", " + gateway.size() + " gateway limits")
+                + "; Redis " + target + "; budget "
                 + properties.getRedis().getTimeout().toMillis()
                 + " ms; while Redis cannot decide, rate limits "
                 + switch (properties.getFailureMode()) {
