@@ -288,6 +288,8 @@ final class OperatorWrites {
             }
         } catch (io.github.ratelimit.core.RedisUnavailableException e) {
             return error(503, "the lock was not released: " + e.getMessage());
+        } catch (UnsupportedOperationException e) {
+            return error(404, e.getMessage());
         }
         if (released == 0) {
             return error(404, "no lock named '" + name + "' with key '" + shown + "' is held");

@@ -192,6 +192,8 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             }
         } catch (io.github.ratelimit.core.RedisUnavailableException e) {
             return OperatorWrites.error(503, "the locks could not be read: " + e.getMessage());
+        } catch (UnsupportedOperationException e) {
+            return OperatorWrites.error(404, e.getMessage());
         }
         if (name != null) {
             // GET /actuator/ratelimits/locks/{name}?key=...: whether that lock is held, and by whom

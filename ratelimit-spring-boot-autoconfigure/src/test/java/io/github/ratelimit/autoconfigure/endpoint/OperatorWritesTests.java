@@ -54,6 +54,50 @@ class OperatorWritesTests {
                 () -> null);
     }
 
+    /**
+     * Locks through the endpoint: releasing is a write (403 unless enabled); a lock manager that cannot list or release
+     * its locks answers 404 saying so, not a server error.
+     */
+    @Test
+    void locksAreReleasedOnlyWhenWritesAreOnAndAManagerThatCannotListIsA404() {
+        io.github.ratelimit.core.LockManager cannotList = (key, options) -> {
+            throw new AssertionError("nothing is locked here");
+        };
+        RateLimitsEndpoint off = new RateLimitsEndpoint(
+                new StaticListableBeanFactory().getBeanProvider(DeclaredLimits.class),
+                requests -> {
+                    throw new AssertionError("nothing is decided here");
+                },
+                false,
+                Plans.NONE,
+                () -> blocks,
+                () -> null,
+                false,
+                Duration.ofHours(1),
+                () -> cannotList);
+        assertThat(off.removeOverride("locks", "digest", null, null, null, null).getStatus())
+                .isEqualTo(403);
+        RateLimitsEndpoint on = new RateLimitsEndpoint(
+                new StaticListableBeanFactory().getBeanProvider(DeclaredLimits.class),
+                requests -> {
+                    throw new AssertionError("nothing is decided here");
+                },
+                false,
+                Plans.NONE,
+                () -> blocks,
+                () -> null,
+                true,
+                Duration.ofHours(1),
+                () -> cannotList);
+        assertThat(on.state("locks", null, null, null).getStatus()).isEqualTo(404);
+        assertThat(on.state("locks", null, null, null).getBody().get("error").toString())
+                .contains("cannot list its locks");
+        assertThat(on.removeOverride("locks", "digest", null, null, null, null).getStatus())
+                .isEqualTo(404);
+        assertThat(endpoint(true).state("locks", null, null, null).getBody().get("error"))
+                .isEqualTo("this application has no lock manager");
+    }
+
     @Test
     void writesAreOffUnlessEnabled() {
         RateLimitsEndpoint endpoint = endpoint(false);
