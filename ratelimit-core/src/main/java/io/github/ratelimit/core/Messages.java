@@ -75,10 +75,8 @@ public final class Messages {
         if (nameEnd < 0) {
             return "'" + printable(key) + "'";
         }
-        String identifier = key.substring(nameEnd + 1);
-        int kindEnd = identifier.indexOf('\u0000');
-        return "'" + printable(key.substring(0, nameEnd)) + "' (key "
-                + printable(kindEnd < 0 ? identifier : identifier.substring(kindEnd + 1)) + ")";
+        String name = key.substring(0, nameEnd);
+        return "'" + printable(name) + "' (key " + printable(LockManager.shownKey(name, key)) + ")";
     }
 
     /** The text with control characters escaped and cut to a readable length: user input made safe to quote. */

@@ -106,24 +106,15 @@ final class RedisLock implements LockHandle {
                 return;
             }
         }
-        stopRenewal();
-        ScheduledFuture<?> timer = deadline;
-        if (timer != null) {
-            timer.cancel(false);
-        }
-        manager.forget(this);
+        stopWatching();
         RedisLockManager.log.warn(
                 "Lock {} was lost before its holder finished: {}",
                 io.github.ratelimit.core.Messages.lockKey(key),
                 reason);
-        manager.events.lockLost(nameOf(options), reason);
+        manager.events.lockLost(RedisLockManager.nameOf(options), reason);
         for (Consumer<LossReason> callback : lossCallbacks) {
             tell(callback, reason);
         }
-    }
-
-    private static String nameOf(LockOptions options) {
-        return options.name() == null ? "programmatic" : options.name();
     }
 
     private void tell(Consumer<LossReason> callback, LossReason reason) {
@@ -238,6 +229,16 @@ final class RedisLock implements LockHandle {
                 });
     }
 
+    /** Released or lost: no renewal, no deadline, and no longer among the manager's held locks. */
+    private void stopWatching() {
+        stopRenewal();
+        ScheduledFuture<?> timer = deadline;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        manager.forget(this);
+    }
+
     private void stopRenewal() {
         ScheduledFuture<?> renewal = manager.activeRenewals.remove(this);
         if (renewal != null) {
@@ -310,12 +311,7 @@ final class RedisLock implements LockHandle {
                 return false;
             }
         }
-        stopRenewal();
-        ScheduledFuture<?> timer = deadline;
-        if (timer != null) {
-            timer.cancel(false);
-        }
-        manager.forget(this);
+        stopWatching();
         if (thread != null && Thread.currentThread() == thread) {
             manager.heldByThread.get().remove(key, this);
         }

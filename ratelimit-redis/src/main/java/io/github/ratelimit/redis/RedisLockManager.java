@@ -147,7 +147,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
     }
 
     /** A lock's name for events: its options' name ({@code @Locked}'s), never its key. */
-    private static String nameOf(LockOptions options) {
+    static String nameOf(LockOptions options) {
         return options == null || options.name() == null ? "programmatic" : options.name();
     }
 
@@ -415,21 +415,15 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         return held.size();
     }
 
+    /** The SPI's {@code runIfFree}, telling listeners of a run skipped on a busy lock. */
     @Override
     public boolean runIfFree(String key, LockOptions options, java.util.function.Consumer<LockHandle> task) {
-        java.util.Objects.requireNonNull(task, "task");
-        LockHandle lock;
-        try {
-            lock = tryAcquire(key, options);
-        } catch (LockNotAcquiredException busy) {
+        boolean ran = LockManager.super.runIfFree(key, options, task);
+        if (!ran) {
             events.lockSkipped(nameOf(options));
             log.debug("Skipped a task: lock {} is held by another instance", Messages.lockKey(key));
-            return false;
         }
-        try (lock) {
-            task.accept(lock);
-        }
-        return true;
+        return ran;
     }
 
     /**

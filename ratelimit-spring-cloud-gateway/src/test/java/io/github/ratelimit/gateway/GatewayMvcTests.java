@@ -54,37 +54,20 @@ class GatewayMvcTests extends GatewayContract {
     @Override
     Map<String, Object> routes(String upstream, String limits) {
         String route = "spring.cloud.gateway.server.webmvc.routes";
+        Map<String, Object> routes = new java.util.LinkedHashMap<>();
+        routes.put("spring.cloud.gateway.server.webflux.enabled", "false");
+        routes.put(route + "[0].id", "api");
+        routes.put(route + "[0].uri", upstream);
+        routes.put(route + "[0].predicates[0]", "Path=/api/**");
         if (shortcut) {
-            return Map.of(
-                    "spring.cloud.gateway.server.webflux.enabled",
-                    "false",
-                    route + "[0].id",
-                    "api",
-                    route + "[0].uri",
-                    upstream,
-                    route + "[0].predicates[0]",
-                    "Path=/api/**",
-                    route + "[0].filters[0]",
-                    "RateLimits=" + limits);
+            routes.put(route + "[0].filters[0]", "RateLimits=" + limits);
+            return routes;
         }
-        return Map.of(
-                "spring.cloud.gateway.server.webflux.enabled",
-                "false",
-                route + "[0].id",
-                "api",
-                route + "[0].uri",
-                upstream,
-                route + "[0].predicates[0]",
-                "Path=/api/**",
-                route + "[0].filters[0].name",
-                "RateLimits",
-                route + "[0].filters[0].args[limits]",
-                limits,
-                route + "[1].id",
-                "ruled",
-                route + "[1].uri",
-                upstream,
-                route + "[1].predicates[0]",
-                "Path=/ruled/**");
+        routes.put(route + "[0].filters[0].name", "RateLimits");
+        routes.put(route + "[0].filters[0].args[limits]", limits);
+        routes.put(route + "[1].id", "ruled");
+        routes.put(route + "[1].uri", upstream);
+        routes.put(route + "[1].predicates[0]", "Path=/ruled/**");
+        return routes;
     }
 }

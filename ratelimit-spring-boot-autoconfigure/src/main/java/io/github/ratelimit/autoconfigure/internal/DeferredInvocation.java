@@ -414,12 +414,9 @@ public final class DeferredInvocation {
                                             interruptible.completeExceptionally(error);
                                         }
                                     });
-                                    interruption.thenAccept(interruptible::completeExceptionally);
                                     CompletionStage<Object> original = returned;
-                                    interruptible.whenComplete((value, error) -> {
-                                        if (error != null
-                                                && !original.toCompletableFuture()
-                                                        .isDone()) {
+                                    interruption.thenAccept(error -> {
+                                        if (interruptible.completeExceptionally(error)) {
                                             original.toCompletableFuture().cancel(true);
                                         }
                                     });

@@ -40,6 +40,10 @@ class OperatorWritesTests {
     }
 
     private RateLimitsEndpoint endpoint(boolean writeEnabled) {
+        return endpoint(writeEnabled, null);
+    }
+
+    private RateLimitsEndpoint endpoint(boolean writeEnabled, io.github.ratelimit.core.LockManager locks) {
         return new RateLimitsEndpoint(
                 new StaticListableBeanFactory().getBeanProvider(DeclaredLimits.class),
                 requests -> {
@@ -51,7 +55,7 @@ class OperatorWritesTests {
                 () -> null,
                 writeEnabled,
                 Duration.ofHours(1),
-                () -> null);
+                () -> locks);
     }
 
     /**
@@ -63,32 +67,10 @@ class OperatorWritesTests {
         io.github.ratelimit.core.LockManager cannotList = (key, options) -> {
             throw new AssertionError("nothing is locked here");
         };
-        RateLimitsEndpoint off = new RateLimitsEndpoint(
-                new StaticListableBeanFactory().getBeanProvider(DeclaredLimits.class),
-                requests -> {
-                    throw new AssertionError("nothing is decided here");
-                },
-                false,
-                Plans.NONE,
-                () -> blocks,
-                () -> null,
-                false,
-                Duration.ofHours(1),
-                () -> cannotList);
+        RateLimitsEndpoint off = endpoint(false, cannotList);
         assertThat(off.removeOverride("locks", "digest", null, null, null, null).getStatus())
                 .isEqualTo(403);
-        RateLimitsEndpoint on = new RateLimitsEndpoint(
-                new StaticListableBeanFactory().getBeanProvider(DeclaredLimits.class),
-                requests -> {
-                    throw new AssertionError("nothing is decided here");
-                },
-                false,
-                Plans.NONE,
-                () -> blocks,
-                () -> null,
-                true,
-                Duration.ofHours(1),
-                () -> cannotList);
+        RateLimitsEndpoint on = endpoint(true, cannotList);
         assertThat(on.state("locks", null, null, null).getStatus()).isEqualTo(404);
         assertThat(on.state("locks", null, null, null).getBody().get("error").toString())
                 .contains("cannot list its locks");
