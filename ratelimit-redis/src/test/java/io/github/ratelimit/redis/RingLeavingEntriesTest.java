@@ -61,24 +61,32 @@ class RingLeavingEntriesTest {
 
     /**
      * Takes `first` entries that leave before the test's, then `older`, then `newer` half a second later; once the older
-     * have left, a call of cost 0 sees `40 - newer` left. Returns the key.
+     * have left, a call of cost 0 sees `40 - newer` left. Returns the key. The last call must come while the newer
+     * entries are still inside their second; on a machine that stalled past it (half a second of slack), the scenario is
+     * run again on a fresh key, up to five times, and the last attempt's timing is asserted.
      */
     private String assertCountsTheNewerOnly(String spec, int first, int older, int newer) {
-        String key = "leaving:{" + UUID.randomUUID() + "}";
-        if (first > 0) {
-            long at = decisionTime(call(key, spec.formatted(first)));
-            awaitRedisTime(at + 1_000);
+        for (int attempt = 1; ; attempt++) {
+            String key = "leaving:{" + UUID.randomUUID() + "}";
+            if (first > 0) {
+                long at = decisionTime(call(key, spec.formatted(first)));
+                awaitRedisTime(at + 1_000);
+            }
+            long olderAt = decisionTime(call(key, spec.formatted(older)));
+            awaitRedisTime(olderAt + 500);
+            long newerAt = decisionTime(call(key, spec.formatted(newer)));
+            awaitRedisTime(olderAt + 1_000);
+
+            String reply = call(key, spec.formatted(0));
+
+            boolean newerStillInside = decisionTime(reply) < newerAt + 1_000;
+            if (!newerStillInside && attempt < 5) {
+                continue; // stalled past the newer entries' second: what the call counts says nothing
+            }
+            assertThat(decisionTime(reply)).as("the newer entries still inside").isLessThan(newerAt + 1_000);
+            assertThat(remaining(reply).get(0)).isEqualTo(40L - newer);
+            return key;
         }
-        long olderAt = decisionTime(call(key, spec.formatted(older)));
-        awaitRedisTime(olderAt + 500);
-        long newerAt = decisionTime(call(key, spec.formatted(newer)));
-        awaitRedisTime(olderAt + 1_000);
-
-        String reply = call(key, spec.formatted(0));
-
-        assertThat(decisionTime(reply)).as("the newer entries still inside").isLessThan(newerAt + 1_000);
-        assertThat(remaining(reply).get(0)).isEqualTo(40L - newer);
-        return key;
     }
 
     private String call(String key, String spec) {
