@@ -330,6 +330,7 @@ class ArchitectureTest {
                     "test.support.NoBlockingCalls",
                     "test.support.Poll",
                     "test.support.RateLimitFields",
+                    "test.support.Stalls",
                     "test.support.RawRedis",
                     "test.support.RedisClusterProcess",
                     "test.support.RedisCommands",

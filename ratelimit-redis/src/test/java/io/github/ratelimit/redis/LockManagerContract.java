@@ -9,6 +9,7 @@ import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.test.support.Poll;
 import io.github.ratelimit.test.support.RedisCommands;
 import io.github.ratelimit.test.support.RedisTopology;
+import io.github.ratelimit.test.support.Stalls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -198,13 +199,15 @@ abstract class LockManagerContract {
         doomedLocks.close();
         doomed.shutdown(0, 0, TimeUnit.MILLISECONDS);
         long crashedAt = System.nanoTime();
+        Stalls stalls = Stalls.watch();
 
         LockHandle taken =
                 locksB.tryAcquire(key, LockOptions.lease(Duration.ofSeconds(5)).waitingUpTo(Duration.ofSeconds(5)));
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - crashedAt);
 
         assertThat(taken.isHeld()).isTrue();
-        assertThat(waitedMs).isLessThan(500 + 400);
+        stalls.close();
+        assertThat(waitedMs).as("waited, %s", stalls).isLessThanOrEqualTo(stalls.allowing(500 + 400));
         taken.release();
     }
 
@@ -239,6 +242,7 @@ abstract class LockManagerContract {
                 "waiters to block",
                 Duration.ofSeconds(5),
                 () -> locksA.listening(lockKeyInRedis(key)) + locksB.listening(lockKeyInRedis(key)) == waiters);
+        Stalls stalls = Stalls.watch();
         long releasedAt = System.nanoTime();
         holder.release();
         List<Long> tokens = new ArrayList<>();
@@ -248,8 +252,9 @@ abstract class LockManagerContract {
         pool.shutdown();
 
         long latencyMs = TimeUnit.NANOSECONDS.toMillis(firstAcquiredAt.get() - releasedAt);
-        System.out.println("lock hand-over after release: " + latencyMs + " ms");
-        assertThat(latencyMs).isLessThan(250);
+        stalls.close();
+        System.out.println("lock hand-over after release: " + latencyMs + " ms, " + stalls);
+        assertThat(latencyMs).as("hand-over, %s", stalls).isLessThanOrEqualTo(stalls.allowing(250));
         assertThat(maxInside.get()).isEqualTo(1);
         assertThat(tokens).doesNotHaveDuplicates().allSatisfy(t -> assertThat(t).isGreaterThan(holder.fencingToken()));
     }

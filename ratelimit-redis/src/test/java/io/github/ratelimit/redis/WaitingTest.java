@@ -9,6 +9,7 @@ import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.test.support.SharedRedis;
+import io.github.ratelimit.test.support.Stalls;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -215,41 +216,35 @@ class WaitingTest {
                 waits(RateLimitListener.Wait.REFUSED_AT_ONCE),
                 waits(RateLimitListener.Wait.REFUSED_AFTER_WAITING)
             };
+            Stalls stalls = Stalls.watch();
             go.countDown();
             int admitted = 0;
-            int refusedAtOnce = 0;
-            List<Long> refusedAfter = new ArrayList<>();
+            List<Long> refusedMs = new ArrayList<>();
             for (Future<long[]> outcome : outcomes) {
                 long[] o = outcome.get(30, TimeUnit.SECONDS);
                 if (o[0] == 1) {
                     admitted++;
-                    assertThat(o[1]).as("an admitted caller's wait, ms").isLessThanOrEqualTo(5_100);
-                } else if (o[1] < 250) {
-                    refusedAtOnce++;
+                    assertThat(o[1])
+                            .as("an admitted caller's wait, ms (%s)", stalls)
+                            .isLessThanOrEqualTo(stalls.allowing(5_000));
                 } else {
-                    refusedAfter.add(o[1]);
+                    refusedMs.add(o[1]);
                 }
             }
+            stalls.close();
+            // how each refusal ended is what the waiting told the listeners, not a guess from its time
+            int told = waits(RateLimitListener.Wait.ADMITTED) - before[0];
+            int refusedAtOnce = waits(RateLimitListener.Wait.REFUSED_AT_ONCE) - before[1];
+            int refusedAfter = waits(RateLimitListener.Wait.REFUSED_AFTER_WAITING) - before[2];
             System.out.printf(
-                    "%s: 14 callers on 2/s waiting 5 s: %d admitted, %d refused at once, refused after waiting %s%n",
-                    algorithm, admitted, refusedAtOnce, refusedAfter);
-            if (algorithm == Algorithm.FIXED_WINDOW) {
-                assertThat(refusedAfter)
-                        .as("callers refused after waiting (ms)")
-                        .hasSizeLessThanOrEqualTo(1);
-                assertThat(refusedAfter).allSatisfy(ms -> assertThat(ms).isGreaterThanOrEqualTo(4_900));
-            } else {
-                assertThat(refusedAfter)
-                        .as("callers refused after waiting (ms)")
-                        .isEmpty();
-            }
-            assertThat(new int[] {
-                        waits(RateLimitListener.Wait.ADMITTED) - before[0],
-                        waits(RateLimitListener.Wait.REFUSED_AT_ONCE) - before[1],
-                        waits(RateLimitListener.Wait.REFUSED_AFTER_WAITING) - before[2]
-                    })
-                    .as("admitted, refused at once, refused after waiting, as told to listeners")
-                    .containsExactly(admitted, refusedAtOnce, refusedAfter.size());
+                    "%s: 14 callers on 2/s waiting 5 s: %d admitted, %d refused at once, %d after waiting (refused in %s ms)%n",
+                    algorithm, admitted, refusedAtOnce, refusedAfter, refusedMs);
+            assertThat(new int[] {told, refusedAtOnce + refusedAfter})
+                    .as("admitted and refused, as told to listeners")
+                    .containsExactly(admitted, refusedMs.size());
+            assertThat(refusedAfter)
+                    .as("callers refused after waiting (a fixed window's last slot may fall on its edge)")
+                    .isLessThanOrEqualTo(algorithm == Algorithm.FIXED_WINDOW ? 1 : 0);
             // 2 at once and 2 per second for 5 s: at least 10 (the last second's slots may fall just past 5 s)
             assertThat(admitted).as("admitted").isGreaterThanOrEqualTo(10);
         } finally {

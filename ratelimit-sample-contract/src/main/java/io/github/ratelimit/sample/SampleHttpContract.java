@@ -817,6 +817,33 @@ abstract class SampleHttpContract implements HostileInputContract {
                 .isEqualTo(400);
     }
 
+    /**
+     * {@code GET /api/wait} admits 5 per second per client and lets a refused call wait up to 5 s for its slot: of 45
+     * calls at once, the slots of the next five seconds are kept for those who wait and the others are refused at
+     * once. None is refused after waiting ({@code ratelimit.wait{outcome="refused_after_waiting"}} does not move), and
+     * the admitted fill the seconds there are: five at once and five in each of the next four seconds at least, never
+     * more than five per second over the six seconds the waits can reach.
+     */
+    @Test
+    void aCrowdWaitingForSlotsIsAdmittedOrRefusedAtOnceNeverRefusedAfterWaiting() throws Exception {
+        double refusedLateBefore = waits("refused_after_waiting");
+        Burst burst = Burst.send("127.0.0.97", List.of(port), "/api/wait", 45);
+        assertThat(burst.statuses()).as("answers in %d ms", burst.elapsedMs()).containsOnly(200, 429);
+        assertThat(waits("refused_after_waiting") - refusedLateBefore)
+                .as("refused after waiting, of %s", burst.answers())
+                .isZero();
+        assertThat(burst.admitted()).as("admitted, of %s", burst.answers()).isBetween(25L, 30L);
+    }
+
+    private double waits(String outcome) {
+        String scrape = get("127.0.0.1", "/actuator/prometheus").body();
+        String prefix = "ratelimit_wait_total{";
+        return scrape.lines()
+                .filter(line -> line.startsWith(prefix) && line.contains("outcome=\"" + outcome + "\""))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
+    }
+
     /** At most 2 slow calls in progress per client address: of 4 sent together, 2 run and 2 get 429. */
     @Test
     void atMostTwoSlowCallsInProgressPerClient() throws Exception {

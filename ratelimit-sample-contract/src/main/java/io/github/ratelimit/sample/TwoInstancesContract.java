@@ -84,7 +84,9 @@ abstract class TwoInstancesContract {
             List<Long> millis =
                     burst.answers().stream().map(Burst.Answer::millis).sorted().toList();
             // five at once, the fifteen others one slot (200 ms) apart from the second on: the last near 3.8 s
-            assertThat(millis.get(4)).as("the first five, in %s", millis).isLessThan(1_000);
+            // the first five are answered before the first slot (1 s after them) could have come, however slow the
+            // machine
+            assertThat(millis.get(4)).as("the first five, in %s", millis).isLessThan(millis.get(5) - 500);
             assertThat(millis.get(19)).as("the last, in %s", millis).isBetween(3_000L, 5_000L);
         }
     }

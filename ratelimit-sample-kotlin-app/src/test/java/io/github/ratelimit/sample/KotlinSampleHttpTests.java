@@ -34,7 +34,8 @@ class KotlinSampleHttpTests extends SampleHttpContract {
         assertThat(burst.statuses()).as("answers in %d ms", burst.elapsedMs()).containsOnly(200);
         List<Long> millis =
                 burst.answers().stream().map(Burst.Answer::millis).sorted().toList();
-        assertThat(millis.get(4)).as("the first five, in %s", millis).isLessThan(1_000);
+        // the first five are answered before the first slot (1 s after them) could have come, however slow the machine
+        assertThat(millis.get(4)).as("the first five, in %s", millis).isLessThan(millis.get(5) - 500);
         assertThat(millis.get(11)).as("the last, in %s", millis).isBetween(1_000L, 5_000L);
     }
 

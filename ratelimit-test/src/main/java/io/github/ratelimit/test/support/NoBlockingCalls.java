@@ -36,6 +36,9 @@ public final class NoBlockingCalls implements BeforeAllCallback, AfterAllCallbac
                         // contention (seen once, for a JSON body encoded on a parallel thread): its bookkeeping, not
                         // I/O
                         .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "allocate")
+                        // kotlin-reflect fills its own class-metadata cache under a short lock, once per class
+                        // (seen when many first requests encode one Kotlin class together): its bookkeeping, not I/O
+                        .allowBlockingCallsInside("kotlin.reflect.jvm.internal.impl.storage.DefaultSimpleLock", "lock")
                         .blockingMethodCallback(method -> {
                             StackTraceElement[] stack = new Throwable().getStackTrace();
                             if (housekeeping(stack)) {
