@@ -44,16 +44,16 @@ final class LocalLimits {
     /** Decides a call in this JVM, on this instance's share of each limit. */
     Decision decide(String what, List<LimitRequest> requests, RedisUnavailableException cause) {
         int share = Math.max(1, instances.getAsInt());
+        // counted before the switch is looked at: a recovery that races with it reports this call, or the next does
+        decidedThisTime.incrementAndGet();
         if (active.compareAndSet(false, true)) {
-            decidedThisTime.set(0);
             log.warn(
                     "Rate limits are decided in this instance's memory from now on ({} first): Redis cannot decide"
-                            + " ({}); each limit divided by {} live instance(s)",
+                            + " ({}); each limit divided by {} instance(s), as last counted in Redis",
                     what,
                     cause.getMessage(),
                     share);
         }
-        decidedThisTime.incrementAndGet();
         List<LimitRequest> shares = new ArrayList<>(requests.size());
         for (LimitRequest request : requests) {
             shares.add(shareOf(request, share));
@@ -102,14 +102,22 @@ final class LocalLimits {
         return a.compareTo(b) <= 0 ? a : b;
     }
 
-    /** Redis decided a call: local limits stop, if they were in force (what they counted stays until its windows pass). */
-    void redisDecides() {
+    /**
+     * Redis decided a call: local limits stop, if they were in force (what they counted stays until its windows pass).
+     *
+     * @return how many calls were decided in memory since local limits last stopped, as the log says, or -1 when they
+     *     were not in force
+     */
+    long redisDecides() {
         if (active.get() && active.compareAndSet(true, false)) {
+            long decided = decidedThisTime.getAndSet(0);
             log.warn(
                     "Rate limits are decided by Redis again; {} call(s) were decided in this instance's memory"
                             + " meanwhile (not carried over)",
-                    decidedThisTime.get());
+                    decided);
+            return decided;
         }
+        return -1;
     }
 
     private static LimitRequest shareOf(LimitRequest request, int instances) {

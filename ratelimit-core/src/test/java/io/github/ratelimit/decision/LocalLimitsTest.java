@@ -36,6 +36,51 @@ class LocalLimitsTest {
     }
 
     /**
+     * The count the recovery line tells is the count decided in memory: every call of an outage once, including those
+     * decided while Redis returns on another thread (an outage was once reported as "0 call(s)" after calls were
+     * decided in memory). Four threads decide while a fifth lets Redis decide now and then; what the lines tell adds
+     * up to the calls made.
+     */
+    @Test
+    void theCallsToldAtRecoveryAreTheCallsDecidedInMemory() throws Exception {
+        LocalLimits local = new LocalLimits(10_000, () -> 1);
+        RateLimit limit = RateLimit.of("told", Algorithm.SLIDING_WINDOW, 1_000_000, 60_000);
+        List<LimitRequest> call = List.of(LimitRequest.of(limit, "client", 1));
+        for (int i = 0; i < 3; i++) {
+            local.decide("told", call, GONE);
+        }
+        assertThat(local.redisDecides()).isEqualTo(3);
+        assertThat(local.redisDecides()).as("no outage since").isEqualTo(-1);
+
+        int threads = 4;
+        int each = 20_000;
+        java.util.concurrent.atomic.AtomicLong told = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(threads);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads + 1);
+        try {
+            for (int t = 0; t < threads; t++) {
+                pool.submit(() -> {
+                    for (int i = 0; i < each; i++) {
+                        local.decide("told", call, GONE);
+                    }
+                    done.countDown();
+                });
+            }
+            java.util.concurrent.Future<?> recoveries = pool.submit(() -> {
+                while (done.getCount() > 0) {
+                    told.addAndGet(Math.max(0, local.redisDecides()));
+                }
+            });
+            assertThat(done.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            recoveries.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        told.addAndGet(Math.max(0, local.redisDecides()));
+        assertThat(told.get()).isEqualTo((long) threads * each);
+    }
+
+    /**
      * Regression: a monthly quota decided in memory told a client to come back in 31 days during a 30-second outage.
      * Advice from memory goes no further than the time until Redis is asked again (the cause's), for every limit.
      */

@@ -8,9 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
-import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +26,7 @@ final class RedisMirror implements AutoCloseable {
     private final ScriptExecutor executor;
     private final LuaScript script;
     private final List<Object> key;
-    private final RTopic changes;
+    private final ForgetAnnouncements changes;
     private final Duration refreshEvery;
     private final ScheduledExecutorService timer;
     private final BiConsumer<List<Object>, Long> onRead;
@@ -57,7 +55,7 @@ final class RedisMirror implements AutoCloseable {
         this.executor = new ScriptExecutor(redisson, guard);
         this.script = script;
         this.key = List.of(key);
-        this.changes = redisson.getTopic(key + "-changed", StringCodec.INSTANCE);
+        this.changes = new ForgetAnnouncements(redisson, guard, key + "-changed");
         this.refreshEvery = refreshEvery;
         this.onRead = onRead;
         String name = "ratelimit-" + key.substring(key.lastIndexOf(':') + 1);
@@ -73,12 +71,16 @@ final class RedisMirror implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::refresh, 0, refreshEvery.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Runs a write of the script, waiting for Redis; then reads back at once and announces the change. */
+    /**
+     * Runs a write of the script, waiting for Redis; then reads back at once, announces the change and waits (within
+     * the guard's budget) until every instance that heard it has read it back too, so that the next call on any
+     * instance sees it.
+     */
     List<Object> change(Object... args) {
         List<Object> reply = executor.call(script, key, args);
         refresh().join();
         try {
-            changes.publishAsync("changed");
+            changes.announceAndWait("changed");
         } catch (RuntimeException e) {
             log.debug("A change of {} was not announced; other instances read it within {}", key, refreshEvery, e);
         }
@@ -139,11 +141,19 @@ final class RedisMirror implements AutoCloseable {
             return;
         }
         try {
-            changes.addListenerAsync(String.class, (channel, message) -> {
-                        if (!timer.isShutdown()) {
-                            timer.execute(this::refresh);
-                        }
-                    })
+            changes.channel()
+                    .addListenerAsync(
+                            String.class,
+                            (channel, message) -> changes.heardAsync(message, what -> {
+                                CompletableFuture<Void> readBack = new CompletableFuture<>();
+                                try {
+                                    timer.execute(
+                                            () -> refresh().whenComplete((read, error) -> readBack.complete(null)));
+                                } catch (RuntimeException closed) {
+                                    readBack.complete(null);
+                                }
+                                return readBack;
+                            }))
                     .whenComplete((id, error) -> {
                         if (error != null) {
                             listening.set(false);
@@ -161,7 +171,7 @@ final class RedisMirror implements AutoCloseable {
         timer.shutdownNow();
         if (listening.get()) {
             try {
-                changes.removeAllListenersAsync();
+                changes.channel().removeAllListenersAsync();
             } catch (RuntimeException e) {
                 log.debug("Could not stop listening for changes of {}", key, e);
             }

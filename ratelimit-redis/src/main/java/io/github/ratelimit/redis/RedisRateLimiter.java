@@ -24,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
@@ -72,7 +71,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     private final boolean cluster;
     private final int horizonWindows;
     private final LocalRefusals localRefusals;
-    private final RTopic resets;
+    private final ForgetAnnouncements resets;
     private final RedissonClient redisson;
     private final AtomicBoolean subscribing = new AtomicBoolean();
     /** Give-backs are told apart by this limiter's random 64 bits and a counter (unique, made without blocking). */
@@ -137,7 +136,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         this.codec = new RateLimitScriptCodec(horizonWindows);
         this.cluster = redisson.getConfig().isClusterConfig();
         this.localRefusals = localRefusals == 0 ? null : new LocalRefusals(localRefusals);
-        this.resets = redisson.getTopic(keys.resetChannel(), StringCodec.INSTANCE);
+        this.resets = new ForgetAnnouncements(redisson, guard, keys.resetChannel());
     }
 
     /** Where listeners of this implementation's events are added. */
@@ -359,7 +358,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
                     if (localRefusals != null && ScriptExecutor.number(reply.get(0)) > 0) {
                         for (String key : back.windowKeys()) {
                             localRefusals.forget(key);
-                            resets.publishAsync(key);
+                            resets.announce(key);
                         }
                     }
                     return reply;
@@ -373,13 +372,16 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     private void rememberRefusal(Decision decision, Map<String, LimitRequest> byKey, long sent, long resetsWhenSent) {
         if (!resetsHeard) {
             if (subscribing.compareAndSet(false, true)) {
-                resets.addListenerAsync(String.class, (channel, key) -> {
-                            if (FORGET_ALL.equals(key)) {
-                                localRefusals.forgetAll();
-                            } else {
-                                localRefusals.forget(key);
-                            }
-                        })
+                resets.channel()
+                        .addListenerAsync(
+                                String.class,
+                                (channel, message) -> resets.heard(message, key -> {
+                                    if (FORGET_ALL.equals(key)) {
+                                        localRefusals.forgetAll();
+                                    } else {
+                                        localRefusals.forget(key);
+                                    }
+                                }))
                         .whenComplete((id, error) -> {
                             resetsHeard = error == null;
                             subscribing.set(false);
@@ -408,7 +410,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         }
         if (localRefusals != null) {
             localRefusals.forget(key);
-            guard.call(() -> resets.publishAsync(key));
+            resets.announceAndWait(key);
         }
     }
 
@@ -418,7 +420,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         boolean lifted = executor.delete(RedisKeys.penaltyKey(key));
         if (localRefusals != null) {
             localRefusals.forget(key);
-            guard.call(() -> resets.publishAsync(key));
+            resets.announceAndWait(key);
         }
         return lifted;
     }
@@ -524,7 +526,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     public void forgetLocalState() {
         if (localRefusals != null) {
             localRefusals.forgetAll();
-            guard.call(() -> resets.publishAsync(FORGET_ALL));
+            resets.announceAndWait(FORGET_ALL);
         }
     }
 
