@@ -17,8 +17,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -61,6 +64,12 @@ abstract class GatewayContract {
 
     /** One gateway instance on {@code redisUrl}, sharing its counts with every instance of the same prefix. */
     ConfigurableApplicationContext instance(String prefix, String redisUrl, String limits) {
+        return instance(prefix, redisUrl, limits, Map.of());
+    }
+
+    /** One gateway instance, with properties that replace the contract's own. */
+    ConfigurableApplicationContext instance(
+            String prefix, String redisUrl, String limits, Map<String, Object> replacing) {
         Map<String, Object> properties = new LinkedHashMap<>();
         properties.put("server.port", "0");
         properties.put("spring.data.redis.url", redisUrl);
@@ -75,6 +84,7 @@ abstract class GatewayContract {
         properties.put("ratelimit.filter.rules[0].limits[0].limit", "2");
         properties.put("ratelimit.filter.rules[0].limits[0].window", "1m");
         properties.putAll(routes(upstream.uri(), limits));
+        properties.putAll(replacing);
         ConfigurableApplicationContext context = new SpringApplicationBuilder(application())
                 .web(type())
                 .properties(properties)
@@ -191,6 +201,42 @@ abstract class GatewayContract {
                         .contains("'per-clinet'")
                         .contains("[per-client]")
                         .contains("route 'api'"));
+    }
+
+    /**
+     * A gateway limit that cannot work (a limit of 0) fails the start naming its property, and the failed start leaves
+     * no ERROR behind it: a client stopped with the context is not asked to start again (it used to log Redisson's
+     * "cannot be started once stopped").
+     */
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aBadGatewayLimitFailsTheStartNamingItsPropertyAndNothingElseComplains(CapturedOutput output) {
+        java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+        assertThatThrownBy(() -> instance(
+                        "gw-" + UUID.randomUUID() + ":",
+                        redis.url(),
+                        "per-client",
+                        Map.of("ratelimit.gateway.limits.per-client.limits[0].limit", "0")))
+                .satisfies(failure -> assertThat(Causes.messages(failure))
+                        .contains("ratelimit.gateway.limits.per-client.limits[0].limit must be at least 1, but was 0"));
+        // every thread the failed start made (the client's, the connector's, the announcers') ends: none is left to
+        // complain later
+        java.util.function.Supplier<List<String>> left = () -> Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> !before.contains(thread))
+                .map(Thread::getName)
+                .filter(name -> name.startsWith("ratelimit-") || name.startsWith("redisson-"))
+                .filter(name -> !name.equals("ratelimit-budget-timer")) // one for the JVM, by design
+                .toList();
+        try {
+            io.github.ratelimit.test.support.Poll.until(
+                    "the threads of the failed start to end", java.time.Duration.ofSeconds(20), () -> left.get()
+                            .isEmpty());
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + ": " + left.get(), e);
+        }
+        assertThat(output.getOut() + output.getErr())
+                .doesNotContain("cannot be started once stopped")
+                .doesNotContain("Exception in thread");
     }
 
     static List<Throwable> chain(Throwable failure) {
