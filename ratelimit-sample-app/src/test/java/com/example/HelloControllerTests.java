@@ -1,4 +1,4 @@
-package io.github.ratelimit.sample;
+package com.example;
 
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
@@ -11,8 +11,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.webmvc.test.autoconfigure.WebMvcTest;
 import org.springframework.test.web.servlet.MockMvc;
 
-/** The README's quick-start test, as a user would write it for their own controller. */
-@WebMvcTest(controllers = HelloController.class, properties = "sample.embedded-redis=false")
+@WebMvcTest(HelloController.class)
 @AutoConfigureRateLimits
 @EmbeddedRedis
 class HelloControllerTests {

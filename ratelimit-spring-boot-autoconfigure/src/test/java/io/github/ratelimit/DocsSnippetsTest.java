@@ -1,0 +1,239 @@
+package io.github.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration;
+import io.github.ratelimit.autoconfigure.client.RateLimitClientAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
+import io.github.ratelimit.test.support.SharedRedis;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.core.io.ByteArrayResource;
+
+/**
+ * Every snippet of README.md and docs/*.md is held to the build: each block of Java or Kotlin is the code of a source
+ * file the build compiles (its code, in order, white space aside; its imports among the file's; a body written
+ * {@code { ... }} stands for the body the source has); each YAML block starts an
+ * application with the starter's auto-configuration on a real Redis (properties are bound strictly, so a misspelt
+ * key fails the start); each Maven dependency names an artifact this build makes or uses, at this build's version.
+ * Blocks that other tests run as printed are named where they are skipped: the gateway routes
+ * ({@code GatewayReadmeSnippetTest}). Shell blocks are the tours, whose answers the sample contracts assert.
+ */
+class DocsSnippetsTest {
+
+    private static final Path ROOT = root();
+
+    record Block(String file, int line, String language, String text) {
+        @Override
+        public String toString() {
+            return file + ":" + line + " (" + language + ")";
+        }
+    }
+
+    static List<Block> blocks() {
+        List<Path> docs = new ArrayList<>();
+        docs.add(ROOT.resolve("README.md"));
+        try (Stream<Path> files = Files.list(ROOT.resolve("docs"))) {
+            files.filter(p -> p.toString().endsWith(".md")).sorted().forEach(docs::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<Block> blocks = new ArrayList<>();
+        Pattern fence = Pattern.compile("(?m)^```(\\w*)\\n(.*?)^```", Pattern.DOTALL);
+        for (Path doc : docs) {
+            String text = read(doc);
+            Matcher m = fence.matcher(text);
+            while (m.find()) {
+                int line = (int) text.substring(0, m.start())
+                                .chars()
+                                .filter(c -> c == '\n')
+                                .count()
+                        + 1;
+                blocks.add(new Block(ROOT.relativize(doc).toString(), line, m.group(1), m.group(2)));
+            }
+        }
+        return blocks;
+    }
+
+    @TestFactory
+    Stream<DynamicTest> eachJavaOrKotlinSnippetIsTheCodeOfACompiledSource() {
+        Map<Path, List<String>> sources = sources();
+        return blocks().stream()
+                .filter(b -> b.language().equals("java") || b.language().equals("kotlin"))
+                .map(block -> DynamicTest.dynamicTest(block.toString(), () -> {
+                    List<String> snippet = normalized(block.text());
+                    List<Path> found = sources.entrySet().stream()
+                            .filter(source -> holds(source.getValue(), snippet))
+                            .map(Map.Entry::getKey)
+                            .toList();
+                    assertThat(found)
+                            .as("a compiled source holding %s:%n%s", block, block.text())
+                            .isNotEmpty();
+                }));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> eachYamlSnippetStartsAnApplication() {
+        return blocks().stream()
+                .filter(b -> b.language().equals("yaml"))
+                .filter(b -> !b.text().contains("spring.cloud.gateway")) // GatewayReadmeSnippetTest runs those
+                .map(block -> DynamicTest.dynamicTest(block.toString(), () -> {
+                    YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
+                    yaml.setResources(new ByteArrayResource(block.text().getBytes()));
+                    Properties properties = yaml.getObject();
+                    assertThat(properties).as("properties of %s", block).isNotEmpty();
+                    List<String> values = new ArrayList<>();
+                    properties.forEach((key, value) -> values.add(key + "=" + value));
+                    values.add("INTERNAL_KEY=an-internal-key"); // the placeholder the exemption snippet names
+                    values.add("spring.data.redis.url=" + SharedRedis.get().url()); // after the snippet's own
+                    values.add("ratelimit.key-prefix=docs-" + UUID.randomUUID() + ":");
+                    new WebApplicationContextRunner()
+                            .withConfiguration(AutoConfigurations.of(
+                                    RateLimitRedissonAutoConfiguration.class,
+                                    RateLimitRedisAutoConfiguration.class,
+                                    RateLimitAutoConfiguration.class,
+                                    RateLimitAopAutoConfiguration.class,
+                                    RateLimitWebAutoConfiguration.class,
+                                    RateLimitClientAutoConfiguration.class))
+                            .withPropertyValues(values.toArray(String[]::new))
+                            .run(context -> assertThat(context)
+                                    .as("an application with %s", block)
+                                    .hasNotFailed());
+                }));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> eachMavenDependencyIsOfThisBuild() {
+        String poms = poms();
+        String version = version();
+        Pattern dependency = Pattern.compile("<dependency>(.*?)</dependency>", Pattern.DOTALL);
+        return blocks().stream().filter(b -> b.language().equals("xml")).flatMap(block -> {
+            List<DynamicTest> tests = new ArrayList<>();
+            Matcher m = dependency.matcher(block.text());
+            while (m.find()) {
+                String named = m.group(1);
+                String group = element(named, "groupId");
+                String artifact = element(named, "artifactId");
+                String given = element(named, "version");
+                tests.add(DynamicTest.dynamicTest(block + " " + group + ":" + artifact, () -> {
+                    assertThat(poms)
+                            .as("a pom of this build using or making %s:%s", group, artifact)
+                            .containsPattern("(?s)<groupId>" + Pattern.quote(group) + "</groupId>\\s*<artifactId>"
+                                    + Pattern.quote(artifact) + "</artifactId>");
+                    if (given != null && !given.startsWith("${")) {
+                        assertThat(given).as("the version of %s", artifact).isEqualTo(version);
+                    }
+                }));
+            }
+            return tests.stream();
+        });
+    }
+
+    /**
+     * Whether a source holds a snippet: its package and import lines are among the source's (Java orders imports as it
+     * likes), and its other lines, with all white space taken out (so that where the formatter breaks a line does not
+     * matter), are a stretch of the source's, where a body written {@code { ... }} at the end stands for the body the
+     * source has.
+     */
+    static boolean holds(List<String> source, List<String> snippet) {
+        StringBuilder code = new StringBuilder();
+        for (String line : snippet) {
+            if (line.startsWith("import ") || line.startsWith("package ")) {
+                if (!source.contains(line)) {
+                    return false;
+                }
+            } else {
+                code.append(line.replaceAll("\\s", ""));
+            }
+        }
+        String wanted = code.toString();
+        if (wanted.endsWith("{...}")) {
+            wanted = wanted.substring(0, wanted.length() - "...}".length());
+        }
+        StringBuilder all = new StringBuilder();
+        for (String line : source) {
+            if (!line.startsWith("import ") && !line.startsWith("package ")) {
+                all.append(line.replaceAll("\\s", ""));
+            }
+        }
+        return all.indexOf(wanted) >= 0;
+    }
+
+    private static String element(String xml, String name) {
+        Matcher m = Pattern.compile("<" + name + ">([^<]*)</" + name + ">").matcher(xml);
+        return m.find() ? m.group(1).strip() : null;
+    }
+
+    /** Lines without their indentation and runs of spaces, blank lines left out. */
+    static List<String> normalized(String code) {
+        return code.lines()
+                .map(line -> line.strip().replaceAll("\\s+", " "))
+                .filter(line -> !line.isEmpty())
+                .toList();
+    }
+
+    private static Map<Path, List<String>> sources() {
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            return files.filter(p ->
+                            !p.toString().contains("/target/") && !p.toString().contains("/.git/"))
+                    .filter(p -> p.toString().contains("/src/"))
+                    .filter(p -> p.toString().endsWith(".java") || p.toString().endsWith(".kt"))
+                    .collect(java.util.stream.Collectors.toMap(p -> p, p -> normalized(read(p))));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String poms() {
+        try (Stream<Path> files = Files.walk(ROOT, 2)) {
+            StringBuilder all = new StringBuilder();
+            files.filter(p -> p.getFileName().toString().equals("pom.xml"))
+                    .filter(p -> !p.toString().contains("/target/"))
+                    .forEach(p -> all.append(read(p)));
+            return all.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String version() {
+        String pom = read(ROOT.resolve("pom.xml"));
+        int parentEnd = pom.indexOf("</parent>");
+        return element(pom.substring(parentEnd < 0 ? 0 : parentEnd), "version");
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Path root() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("README.md")) && Files.isDirectory(dir.resolve("docs"))) {
+                return dir;
+            }
+        }
+        throw new AssertionError("README.md not found above " + Path.of("").toAbsolutePath());
+    }
+}
