@@ -307,6 +307,7 @@ class ArchitectureTest {
                     "autoconfigure.client.RateLimitClientAutoConfiguration",
                     "autoconfigure.endpoint.RateLimitEndpointAutoConfiguration",
                     "autoconfigure.health.RateLimitHealthAutoConfiguration",
+                    "autoconfigure.memory.RateLimitMemoryAutoConfiguration",
                     "autoconfigure.metrics.RateLimitMetricsAutoConfiguration",
                     "autoconfigure.observation.RateLimitObservationAutoConfiguration",
                     "autoconfigure.openapi.RateLimitOpenApiAutoConfiguration",

@@ -30,6 +30,23 @@ public class RateLimitProperties implements Validator {
     private boolean enabled = true;
 
     /**
+     * Where rate limits are counted: redis (the default; every instance shares each limit, and the ratelimit-redis
+     * module, which the starter brings, must be on the class path) or memory (each instance counts alone, announced
+     * with a WARN at startup: for one instance, local development and tests; tokens, locks and concurrency limits
+     * need Redis and are not available). Never chosen for you: an application whose Redis is down keeps store redis
+     * and its failure mode.
+     */
+    private Store store = Store.REDIS;
+
+    /** Where rate limits are counted. */
+    public enum Store {
+        /** In Redis, shared by every instance. */
+        REDIS,
+        /** In this instance's memory alone. */
+        MEMORY
+    }
+
+    /**
      * Prefix of every Redis key the limiter writes: at most 64 letters, digits or '._:/-'. Change it to let
      * several applications share one Redis without sharing limits.
      */
@@ -685,6 +702,14 @@ public class RateLimitProperties implements Validator {
 
     public boolean isEnabled() {
         return enabled;
+    }
+
+    public Store getStore() {
+        return store;
+    }
+
+    public void setStore(Store store) {
+        this.store = store;
     }
 
     public void setEnabled(boolean enabled) {

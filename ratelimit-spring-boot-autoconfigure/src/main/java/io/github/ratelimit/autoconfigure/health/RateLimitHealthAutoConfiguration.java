@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Bean;
 
 /** The {@code ratelimit} health indicator: Redis answers in time and knows the scripts. */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
-@ConditionalOnClass(AbstractHealthIndicator.class)
+@ConditionalOnClass(value = AbstractHealthIndicator.class, name = "io.github.ratelimit.redis.RedisConnector")
 @ConditionalOnEnabledHealthIndicator("ratelimit")
 public final class RateLimitHealthAutoConfiguration {
 

@@ -1,26 +1,21 @@
 package io.github.ratelimit.autoconfigure.metrics;
 
 import io.github.ratelimit.decision.Fallbacks;
-import io.github.ratelimit.redis.RedisGuard;
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
- * The meters read from the starter's own counters: fallbacks by policy ({@code ratelimit.fallbacks}), Redis
- * calls that failed or were skipped while the breaker was open ({@code ratelimit.redis.failures},
- * {@code ratelimit.redis.skipped}) and whether it is open ({@code ratelimit.redis.circuit.open}).
+ * The meters read from the decision flow's own counters: fallbacks by policy ({@code ratelimit.fallbacks}), units
+ * charged, calls refused for a block, charges lost. Redis's own meters are {@link RedisMeters}'.
  */
 final class RateLimitMeters implements MeterBinder {
 
     private final Fallbacks fallbacks;
-    private final RedisGuard guard;
 
-    RateLimitMeters(Fallbacks fallbacks, RedisGuard guard) {
+    RateLimitMeters(Fallbacks fallbacks) {
         this.fallbacks = fallbacks;
-        this.guard = guard;
     }
 
     @Override
@@ -47,17 +42,6 @@ final class RateLimitMeters implements MeterBinder {
                     .register(registry);
             FunctionCounter.builder("ratelimit.charges.lost", fallbacks, Fallbacks::chargesLost)
                     .description("Charges after a call that Redis could not take")
-                    .register(registry);
-        }
-        if (guard != null) {
-            FunctionCounter.builder("ratelimit.redis.failures", guard, RedisGuard::failures)
-                    .description("Redis calls that failed or did not answer within the budget")
-                    .register(registry);
-            FunctionCounter.builder("ratelimit.redis.skipped", guard, RedisGuard::rejectedWhileOpen)
-                    .description("Redis calls not made because the circuit breaker was open")
-                    .register(registry);
-            Gauge.builder("ratelimit.redis.circuit.open", guard, g -> g.isOpen() ? 1 : 0)
-                    .description("Whether Redis is being left alone after failures")
                     .register(registry);
         }
     }

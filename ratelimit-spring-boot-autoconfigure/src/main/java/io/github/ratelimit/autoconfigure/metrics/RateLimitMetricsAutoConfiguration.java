@@ -7,10 +7,7 @@ import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.decision.Fallbacks;
-import io.github.ratelimit.redis.RedisGuard;
-import io.github.ratelimit.redis.RedisLockManager;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
@@ -20,6 +17,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Micrometer meters. What the limiter does is counted by a listener of its events ({@code ratelimit.decisions},
@@ -33,6 +31,23 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass(MeterRegistry.class)
 public final class RateLimitMetricsAutoConfiguration {
 
+    /** The Redis store's meters, where the Redis module is on the class path. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.github.ratelimit.redis.RedisGuard")
+    static final class Redis {
+
+        @Bean
+        SmartInitializingSingleton rateLimitRedisMeters(
+                ObjectProvider<io.github.ratelimit.redis.RedisGuard> guard,
+                ObjectProvider<MeterRegistry> registries,
+                ObjectProvider<LockManager> locks) {
+            return () -> {
+                MeterBinder binder = new RedisMeters(guard.getIfAvailable(), locks.getIfUnique());
+                registries.orderedStream().forEach(binder::bindTo);
+            };
+        }
+    }
+
     /** Told what the limiter does; counts and times it in the application's registry. */
     @Bean
     RateLimitListener rateLimitMetricsListener(ObjectProvider<MeterRegistry> registry) {
@@ -44,22 +59,14 @@ public final class RateLimitMetricsAutoConfiguration {
     @Bean
     SmartInitializingSingleton rateLimitMeters(
             ObjectProvider<Fallbacks> fallbacks,
-            ObjectProvider<RedisGuard> guard,
             ObjectProvider<MeterRegistry> registries,
             ObjectProvider<Plans> plans,
             ObjectProvider<RateLimitListener> listeners,
             ObjectProvider<DeclaredLimits> declared,
-            ObjectProvider<MethodDeclarations> methods,
-            ObjectProvider<LockManager> locks) {
+            ObjectProvider<MethodDeclarations> methods) {
         return () -> {
-            MeterBinder binder = new RateLimitMeters(fallbacks.getIfAvailable(), guard.getIfAvailable());
+            MeterBinder binder = new RateLimitMeters(fallbacks.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);
-            if (locks.getIfUnique() instanceof RedisLockManager redisLocks) {
-                registries.orderedStream().forEach(registry -> Gauge.builder(
-                                "ratelimit.locks.held", redisLocks, RedisLockManager::heldHere)
-                        .description("Locks this instance holds right now")
-                        .register(registry));
-            }
             // every declared limit's decision (and concurrency slot) counters at zero from the start: a rate or an
             // alert works from the
             // first event, not from the second

@@ -27,7 +27,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -42,6 +44,8 @@ import org.springframework.core.env.Environment;
  */
 @AutoConfiguration(after = RateLimitRedissonAutoConfiguration.class, before = RateLimitAutoConfiguration.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
+@ConditionalOnClass(name = "io.github.ratelimit.redis.RedisRateLimiter")
+@ConditionalOnProperty(name = "ratelimit.store", havingValue = "redis", matchIfMissing = true)
 public final class RateLimitRedisAutoConfiguration {
 
     /** Pause between attempts to make the first connection. */

@@ -5,7 +5,9 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -27,6 +29,8 @@ import org.springframework.util.ClassUtils;
 @AutoConfiguration(
         after = SslAutoConfiguration.class,
         afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass(name = "io.github.ratelimit.redis.RedisRateLimiter")
+@ConditionalOnProperty(name = "ratelimit.store", havingValue = "redis", matchIfMissing = true)
 public final class RateLimitRedissonAutoConfiguration {
 
     private static final String DETAILS =

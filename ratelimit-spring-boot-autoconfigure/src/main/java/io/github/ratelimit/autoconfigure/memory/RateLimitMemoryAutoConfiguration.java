@@ -1,0 +1,54 @@
+package io.github.ratelimit.autoconfigure.memory;
+
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.local.LocalRateLimiter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Where rate limits are counted when it is not Redis: with {@code ratelimit.store=memory}, in this instance's memory
+ * alone ({@link LocalRateLimiter}, the limiter that decides while Redis cannot), announced with a WARN at startup;
+ * without the Redis module and without that choice, the start fails saying so. The memory is never chosen for an
+ * application: one whose Redis is down keeps Redis and its failure mode.
+ */
+@AutoConfiguration(before = RateLimitAutoConfiguration.class)
+public final class RateLimitMemoryAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(RateLimitMemoryAutoConfiguration.class);
+
+    /** {@code ratelimit.store=memory}: a limiter in this instance's memory. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "ratelimit.store", havingValue = "memory")
+    static final class Memory {
+
+        @Bean
+        @ConditionalOnMissingBean(RateLimiter.class)
+        LocalRateLimiter rateLimiter(RateLimitProperties properties) {
+            log.warn("Rate limits are counted in this instance's memory (ratelimit.store=memory): each instance"
+                    + " enforces every limit alone, so N instances admit up to N times each limit; single-use"
+                    + " tokens, locks and concurrency limits need Redis (the ratelimit-redis module) and are not"
+                    + " available. For one instance, local development and tests.");
+            return new LocalRateLimiter(properties.getLocalLimits().getMaxEntries());
+        }
+    }
+
+    /** Store redis (the default) without the Redis module: the start fails naming both ways out. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("io.github.ratelimit.redis.RedisRateLimiter")
+    @ConditionalOnProperty(name = "ratelimit.store", havingValue = "redis", matchIfMissing = true)
+    static final class RedisModuleMissing {
+
+        @Bean
+        Object rateLimitStoreMissing() {
+            throw new StoreNotAvailableException();
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package io.github.ratelimit.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.autoconfigure.memory.RateLimitMemoryAutoConfiguration;
+import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.local.LocalRateLimiter;
+import io.github.ratelimit.test.support.Causes;
+import io.github.ratelimit.test.support.SharedRedis;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RedissonClient;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+/**
+ * Where rate limits are counted ({@code ratelimit.store}): the auto-configuration works without the Redis module
+ * (and Redisson) on the class path, in memory when the application says so and announced with a WARN; it fails the
+ * start, naming both ways out, when it would need Redis and cannot have it; and memory is never chosen silently.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class StoreTests {
+
+    public static class Service {
+        @RateLimited(limit = 3, windowMs = 60_000, key = "'one'")
+        public String limited() {
+            return "ok";
+        }
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    AopAutoConfiguration.class,
+                    RateLimitRedissonAutoConfiguration.class,
+                    RateLimitRedisAutoConfiguration.class,
+                    RateLimitMemoryAutoConfiguration.class,
+                    RateLimitAutoConfiguration.class,
+                    RateLimitMetricsAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
+            .withBean(Service.class);
+
+    /** Neither the Redis module nor Redisson can be loaded. */
+    private final ApplicationContextRunner withoutRedis =
+            runner.withClassLoader(new FilteredClassLoader("io.github.ratelimit.redis", "org.redisson"));
+
+    private static List<String> threeThenFour(Service service) {
+        List<String> answers = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            try {
+                answers.add(service.limited());
+            } catch (RateLimitExceededException e) {
+                answers.add("429");
+            }
+        }
+        return answers;
+    }
+
+    @Test
+    void withoutTheRedisModuleTheMemoryStoreLimitsAndSaysSo(CapturedOutput output) {
+        withoutRedis.withPropertyValues("ratelimit.store=memory").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(RateLimiter.class)).isInstanceOf(LocalRateLimiter.class);
+            assertThat(context).doesNotHaveBean("rateLimitRedissonClient");
+            assertThat(threeThenFour(context.getBean(Service.class))).containsExactly("ok", "ok", "ok", "429");
+        });
+        assertThat(output.getOut())
+                .contains("WARN")
+                .contains("Rate limits are counted in this instance's memory (ratelimit.store=memory)");
+    }
+
+    @Test
+    void withoutTheRedisModuleAndWithoutChoosingMemoryTheStartFailsNamingBothWaysOut() {
+        withoutRedis.run(context -> {
+            assertThat(context).hasFailed();
+            Throwable failure = context.getStartupFailure();
+            assertThat(Causes.messages(failure))
+                    .contains("ratelimit.store is redis (the default)")
+                    .contains("io.github.ratelimit:ratelimit-redis");
+        });
+    }
+
+    @Test
+    void memoryChosenWithRedisAroundMakesNoRedisClient(CapturedOutput output) {
+        runner.withPropertyValues(
+                        "ratelimit.store=memory",
+                        "spring.data.redis.url=" + SharedRedis.get().url())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(RedissonClient.class);
+                    assertThat(context.getBean(RateLimiter.class)).isInstanceOf(LocalRateLimiter.class);
+                    assertThat(threeThenFour(context.getBean(Service.class))).containsExactly("ok", "ok", "ok", "429");
+                });
+        assertThat(output.getOut()).contains("ratelimit.store=memory");
+    }
+
+    @Test
+    void redisIsTheDefaultStoreAndMemoryIsNeverChosenForAnApplication() {
+        runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", "ratelimit.key-prefix=store-default:")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(RateLimiter.class)).isNotInstanceOf(LocalRateLimiter.class);
+                    assertThat(context).hasSingleBean(RedissonClient.class);
+                });
+        runner.withPropertyValues("ratelimit.store=disk")
+                .run(context ->
+                        assertThat(Causes.messages(context.getStartupFailure())).contains("ratelimit.store"));
+    }
+}
