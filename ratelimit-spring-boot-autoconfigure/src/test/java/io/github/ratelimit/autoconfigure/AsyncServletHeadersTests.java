@@ -60,6 +60,7 @@ class AsyncServletHeadersTests {
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
                         "ratelimit.key-prefix=async-mvc-" + UUID.randomUUID() + ":")
                 .withBean(Api.class)
                 .run(context -> {

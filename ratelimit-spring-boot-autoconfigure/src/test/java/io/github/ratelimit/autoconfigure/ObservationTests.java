@@ -89,6 +89,7 @@ class ObservationTests {
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
                         "ratelimit.key-prefix=observed-" + UUID.randomUUID() + ":")
                 .withBean(ObservationRegistry.class, () -> registry)
                 .withBean(Service.class)

@@ -125,6 +125,7 @@ class RateLimitListenerTests {
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
                         "ratelimit.key-prefix=listened-" + UUID.randomUUID() + ":")
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
                 .withBean(Told.class, () -> told)

@@ -203,6 +203,7 @@ class ConcurrencyLimitTests {
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
                         "ratelimit.key-prefix=conc-http-" + UUID.randomUUID() + ":")
                 .withBean(Slow.class)
                 .withBean(SimpleMeterRegistry.class)

@@ -167,6 +167,7 @@ class EverydayLimitsTests {
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
                         "ratelimit.redis.timeout=5s",
                         "ratelimit.key-prefix=" + prefix);
     }

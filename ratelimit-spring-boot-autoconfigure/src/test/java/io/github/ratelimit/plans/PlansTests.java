@@ -83,6 +83,7 @@ class PlansTests {
     private static final String[] PLANS = {
         "spring.data.redis.url=" + SharedRedis.get().url(),
         "ratelimit.redis.require-at-startup=true",
+        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
         // exactness under 32 threads on a busy machine: a call that missed a 200 ms budget would fail open
         "ratelimit.redis.timeout=5s",
         "ratelimit.plans.groups.reports.plans.free[0].limit=2",

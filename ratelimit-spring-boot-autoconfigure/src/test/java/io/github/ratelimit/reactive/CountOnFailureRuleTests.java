@@ -140,6 +140,7 @@ class CountOnFailureRuleTests {
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
                         "ratelimit.key-prefix=count-on-failure-" + UUID.randomUUID() + ":")
                 .withPropertyValues(RULE)
                 .withBean(ReactiveLogin.class)

@@ -140,6 +140,7 @@ class FailureCountedBeforeTheAnswerTests {
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
                         "ratelimit.key-prefix=counted-first-" + UUID.randomUUID() + ":")
                 .withPropertyValues(RULE)
                 .withBean(ServletLogin.class)
@@ -173,6 +174,7 @@ class FailureCountedBeforeTheAnswerTests {
                 .withPropertyValues(
                         "spring.data.redis.url=" + SharedRedis.get().url(),
                         "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
                         "ratelimit.key-prefix=counted-first-" + UUID.randomUUID() + ":")
                 .withPropertyValues(RULE)
                 .withBean(ReactiveLogin.class)

@@ -182,6 +182,7 @@ class ReactiveStackTests {
             .withPropertyValues(
                     "spring.data.redis.url=" + SharedRedis.get().url(),
                     "ratelimit.redis.require-at-startup=true",
+                    "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
                     "ratelimit.redis.timeout=5s", // exactness under 32 subscriptions on a busy machine
                     "ratelimit.key-prefix=reactive-" + UUID.randomUUID() + ":",
                     "ratelimit.filter.rules[0].paths=/ping",

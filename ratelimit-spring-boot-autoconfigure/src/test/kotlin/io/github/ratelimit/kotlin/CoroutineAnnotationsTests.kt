@@ -130,6 +130,7 @@ class CoroutineAnnotationsTests {
         .withPropertyValues(
             "spring.data.redis.url=" + SharedRedis.get().url(),
             "ratelimit.redis.require-at-startup=true",
+            "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
             "ratelimit.key-prefix=kotlin-" + UUID.randomUUID() + ":",
         )
         .withBean(Jobs::class.java)

@@ -81,6 +81,7 @@ class OutboundLimitsTests {
                         // each instance connected before it calls: a call made while it still connects in the
                         // background is decided in memory, and two instances' memories do not share one budget
                         "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
                         "ratelimit.key-prefix=" + prefix,
                         "ratelimit.client.rules[0].name=upstream",
                         "ratelimit.client.rules[0].hosts=127.0.0.1",

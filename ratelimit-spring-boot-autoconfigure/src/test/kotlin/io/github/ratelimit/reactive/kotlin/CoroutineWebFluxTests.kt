@@ -79,6 +79,7 @@ class CoroutineWebFluxTests {
         .withPropertyValues(
             "spring.data.redis.url=" + SharedRedis.get().url(),
             "ratelimit.redis.require-at-startup=true",
+            "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
             "ratelimit.key-prefix=kotlin-web-" + UUID.randomUUID() + ":",
         )
         .withBean(Api::class.java)
