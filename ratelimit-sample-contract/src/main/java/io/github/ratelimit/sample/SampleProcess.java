@@ -42,9 +42,12 @@ final class SampleProcess {
         return port;
     }
 
-    /** Starts the application class from the test's class path. */
-    static SampleProcess ofClass(Class<?> application, int redisPort) throws IOException {
-        return start(List.of("-cp", System.getProperty("java.class.path"), application.getName()), redisPort);
+    /** Starts the application class from the test's class path, with more arguments if given. */
+    static SampleProcess ofClass(Class<?> application, int redisPort, String... arguments) throws IOException {
+        List<String> launch =
+                new ArrayList<>(List.of("-cp", System.getProperty("java.class.path"), application.getName()));
+        launch.addAll(List.of(arguments));
+        return start(launch, redisPort);
     }
 
     /** Starts {@code java <launch> --server.port=0 --spring.data.redis.url=<redis>}. */
