@@ -13,9 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.WebApplicationType;
@@ -29,28 +26,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * What a gateway route limited by {@code ratelimit.gateway.limits} answers, on a real gateway proxying to a stub
  * upstream, two instances on one real Redis: the same contract on both gateway servers.
  */
-abstract class GatewayContract {
-
-    static RedisProcess redis;
-    static Upstream upstream;
-    final List<ConfigurableApplicationContext> started = new ArrayList<>();
-
-    @BeforeAll
-    static void startRedisAndUpstream() {
-        redis = RedisProcess.start();
-        upstream = new Upstream();
-    }
-
-    @AfterAll
-    static void stopRedisAndUpstream() {
-        upstream.close();
-        redis.close();
-    }
-
-    @AfterEach
-    void closeInstances() {
-        started.forEach(ConfigurableApplicationContext::close);
-    }
+abstract class GatewayContract extends GatewayFixture {
 
     abstract WebApplicationType type();
 

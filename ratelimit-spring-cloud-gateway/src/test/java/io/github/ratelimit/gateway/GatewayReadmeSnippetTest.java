@@ -3,19 +3,14 @@ package io.github.ratelimit.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.test.support.RedisCommands;
-import io.github.ratelimit.test.support.RedisProcess;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.springframework.boot.WebApplicationType;
@@ -26,7 +21,6 @@ import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import reactor.core.publisher.Mono;
 
 /**
  * The README's gateway YAML (section "Spring Cloud Gateway"), read from the README itself and run as printed on both
@@ -36,28 +30,7 @@ import reactor.core.publisher.Mono;
  * snippet's 5 per second and answers the rest 429; on WebFlux the fields name the tightest limit, counted by the
  * {@code userKey} resolver's key; on Web MVC the shortcut form {@code RateLimits=per-client} counts the client.
  */
-class GatewayReadmeSnippetTest {
-
-    static RedisProcess redis;
-    static Upstream upstream;
-    final List<ConfigurableApplicationContext> started = new ArrayList<>();
-
-    @BeforeAll
-    static void startRedisAndUpstream() {
-        redis = RedisProcess.start();
-        upstream = new Upstream();
-    }
-
-    @AfterAll
-    static void stopRedisAndUpstream() {
-        upstream.close();
-        redis.close();
-    }
-
-    @AfterEach
-    void closeInstances() {
-        started.forEach(ConfigurableApplicationContext::close);
-    }
+class GatewayReadmeSnippetTest extends GatewayFixture {
 
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
@@ -66,8 +39,7 @@ class GatewayReadmeSnippetTest {
         /** The resolver the README's route names: here, the X-Client header. */
         @Bean
         KeyResolver userKey() {
-            return exchange ->
-                    Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Client"));
+            return GatewayFixture.clientHeader();
         }
     }
 

@@ -7,7 +7,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import reactor.core.publisher.Mono;
 
 /** Spring Cloud Gateway server-webflux: {@code RequestRateLimiter} with {@link RateLimitRouteLimiter}. */
 class GatewayWebFluxTests extends GatewayContract {
@@ -19,8 +18,7 @@ class GatewayWebFluxTests extends GatewayContract {
         /** The route's key: the X-Client header. */
         @Bean
         KeyResolver clientKey() {
-            return exchange ->
-                    Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Client"));
+            return GatewayFixture.clientHeader();
         }
     }
 
