@@ -394,7 +394,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
     /**
      * Forgets the counts (and penalty box), and on every instance the local refusals, of one identifier under one
-     * limit. The other instances hear it through Redis pub/sub on the same client.
+     * limit. The other instances hear it through Redis pub/sub on the same client; this returns once each that heard
+     * it has forgotten (within the guard's budget), so that the next call on any instance is decided afresh.
      */
     @Override
     public void reset(RateLimit limit, ClientIdentifier identifier) {
