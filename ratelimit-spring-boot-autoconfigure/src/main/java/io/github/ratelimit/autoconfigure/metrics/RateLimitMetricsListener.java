@@ -204,12 +204,7 @@ final class RateLimitMetricsListener implements RateLimitListener {
             String name = outcome.request().limit().name();
             String plan = outcome.request().limit().plan();
             if (outcome.adviceCapped()) {
-                counter(
-                                "ratelimit.retry.advice.capped",
-                                "Refused calls told the staggered-advice horizon instead of their own slot",
-                                "limit",
-                                name)
-                        .increment();
+                advicesCapped(name).increment();
             }
             RateLimit limit = outcome.request().limit();
             if (!outcome.allowed()
@@ -275,6 +270,15 @@ final class RateLimitMetricsListener implements RateLimitListener {
         if (!limit.penalty().isZero()) {
             penalties(limit.name());
         }
+        advicesCapped(limit.name());
+    }
+
+    private Counter advicesCapped(String limit) {
+        return counter(
+                "ratelimit.retry.advice.capped",
+                "Refused calls told the staggered-advice horizon instead of their own slot",
+                "limit",
+                limit);
     }
 
     private Counter penalties(String limit) {
