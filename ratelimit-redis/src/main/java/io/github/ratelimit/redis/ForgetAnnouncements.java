@@ -63,12 +63,13 @@ final class ForgetAnnouncements {
             long budget = guard.budget().toNanos();
             if (listeners > 0 && !forgotten.tryAcquire((int) listeners, budget, TimeUnit.NANOSECONDS)) {
                 log.warn(
-                        "{} of {} instance(s) confirmed within {} ms that they forgot their remembered refusals of"
-                                + " {}; the others forget them when the announcement reaches them",
+                        "{} of {} instance(s) confirmed within {} ms that they applied '{}' announced on {}; the"
+                                + " others apply it when the announcement reaches them",
                         forgotten.availablePermits(),
                         listeners,
                         guard.budget().toMillis(),
-                        key);
+                        key,
+                        announcements.getChannelNames());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
