@@ -80,6 +80,17 @@ class StoreTests {
     }
 
     @Test
+    void rateLimitsOffInMemoryLimitNothing() {
+        withoutRedis
+                .withPropertyValues("ratelimit.store=memory", "ratelimit.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(RateLimiter.class)).isNotInstanceOf(LocalRateLimiter.class);
+                    assertThat(threeThenFour(context.getBean(Service.class))).containsExactly("ok", "ok", "ok", "ok");
+                });
+    }
+
+    @Test
     void withoutTheRedisModuleAndWithoutChoosingMemoryTheStartFailsNamingBothWaysOut() {
         withoutRedis.run(context -> {
             assertThat(context).hasFailed();

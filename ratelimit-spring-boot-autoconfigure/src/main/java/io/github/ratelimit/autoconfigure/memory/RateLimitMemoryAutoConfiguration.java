@@ -7,6 +7,7 @@ import io.github.ratelimit.local.LocalRateLimiter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -24,9 +25,13 @@ public final class RateLimitMemoryAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(RateLimitMemoryAutoConfiguration.class);
 
-    /** {@code ratelimit.store=memory}: a limiter in this instance's memory. */
+    /**
+     * {@code ratelimit.store=memory}: a limiter in this instance's memory (with rate limits on; off, the limiter that
+     * admits every call stands in, as with Redis).
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = "ratelimit.store", havingValue = "memory")
+    @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
     static final class Memory {
 
         @Bean
