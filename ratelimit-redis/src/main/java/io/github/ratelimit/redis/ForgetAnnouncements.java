@@ -2,12 +2,11 @@ package io.github.ratelimit.redis;
 
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
@@ -17,8 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Tells every instance that what it remembers of a key is stale (refusals served in the JVM after a reset, a penalty
- * lifted, a give-back; an operator's blocks after one is lifted), on one pub/sub channel. An operator's write waits until every instance that heard it says it
- * has forgotten ({@link #announceAndWait}): the message carries a nonce, each listener acknowledges it on a second
+ * lifted, a give-back; an operator's blocks after one is lifted), on one pub/sub channel, and owns the subscription
+ * of those who remember ({@link #listen}). An operator's write waits until every instance that heard it says it has
+ * forgotten ({@link #announceAndWait}): the message carries a nonce, each listener acknowledges it on a second
  * channel once it has forgotten, and the writer counts acknowledgements up to the number of listeners Redis delivered
  * the message to, within the guard's budget. So the next call on any instance sees the write. Other announcements
  * ({@link #announce}) are not waited for.
@@ -31,6 +31,8 @@ final class ForgetAnnouncements {
     private final RTopic acknowledgements;
     private final RedisGuard guard;
     private final Map<String, Semaphore> waiting = new ConcurrentHashMap<>();
+    private final AtomicBoolean subscribing = new AtomicBoolean();
+    private volatile boolean listening;
     private volatile boolean hearingAcknowledgements;
 
     ForgetAnnouncements(RedissonClient redisson, RedisGuard guard, String channel) {
@@ -39,9 +41,42 @@ final class ForgetAnnouncements {
         this.guard = guard;
     }
 
-    /** The channel of announcements, for a listener ({@link #heard} reads its messages). */
-    RTopic channel() {
-        return announcements;
+    /**
+     * Starts hearing announcements, once: each announced key is given to {@code forget}, and acknowledged (if its
+     * sender waits) once the stage it returns has completed. A subscription that failed is tried again on the next
+     * call; nothing here waits for Redis.
+     *
+     * @return whether announcements are heard now
+     */
+    boolean listen(Function<String, CompletionStage<?>> forget) {
+        if (listening) {
+            return true;
+        }
+        if (subscribing.compareAndSet(false, true)) {
+            try {
+                announcements
+                        .addListenerAsync(String.class, (channel, message) -> heard(message, forget))
+                        .whenComplete((id, error) -> {
+                            listening = error == null;
+                            subscribing.set(false);
+                        });
+            } catch (RuntimeException e) {
+                subscribing.set(false);
+            }
+        }
+        return false;
+    }
+
+    /** Whether announcements are heard (until then, whoever remembers learns of changes otherwise). */
+    boolean isListening() {
+        return listening;
+    }
+
+    /** Stops hearing announcements. */
+    void stopListening() {
+        if (listening || subscribing.get()) {
+            announcements.removeAllListenersAsync();
+        }
     }
 
     /** Announces without waiting (a give-back: no one waits for it). */
@@ -78,23 +113,8 @@ final class ForgetAnnouncements {
         }
     }
 
-    /**
-     * Reads an announcement: gives its key to {@code forget} and then, if its sender waits, acknowledges it.
-     *
-     * @param message a key, a newline and the sender's nonce (none when it does not wait)
-     */
-    void heard(String message, Consumer<String> forget) {
-        heardAsync(message, key -> {
-            forget.accept(key);
-            return CompletableFuture.completedFuture(null);
-        });
-    }
-
-    /**
-     * Reads an announcement whose forgetting ends later (a copy read again): acknowledges it, if its sender waits,
-     * once the stage {@code forget} returns has completed.
-     */
-    void heardAsync(String message, Function<String, CompletionStage<?>> forget) {
+    /** Reads an announcement: a key, a newline and the sender's nonce (none when it does not wait). */
+    private void heard(String message, Function<String, CompletionStage<?>> forget) {
         int nonceAt = message.lastIndexOf('\n');
         CompletionStage<?> forgotten = forget.apply(nonceAt < 0 ? message : message.substring(0, nonceAt));
         if (nonceAt >= 0 && nonceAt < message.length() - 1) {

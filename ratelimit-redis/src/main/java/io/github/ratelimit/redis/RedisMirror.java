@@ -3,10 +3,11 @@ package io.github.ratelimit.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
@@ -30,8 +31,6 @@ final class RedisMirror implements AutoCloseable {
     private final Duration refreshEvery;
     private final ScheduledExecutorService timer;
     private final BiConsumer<List<Object>, Long> onRead;
-    private final AtomicBoolean listening = new AtomicBoolean();
-    private volatile boolean subscribed;
     /**
      * The last read asked for. Reads run one after the other, each asked once the one before it has been kept: two
      * reads on two connections could otherwise be answered out of order, and an older copy (read before a change)
@@ -132,49 +131,30 @@ final class RedisMirror implements AutoCloseable {
 
     /** Whether this instance hears the announcements of changes (until then it learns of them by its reads). */
     boolean isListening() {
-        return subscribed;
+        return changes.isListening();
     }
 
-    /** Subscribes to the announcements, once Redis answered; tried again on the next read if it failed. */
+    /** Subscribes to the announcements once Redis answered (tried again on the next read if it failed). */
     private void listen() {
-        if (!listening.compareAndSet(false, true)) {
-            return;
-        }
+        changes.listen(what -> readBack());
+    }
+
+    /** A read asked for on this mirror's thread, complete once kept (at once when the mirror is closed). */
+    private CompletionStage<?> readBack() {
         try {
-            changes.channel()
-                    .addListenerAsync(
-                            String.class,
-                            (channel, message) -> changes.heardAsync(message, what -> {
-                                CompletableFuture<Void> readBack = new CompletableFuture<>();
-                                try {
-                                    timer.execute(
-                                            () -> refresh().whenComplete((read, error) -> readBack.complete(null)));
-                                } catch (RuntimeException closed) {
-                                    readBack.complete(null);
-                                }
-                                return readBack;
-                            }))
-                    .whenComplete((id, error) -> {
-                        if (error != null) {
-                            listening.set(false);
-                        } else {
-                            subscribed = true;
-                        }
-                    });
-        } catch (RuntimeException e) {
-            listening.set(false);
+            return CompletableFuture.supplyAsync(this::refresh, timer).thenCompose(read -> read);
+        } catch (RejectedExecutionException closed) {
+            return CompletableFuture.completedFuture(null);
         }
     }
 
     @Override
     public void close() {
         timer.shutdownNow();
-        if (listening.get()) {
-            try {
-                changes.channel().removeAllListenersAsync();
-            } catch (RuntimeException e) {
-                log.debug("Could not stop listening for changes of {}", key, e);
-            }
+        try {
+            changes.stopListening();
+        } catch (RuntimeException e) {
+            log.debug("Could not stop listening for changes of {}", key, e);
         }
     }
 }

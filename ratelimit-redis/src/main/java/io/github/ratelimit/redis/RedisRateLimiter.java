@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -73,13 +72,11 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     private final LocalRefusals localRefusals;
     private final ForgetAnnouncements resets;
     private final RedissonClient redisson;
-    private final AtomicBoolean subscribing = new AtomicBoolean();
     /** Give-backs are told apart by this limiter's random 64 bits and a counter (unique, made without blocking). */
     private final long callPrefix = new SecureRandom().nextLong();
 
     private final AtomicLong callIds = new AtomicLong();
     private final AttemptIds attempts = new AttemptIds();
-    private volatile boolean resetsHeard;
 
     /** The guess of Redis's clock around which a calendar quota's decision names its periods. */
     private final RedisClock redisClock = new RedisClock();
@@ -370,23 +367,15 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
      * a stale local refusal behind); until then, starts listening.
      */
     private void rememberRefusal(Decision decision, Map<String, LimitRequest> byKey, long sent, long resetsWhenSent) {
-        if (!resetsHeard) {
-            if (subscribing.compareAndSet(false, true)) {
-                resets.channel()
-                        .addListenerAsync(
-                                String.class,
-                                (channel, message) -> resets.heard(message, key -> {
-                                    if (FORGET_ALL.equals(key)) {
-                                        localRefusals.forgetAll();
-                                    } else {
-                                        localRefusals.forget(key);
-                                    }
-                                }))
-                        .whenComplete((id, error) -> {
-                            resetsHeard = error == null;
-                            subscribing.set(false);
-                        });
+        boolean heard = resets.listen(key -> {
+            if (FORGET_ALL.equals(key)) {
+                localRefusals.forgetAll();
+            } else {
+                localRefusals.forget(key);
             }
+            return CompletableFuture.completedFuture(null);
+        });
+        if (!heard) {
             return;
         }
         localRefusals.remember(decision, byKey, sent, resetsWhenSent);
