@@ -67,10 +67,8 @@ public final class RateLimitMetricsAutoConfiguration {
         return () -> {
             MeterBinder binder = new RateLimitMeters(fallbacks.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);
-            // every declared limit's decision and capped-advice (and concurrency slot) counters at zero from the start:
-            // a rate or an
-            // alert works from the
-            // first event, not from the second
+            // every declared limit's decision and capped-advice (and concurrency slot) counters at zero from the
+            // start: a rate or an alert works from the first event, not from the second
             listeners
                     .orderedStream()
                     .filter(RateLimitMetricsListener.class::isInstance)

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure.metrics;
 
+import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisLockManager;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -16,13 +17,13 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 final class RedisMeters implements MeterBinder {
 
     private final RedisGuard guard;
-    private final Object locks;
+    private final LockManager locks;
 
     /**
      * @param guard the Redis guard, or null
      * @param locks the lock manager, or null (its gauge is bound when it is the Redis one)
      */
-    RedisMeters(RedisGuard guard, Object locks) {
+    RedisMeters(RedisGuard guard, LockManager locks) {
         this.guard = guard;
         this.locks = locks;
     }
