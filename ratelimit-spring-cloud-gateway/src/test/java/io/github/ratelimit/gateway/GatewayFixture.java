@@ -3,11 +3,15 @@ package io.github.ratelimit.gateway;
 import io.github.ratelimit.test.support.RedisProcess;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Mono;
 
 /**
@@ -37,8 +41,33 @@ abstract class GatewayFixture {
         started.forEach(ConfigurableApplicationContext::close);
     }
 
-    /** A WebFlux route's key: the X-Client header the tests send. */
-    static KeyResolver clientHeader() {
-        return exchange -> Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Client"));
+    /** A gateway on server-webflux, whose routes' key resolver {@code userKey} (the README's name) reads X-Client. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class WebFluxGateway {
+
+        @Bean
+        KeyResolver userKey() {
+            return exchange ->
+                    Mono.justOrEmpty(exchange.getRequest().getHeaders().getFirst("X-Client"));
+        }
     }
+
+    /** A gateway on server-webmvc. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class MvcGateway {}
+
+    /** Only the WebFlux server of the gateway: both are on this module's test class path. */
+    static final Map<String, Object> ONLY_WEBFLUX = Map.of(
+            "spring.autoconfigure.exclude",
+            String.join(
+                    ",",
+                    "org.springframework.cloud.gateway.server.mvc.GatewayServerMvcAutoConfiguration",
+                    "org.springframework.cloud.gateway.server.mvc.filter.FilterAutoConfiguration",
+                    "org.springframework.cloud.gateway.server.mvc.handler.HandlerFunctionAutoConfiguration",
+                    "org.springframework.cloud.gateway.server.mvc.predicate.PredicateAutoConfiguration"));
+
+    /** Only the Web MVC server of the gateway. */
+    static final Map<String, Object> ONLY_MVC = Map.of("spring.cloud.gateway.server.webflux.enabled", "false");
 }

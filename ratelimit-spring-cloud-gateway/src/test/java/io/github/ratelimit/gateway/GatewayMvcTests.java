@@ -8,15 +8,9 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.annotation.Configuration;
 
 /** Spring Cloud Gateway server-webmvc: the {@code RateLimits} filter function. */
 class GatewayMvcTests extends GatewayContract {
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    static class Gateway {}
 
     @Override
     WebApplicationType type() {
@@ -25,7 +19,7 @@ class GatewayMvcTests extends GatewayContract {
 
     @Override
     Class<?> application() {
-        return Gateway.class;
+        return MvcGateway.class;
     }
 
     @Override
@@ -55,7 +49,7 @@ class GatewayMvcTests extends GatewayContract {
     Map<String, Object> routes(String upstream, String limits) {
         String route = "spring.cloud.gateway.server.webmvc.routes";
         Map<String, Object> routes = new java.util.LinkedHashMap<>();
-        routes.put("spring.cloud.gateway.server.webflux.enabled", "false");
+        routes.putAll(ONLY_MVC);
         routes.put(route + "[0].id", "api");
         routes.put(route + "[0].uri", upstream);
         routes.put(route + "[0].predicates[0]", "Path=/api/**");

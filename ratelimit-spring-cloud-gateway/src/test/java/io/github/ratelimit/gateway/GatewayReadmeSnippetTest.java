@@ -14,13 +14,9 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * The README's gateway YAML (section "Spring Cloud Gateway"), read from the README itself and run as printed on both
@@ -31,21 +27,6 @@ import org.springframework.context.annotation.Configuration;
  * {@code userKey} resolver's key; on Web MVC the shortcut form {@code RateLimits=per-client} counts the client.
  */
 class GatewayReadmeSnippetTest extends GatewayFixture {
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    static class WebFluxGateway {
-
-        /** The resolver the README's route names: here, the X-Client header. */
-        @Bean
-        KeyResolver userKey() {
-            return GatewayFixture.clientHeader();
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableAutoConfiguration
-    static class MvcGateway {}
 
     /** The first YAML block after the README's heading "## Spring Cloud Gateway", as printed. */
     static String readmeYaml() throws IOException {
@@ -92,17 +73,7 @@ class GatewayReadmeSnippetTest extends GatewayFixture {
 
     @Test
     void theReadmesWebFluxRouteAdmitsFivePerSecondPerResolvedKey() throws Exception {
-        ConfigurableApplicationContext gateway = start(
-                WebFluxGateway.class,
-                WebApplicationType.REACTIVE,
-                Map.of(
-                        "spring.autoconfigure.exclude",
-                        String.join(
-                                ",",
-                                "org.springframework.cloud.gateway.server.mvc.GatewayServerMvcAutoConfiguration",
-                                "org.springframework.cloud.gateway.server.mvc.filter.FilterAutoConfiguration",
-                                "org.springframework.cloud.gateway.server.mvc.handler.HandlerFunctionAutoConfiguration",
-                                "org.springframework.cloud.gateway.server.mvc.predicate.PredicateAutoConfiguration")));
+        ConfigurableApplicationContext gateway = start(WebFluxGateway.class, WebApplicationType.REACTIVE, ONLY_WEBFLUX);
         List<HttpResponse<String>> answers = withinOneSecond(gateway);
         HttpResponse<String> admitted = answers.stream()
                 .filter(answer -> answer.statusCode() == 200)
@@ -115,10 +86,7 @@ class GatewayReadmeSnippetTest extends GatewayFixture {
 
     @Test
     void theReadmesWebMvcRouteInItsShortcutFormAdmitsFivePerSecond() throws Exception {
-        ConfigurableApplicationContext gateway = start(
-                MvcGateway.class,
-                WebApplicationType.SERVLET,
-                Map.of("spring.cloud.gateway.server.webflux.enabled", "false"));
+        ConfigurableApplicationContext gateway = start(MvcGateway.class, WebApplicationType.SERVLET, ONLY_MVC);
         withinOneSecond(gateway);
     }
 
