@@ -166,6 +166,16 @@ public final class RateLimitEvents implements RateLimitListener {
     }
 
     @Override
+    public void fellBack(String what, FailureMode mode, RedisUnavailableException cause) {
+        tellEach(listener -> listener.fellBack(what, mode, cause));
+    }
+
+    @Override
+    public void charged(String what, long units, Throwable error) {
+        tellEach(listener -> listener.charged(what, units, error));
+    }
+
+    @Override
     public void gaveBack(String what, GiveBack outcome) {
         tellEach(listener -> listener.gaveBack(what, outcome));
     }

@@ -87,6 +87,22 @@ public interface RateLimitListener {
      */
     default void fellBack(String what, FailureMode mode) {}
 
+    /**
+     * {@link #fellBack(String, FailureMode)} with why the store could not decide; what the decision flow tells. By
+     * default, tells the shorter form, so a listener implements whichever it needs.
+     */
+    default void fellBack(String what, FailureMode mode, RedisUnavailableException cause) {
+        fellBack(what, mode);
+    }
+
+    /**
+     * A charge after a call ran (a limit that charges what calls used): taken, or not confirmed by the store.
+     *
+     * @param what the method charged
+     * @param error why the store did not confirm it, or null when it was taken
+     */
+    default void charged(String what, long units, Throwable error) {}
+
     /** A call refused because an operator blocked this client. */
     default void blocked(ClientIdentifier client) {}
 

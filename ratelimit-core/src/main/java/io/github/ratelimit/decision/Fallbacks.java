@@ -1,8 +1,13 @@
 package io.github.ratelimit.decision;
 
+import io.github.ratelimit.annotation.FailureMode;
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.LogThrottle;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -10,9 +15,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Counts and logs the decisions made without Redis: rate limits that failed open (the call went through
  * unchecked) or closed (the call was refused with 503). Logs the first of each kind, then at most one line every
- * 10 s, with the running count, so an outage cannot flood the log.
+ * 10 s, with the running count, so an outage cannot flood the log. Also counts charges and calls refused for a block.
+ *
+ * <p>A listener like any other: the decision flow tells it what it tells every listener, first.
  */
-public final class Fallbacks {
+public final class Fallbacks implements RateLimitListener {
 
     private static final Logger log = LoggerFactory.getLogger(Fallbacks.class);
 
@@ -22,18 +29,16 @@ public final class Fallbacks {
     private final AtomicLong chargedUnits = new AtomicLong();
     private final AtomicLong chargesLost = new AtomicLong();
     private final AtomicLong blockedCalls = new AtomicLong();
-    private final java.util.Set<io.github.ratelimit.core.ClientIdentifier> loggedBlocks =
-            java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<ClientIdentifier> loggedBlocks = ConcurrentHashMap.newKeySet();
     private final LogThrottle throttle = new LogThrottle(Duration.ofSeconds(10));
 
-    /** A call let through unchecked because Redis was unavailable. */
-    void failedOpen(String what, RedisUnavailableException cause) {
-        log(failedOpen, "call allowed (fail-open", what, cause);
-    }
-
-    /** A call refused because Redis was unavailable. */
-    void failedClosed(String what, RedisUnavailableException cause) {
-        log(failedClosed, "call refused (fail-closed", what, cause);
+    @Override
+    public void fellBack(String what, FailureMode mode, RedisUnavailableException cause) {
+        switch (mode) {
+            case OPEN -> log(failedOpen, "call allowed (fail-open", what, cause);
+            case CLOSED -> log(failedClosed, "call refused (fail-closed", what, cause);
+            default -> decidedLocally.incrementAndGet(); // local limits log when they start and stop
+        }
     }
 
     private void log(AtomicLong counter, String outcome, String what, RedisUnavailableException cause) {
@@ -49,7 +54,8 @@ public final class Fallbacks {
      *
      * @param error why it failed, or null when it was taken
      */
-    void charged(String what, long units, Throwable error) {
+    @Override
+    public void charged(String what, long units, Throwable error) {
         if (error == null) {
             chargedUnits.addAndGet(units);
             return;
@@ -77,7 +83,8 @@ public final class Fallbacks {
     }
 
     /** A call refused because an operator blocked its client: counted; logged once per client and instance. */
-    void blocked(io.github.ratelimit.core.ClientIdentifier client) {
+    @Override
+    public void blocked(ClientIdentifier client) {
         blockedCalls.incrementAndGet();
         if (loggedBlocks.size() < 10_000 && loggedBlocks.add(client)) {
             log.warn("Calls of {} {} are refused: an operator blocked it", client.kind(), client.value());
@@ -87,11 +94,6 @@ public final class Fallbacks {
     /** Calls refused because an operator blocked their client. */
     public long blockedCalls() {
         return blockedCalls.get();
-    }
-
-    /** A call decided in this instance's memory (local limits log when they start and stop, not each call). */
-    void countDecidedLocally() {
-        decidedLocally.incrementAndGet();
     }
 
     /** Calls decided in this instance's memory while Redis could not decide. */

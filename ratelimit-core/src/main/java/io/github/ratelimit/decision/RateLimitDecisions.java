@@ -35,9 +35,10 @@ import java.util.function.Supplier;
  * a trusted caller is exempt (nothing asked, nothing counted); a blocked caller is refused with the time the block has
  * left; otherwise the limiter decides once, waiting for room as the call allows, and when Redis cannot decide, the
  * call's failure mode decides (in this instance's memory, open or closed). Shadow limits report without refusing.
- * Decisions made without Redis, charges and blocked calls are counted and logged here ({@link Fallbacks}). The caller
- * turns the {@link Outcome} into its own answer (proceed, an exception, a response); after the call it reports a
- * failure ({@link #countFailures}) and what the call used ({@link #charge}).
+ * Decisions made without Redis, charges and blocked calls are told to the listeners ({@link #events()}), the first of
+ * which counts and logs them ({@link Fallbacks}). An integration drives one call through {@link #begin}: the
+ * {@link DecidedCall} it gives answers the refusal, reports the admission and, once the call ran, counts its failure
+ * and charges what it used. {@link #decide} is the decision alone, for callers with nothing to finish.
  *
  * <p>Framework-free: made with {@link #builder(Supplier)}, or {@link #of(RateLimiter)} for a limiter alone.
  */
@@ -63,6 +64,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
         this.local = new LocalLimits(builder.localMaxEntries, builder.instances);
         this.staggeredByDefault = builder.staggeredByDefault;
         this.fallbacks = builder.fallbacks;
+        this.events.add(fallbacks);
         this.exemptions = builder.exemptions;
         this.blocks = builder.blocks;
         this.overrides = builder.overrides;
@@ -184,7 +186,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
         }
 
         /**
-         * What a failure of this call takes, after the fact (see {@link #countFailures}): its requests that were
+         * What a failure of this call takes, after the fact (see {@link DecidedCall#failed}): its requests that were
          * decided without taking anything (check-only), now taking their cost; no requests when there are none.
          */
         public Call failures() {
@@ -198,6 +200,60 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
         public Charge {
             requests = List.copyOf(requests);
         }
+    }
+
+    /**
+     * What follows an admitted call, as its integration knows it: which ends are failures, what a failure takes, what
+     * the call is charged. The defaults: no result is a failure (an error is), a failure takes the call's check-only
+     * requests ({@link Call#failures()}), nothing is charged.
+     */
+    public interface After {
+
+        /** Nothing follows but what {@link Call#failures()} says. */
+        After DEFAULT = new After() {};
+
+        /** Whether a result the call returned is a failure (an error status, say). */
+        default boolean failure(Object result) {
+            return false;
+        }
+
+        /** What a failure of the admitted call takes, as a call of the flow (no requests for nothing). */
+        default Call failures(Call admitted) {
+            return admitted.failures();
+        }
+
+        /** Whether the call may be charged after it ran; when false, {@link #charged} is never asked. */
+        default boolean charges() {
+            return false;
+        }
+
+        /**
+         * What the call is charged once it ran, given the requests it was admitted with.
+         *
+         * @param result what it returned, null when it failed
+         * @param failed whether it threw (or its answer failed)
+         */
+        default List<Charge> charged(List<LimitRequest> requests, Object result, boolean failed) {
+            return List.of();
+        }
+    }
+
+    /**
+     * Decides one call and gives what drives the rest of it: the refusal to answer, the admission to report, and the
+     * end to tell (see {@link DecidedCall}). {@code call} is asked as for {@link #decide}; what it throws reaches the
+     * caller.
+     *
+     * @param after what follows the call, as its integration knows it ({@link After#DEFAULT} for nothing but failures
+     *     of check-only requests)
+     */
+    public DecidedCall begin(CallerContext caller, Function<CallerContext, Call> call, After after) {
+        return new DecidedCall(this, decide(caller, call), after);
+    }
+
+    /** {@link #begin} without blocking the calling thread, as {@link #decideAsync}. */
+    public CompletionStage<DecidedCall> beginAsync(
+            CallerContext caller, Function<CallerContext, Call> call, After after) {
+        return decideAsync(caller, call).thenApply(outcome -> new DecidedCall(this, outcome, after));
     }
 
     /**
@@ -249,12 +305,12 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
      * failures only, such as {@link Call#failures()}), without asking again whether the caller is exempt or blocked.
      * Gives null when the call asks nothing.
      */
-    public Outcome countFailures(Call failures) {
+    Outcome countFailures(Call failures) {
         return failures.requests().isEmpty() ? null : decideNow(failures);
     }
 
     /** {@link #countFailures} without blocking the calling thread; the stage completes with null when nothing counts. */
-    public CompletionStage<Outcome> countFailuresAsync(Call failures) {
+    CompletionStage<Outcome> countFailuresAsync(Call failures) {
         return failures.requests().isEmpty() ? CompletableFuture.completedFuture(null) : decideNowAsync(failures);
     }
 
@@ -276,7 +332,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
      * that the caller's next call meets it. Never fails the call, which has run: a charge Redis could not take is
      * logged (once until a charge succeeds again) and lost.
      */
-    public void charge(String what, List<Charge> charges) {
+    void charge(String what, List<Charge> charges) {
         try {
             chargeAsync(what, charges).toCompletableFuture().join();
         } catch (CompletionException e) {
@@ -285,7 +341,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
     }
 
     /** {@link #charge} without blocking: the stage completes once every charge was taken, or failed and was logged. */
-    public CompletionStage<Void> chargeAsync(String what, List<Charge> charges) {
+    CompletionStage<Void> chargeAsync(String what, List<Charge> charges) {
         if (charges.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
@@ -299,7 +355,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
                 charge = CompletableFuture.failedFuture(e);
             }
             all[i] = charge.handle((done, error) -> {
-                        fallbacks.charged(what, charged.units(), error == null ? null : Futures.cause(error));
+                        events.charged(what, charged.units(), error == null ? null : Futures.cause(error));
                         return null;
                     })
                     .toCompletableFuture();
@@ -324,15 +380,15 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
     }
 
     /**
-     * Where listeners of the flow's events are added: decisions made without Redis ({@code fellBack}) and calls refused
-     * by a block ({@code blocked}). The limiter's own decisions are its events (see {@link RateLimitEvents.Source}).
+     * Where listeners of the flow's events are added: decisions made without Redis ({@code fellBack}), calls refused
+     * by a block ({@code blocked}) and charges after calls ({@code charged}); {@link #fallbacks()} is the first. The limiter's own decisions are its events (see {@link RateLimitEvents.Source}).
      */
     @Override
     public RateLimitEvents events() {
         return events;
     }
 
-    /** What this flow decided without Redis, charged and refused for blocks, counted. */
+    /** What this flow decided without Redis, charged and refused for blocks, counted: its first listener. */
     public Fallbacks fallbacks() {
         return fallbacks;
     }
@@ -379,7 +435,6 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
         for (ClientIdentifier candidate : candidates) {
             Duration left = blocked.blockedFor(candidate);
             if (left != null) {
-                fallbacks.blocked(candidate);
                 events.blocked(candidate);
                 long ms = Math.max(1, left.toMillis());
                 LimitRequest request =
@@ -443,18 +498,15 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
     private Outcome withoutRedis(Call call, RedisUnavailableException e) {
         switch (strictest(call.failureModes(), failureMode.get())) {
             case CLOSED -> {
-                fallbacks.failedClosed(call.what(), e);
-                events.fellBack(call.what(), FailureMode.CLOSED);
+                events.fellBack(call.what(), FailureMode.CLOSED, e);
                 return new RefusedClosed(e, call);
             }
             case LOCAL -> {
-                fallbacks.countDecidedLocally();
-                events.fellBack(call.what(), FailureMode.LOCAL);
+                events.fellBack(call.what(), FailureMode.LOCAL, e);
                 return outcomeOf(local.decide(call.what(), call.requests(), e), call);
             }
             default -> {
-                fallbacks.failedOpen(call.what(), e);
-                events.fellBack(call.what(), FailureMode.OPEN);
+                events.fellBack(call.what(), FailureMode.OPEN, e);
                 return new UncheckedOpen(e, call);
             }
         }

@@ -181,24 +181,98 @@ class RateLimitDecisionsTest {
         assertThat(toldFallbacks).containsExactly("search OPEN", "search LOCAL", "search CLOSED");
     }
 
-    /** A call counted on failure only: checked before it runs, taken when it failed. */
+    /** A call counted on failure only: checked before it runs, taken when it failed, once however often told. */
     @Test
-    void countingAFailureTakesWhatTheCallOnlyChecked() {
+    void aFailedCallTakesWhatItOnlyCheckedOnceHoweverOftenItsEndIsTold() {
         RateLimitDecisions decisions = RateLimitDecisions.of(new LocalRateLimiter(100));
-        RateLimit failures = RateLimit.of("logins", Algorithm.SLIDING_WINDOW, 1, 60_000);
+        RateLimit failures = RateLimit.of("logins", Algorithm.SLIDING_WINDOW, 2, 60_000);
         Call login = Call.of(
                 "login", List.of(LimitRequest.of(failures, "ada", 1).checkingOnly()), Set.of(FailureMode.DEFAULT));
 
-        Outcome admitted = decisions.decide(caller("192.0.2.1"), c -> login);
-        assertThat(admitted).isInstanceOf(Admitted.class);
-        assertThat(admitted.call().failures().requests())
-                .singleElement()
-                .satisfies(request -> assertThat(request.checkOnly()).isFalse());
-        assertThat(decisions.countFailures(admitted.call().failures())).isInstanceOf(Admitted.class);
+        DecidedCall first = decisions.begin(caller("192.0.2.1"), c -> login, RateLimitDecisions.After.DEFAULT);
+        assertThat(first.outcome()).isInstanceOf(Admitted.class);
+        assertThat(first.awaitsEnd()).isTrue();
+        first.failed(new IllegalStateException("wrong password"));
+        first.failed(null); // a failing status seen after the error: the same end
+        first.completed("too late");
 
-        assertThat(decisions.decide(caller("192.0.2.1"), c -> login)).isInstanceOf(Refused.class);
-        assertThat(decisions.countFailures(Call.of("nothing", List.of(), Set.of())))
-                .isNull();
+        DecidedCall second = decisions.begin(caller("192.0.2.1"), c -> login, RateLimitDecisions.After.DEFAULT);
+        assertThat(second.outcome()).as("one failure counted of two").isInstanceOf(Admitted.class);
+        second.completed("ok"); // a success takes nothing
+        DecidedCall third = decisions.begin(caller("192.0.2.1"), c -> login, RateLimitDecisions.After.DEFAULT);
+        assertThat(third.outcome()).isInstanceOf(Admitted.class);
+        third.failed(null);
+
+        DecidedCall refused = decisions.begin(caller("192.0.2.1"), c -> login, RateLimitDecisions.After.DEFAULT);
+        assertThat(refused.outcome()).isInstanceOf(Refused.class);
+        assertThat(refused.refusal()).as("built once").isSameAs(refused.refusal());
+        assertThat(refused.awaitsEnd()).isFalse();
+    }
+
+    /** What the integration says follows a call: its failing results, and what it is charged. */
+    @Test
+    void aCompletedCallIsChargedWhatItsIntegrationSaysAndAFailingResultCountsAsAFailure() {
+        LocalRateLimiter local = new LocalRateLimiter(100);
+        List<String> charges = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RateLimiter limiter = new RateLimiter() {
+            @Override
+            public Decision tryAcquire(List<LimitRequest> requests) {
+                return local.tryAcquire(requests);
+            }
+
+            @Override
+            public CompletionStage<Decision> tryAcquireAsync(List<LimitRequest> requests) {
+                return local.tryAcquireAsync(requests);
+            }
+
+            @Override
+            public CompletionStage<Void> chargeAsync(List<LimitRequest> requests, long units) {
+                charges.add(requests.get(0).limit().name() + " " + units);
+                return CompletableFuture.completedFuture(null);
+            }
+        };
+        RateLimitDecisions decisions = RateLimitDecisions.of(limiter);
+        RateLimit tokens = RateLimit.of("tokens", Algorithm.FIXED_WINDOW, 10, 60_000);
+        RateLimit errors = RateLimit.of("errors", Algorithm.FIXED_WINDOW, 1, 60_000);
+        Call complete = Call.of(
+                "complete",
+                List.of(
+                        LimitRequest.of(tokens, "ada", 1).checkingOnly(),
+                        LimitRequest.of(errors, "ada", 1).checkingOnly()),
+                Set.of());
+        RateLimitDecisions.After after = new RateLimitDecisions.After() {
+            @Override
+            public boolean failure(Object result) {
+                return "error".equals(result);
+            }
+
+            @Override
+            public Call failures(Call admitted) {
+                return Call.of(
+                        admitted.what(), List.of(admitted.requests().get(1).taking()), Set.of());
+            }
+
+            @Override
+            public boolean charges() {
+                return true;
+            }
+
+            @Override
+            public List<RateLimitDecisions.Charge> charged(List<LimitRequest> requests, Object result, boolean failed) {
+                return failed ? List.of() : List.of(new RateLimitDecisions.Charge(List.of(requests.get(0)), 7));
+            }
+        };
+
+        decisions.begin(CallerContext.NONE, c -> complete, after).completed("7 tokens");
+        decisions.begin(CallerContext.NONE, c -> complete, after).completed("error");
+
+        assertThat(charges).containsExactly("tokens 7", "tokens 7");
+        assertThat(decisions.fallbacks().chargedUnits()).isEqualTo(14);
+        DecidedCall next = decisions.begin(CallerContext.NONE, c -> complete, after);
+        assertThat(next.outcome())
+                .as("the failing result took the one error allowed")
+                .isInstanceOf(Refused.class);
+        assertThat(next.refusal()).isInstanceOf(RateLimitExceededException.class);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.github.ratelimit.autoconfigure.internal.Refusals;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.net.URI;
 import java.util.List;
@@ -57,19 +58,17 @@ final class MvcRouteLimits {
         List<String> names = names(list);
         String method = request.method().name();
         String path = request.requestPath().pathWithinApplication().value();
-        RateLimitDecisions.Outcome outcome;
+        DecidedCall decided;
         try {
-            outcome = decisions.decide(caller, view -> limits.call(names, method, path, view));
+            decided = decisions.begin(
+                    caller, view -> limits.call(names, method, path, view), RateLimitDecisions.After.DEFAULT);
         } catch (RateLimitEvaluationException missingKey) {
             return answer(missingKey, path);
         }
-        RuntimeException refusal = outcome.refusal();
-        if (refusal != null) {
-            return answer(refusal, path);
+        if (decided.refusal() != null) {
+            return answer(decided.refusal(), path);
         }
-        if (outcome.admitted() != null) {
-            caller.allowed(outcome.admitted());
-        }
+        decided.reportTo(caller);
         return next.handle(request);
     }
 

@@ -74,16 +74,13 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
             String path = request == null
                     ? "/"
                     : request.getPath().pathWithinApplication().value();
-            return DeferredInvocation.fromRedis(
-                            decisions.decideAsync(caller, view -> limits.call(named, method, path, view)))
-                    .flatMap(outcome -> {
-                        RuntimeException refusal = outcome.refusal();
-                        if (refusal != null) {
-                            return Mono.error(refusal);
+            return DeferredInvocation.fromRedis(decisions.beginAsync(
+                            caller, view -> limits.call(named, method, path, view), RateLimitDecisions.After.DEFAULT))
+                    .flatMap(decided -> {
+                        if (decided.refusal() != null) {
+                            return Mono.error(decided.refusal());
                         }
-                        if (outcome.admitted() != null) {
-                            caller.allowed(outcome.admitted());
-                        }
+                        decided.reportTo(caller);
                         return Mono.just(ALLOWED);
                     });
         });

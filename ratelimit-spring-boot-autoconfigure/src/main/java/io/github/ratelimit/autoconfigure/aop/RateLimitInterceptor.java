@@ -6,6 +6,7 @@ import io.github.ratelimit.autoconfigure.internal.RefusedByLimits;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -62,63 +63,68 @@ final class RateLimitInterceptor implements MethodInterceptor {
         }
         CallerContext context = callerOutsideReactor();
         RateLimitDecisions decisions = decisions();
-        RateLimitDecisions.Outcome outcome = decisions.decide(
-                context, caller -> limits.call(invocation.getThis(), invocation.getArguments(), caller, decisions));
+        DecidedCall decided = decisions.begin(
+                context,
+                caller -> limits.call(invocation.getThis(), invocation.getArguments(), caller, decisions),
+                after(limits, invocation, context));
         try {
-            admit(outcome, context, limits);
+            admit(decided, context, limits);
         } catch (RefusedByLimits refused) {
             if (limits.fallback() == null) {
                 throw refused;
             }
             return limits.fallback().invoke(invocation.getThis(), invocation.getArguments(), refused);
         }
-        List<LimitRequest> requests = requestsOf(outcome);
-        if (requests.isEmpty() || (!limits.countsFailures() && !limits.charges())) {
+        if (!decided.awaitsEnd()) {
             return invocation.proceed();
         }
         Object result;
         try {
             result = invocation.proceed();
         } catch (Throwable failure) {
-            decisions.countFailures(limits.failures(outcome.call()));
-            decisions.charge(
-                    limits.expressions().source(),
-                    limits.charged(requests, invocation.getThis(), invocation.getArguments(), context, null, true));
+            decided.failed(failure);
             throw failure;
         }
-        if (HttpFailures.isFailure(result)) {
-            decisions.countFailures(limits.failures(outcome.call()));
-        }
-        decisions.charge(
-                limits.expressions().source(),
-                limits.charged(requests, invocation.getThis(), invocation.getArguments(), context, result, false));
+        decided.completed(result);
         return result;
     }
 
-    /** What the call asked, if a limit applied: empty for an exempt caller, which is neither counted nor charged. */
-    private static List<LimitRequest> requestsOf(RateLimitDecisions.Outcome outcome) {
-        return outcome.call() == null ? List.of() : outcome.call().requests();
+    /**
+     * What follows a call of this method: a failing HTTP answer is a failure, failures take what the limits that count
+     * them ask, and the charges are the method's expressions over the result.
+     */
+    private static RateLimitDecisions.After after(
+            MethodLimits limits, MethodInvocation invocation, CallerContext caller) {
+        return new RateLimitDecisions.After() {
+            @Override
+            public boolean failure(Object result) {
+                return HttpFailures.isFailure(result);
+            }
+
+            @Override
+            public RateLimitDecisions.Call failures(RateLimitDecisions.Call admitted) {
+                return limits.failures(admitted);
+            }
+
+            @Override
+            public boolean charges() {
+                return limits.charges();
+            }
+
+            @Override
+            public List<RateLimitDecisions.Charge> charged(List<LimitRequest> requests, Object result, boolean failed) {
+                return limits.charged(
+                        requests, invocation.getThis(), invocation.getArguments(), caller, result, failed);
+            }
+        };
     }
 
     private CallerContext callerOutsideReactor() {
         return caller.getIfAvailable(() -> CallerContext.NONE);
     }
 
-    /** What a reactive call was admitted with (no call for an exempt caller), and the value its result gave. */
-    private static final class Admitted {
-
-        final RateLimitDecisions.Call call;
-        final CallerContext caller;
-        volatile Object value;
-
-        Admitted(RateLimitDecisions.Call call, CallerContext caller) {
-            this.call = call;
-            this.caller = caller;
-        }
-    }
-
-    /** The decision step of a reactive method: its resource is what a failure would count and a charge take. */
-    private final class Decide implements DeferredInvocation.Step<Admitted> {
+    /** The decision step of a reactive method: what it gives is the decided call, whose end it tells. */
+    private final class Decide implements DeferredInvocation.Step<Decide.Running> {
 
         private final MethodLimits limits;
         private final MethodInvocation invocation;
@@ -128,22 +134,34 @@ final class RateLimitInterceptor implements MethodInterceptor {
             this.invocation = invocation;
         }
 
+        /** A decided call and the value its result gave. */
+        static final class Running {
+
+            final DecidedCall decided;
+            volatile Object value;
+
+            Running(DecidedCall decided) {
+                this.decided = decided;
+            }
+        }
+
         @Override
-        public CompletionStage<Admitted> start(CallerContext context) {
+        public CompletionStage<Running> start(CallerContext context) {
             RateLimitDecisions decisions = decisions();
             return decisions
-                    .decideAsync(
+                    .beginAsync(
                             context,
-                            caller -> limits.call(invocation.getThis(), invocation.getArguments(), caller, decisions))
-                    .thenApply(outcome -> {
-                        admit(outcome, context, limits);
-                        return new Admitted(outcome.call(), context);
+                            caller -> limits.call(invocation.getThis(), invocation.getArguments(), caller, decisions),
+                            after(limits, invocation, context))
+                    .thenApply(decided -> {
+                        admit(decided, context, limits);
+                        return new Running(decided);
                     });
         }
 
         @Override
-        public void value(Admitted admitted, Object value) {
-            admitted.value = value;
+        public void value(Running running, Object value) {
+            running.value = value;
         }
 
         @Override
@@ -152,28 +170,16 @@ final class RateLimitInterceptor implements MethodInterceptor {
         }
 
         @Override
-        public CompletionStage<?> finish(Admitted admitted, DeferredInvocation.End end) {
-            boolean failed = end == DeferredInvocation.End.FAILED;
-            if (admitted.call == null) {
-                return CompletableFuture.completedFuture(null); // exempt: neither counted nor charged
-            }
-            CompletionStage<?> counted = failed
-                    ? decisions().countFailuresAsync(limits.failures(admitted.call))
-                    : CompletableFuture.completedFuture(null);
-            if (!limits.charges() || (!failed && end != DeferredInvocation.End.COMPLETED)) {
-                return counted;
-            }
-            CompletionStage<Void> charged = decisions()
-                    .chargeAsync(
-                            limits.expressions().source(),
-                            limits.charged(
-                                    admitted.call.requests(),
-                                    invocation.getThis(),
-                                    invocation.getArguments(),
-                                    admitted.caller,
-                                    admitted.value,
-                                    failed));
-            return counted.thenCombine(charged, (a, b) -> null);
+        public CompletionStage<?> finish(Running running, DeferredInvocation.End end) {
+            return switch (end) {
+                case COMPLETED -> running.decided.completedAsync(running.value);
+                // a failing value is a completed call whose answer failed; anything else failed without one
+                case FAILED ->
+                    running.value != null && failure(running.value)
+                            ? running.decided.completedAsync(running.value)
+                            : running.decided.failedAsync(null);
+                case CANCELLED, NOT_STARTED -> CompletableFuture.completedFuture(null);
+            };
         }
     }
 
@@ -230,16 +236,13 @@ final class RateLimitInterceptor implements MethodInterceptor {
     }
 
     /** Throws for a refusal; reports an admitted decision to the caller (the RateLimit headers). */
-    private static void admit(RateLimitDecisions.Outcome outcome, CallerContext context, MethodLimits limits) {
-        if (outcome instanceof RateLimitDecisions.Refused refused) {
+    private static void admit(DecidedCall decided, CallerContext context, MethodLimits limits) {
+        if (decided.outcome() instanceof RateLimitDecisions.Refused refused) {
             throw new RefusedByLimits(refused.decision(), limits); // this method's own refusal, for its fallback
         }
-        RuntimeException refusal = outcome.refusal();
-        if (refusal != null) {
-            throw refusal;
+        if (decided.refusal() != null) {
+            throw decided.refusal();
         }
-        if (outcome.admitted() != null) {
-            context.allowed(outcome.admitted());
-        }
+        decided.reportTo(context);
     }
 }

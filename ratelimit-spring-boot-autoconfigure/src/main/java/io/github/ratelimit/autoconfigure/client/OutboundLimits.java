@@ -114,7 +114,7 @@ final class OutboundLimits {
     void acquire(Match match) {
         RuntimeException refusal = decisions
                 .get()
-                .decide(CallerContext.NONE, nobody -> match.call())
+                .begin(CallerContext.NONE, nobody -> match.call(), RateLimitDecisions.After.DEFAULT)
                 .refusal();
         if (refusal != null) {
             throw refusal;
@@ -125,9 +125,9 @@ final class OutboundLimits {
     CompletionStage<Void> acquireAsync(Match match) {
         return decisions
                 .get()
-                .decideAsync(CallerContext.NONE, nobody -> match.call())
-                .thenAccept(outcome -> {
-                    RuntimeException refusal = outcome.refusal();
+                .beginAsync(CallerContext.NONE, nobody -> match.call(), RateLimitDecisions.After.DEFAULT)
+                .thenAccept(decided -> {
+                    RuntimeException refusal = decided.refusal();
                     if (refusal != null) {
                         throw refusal;
                     }

@@ -8,11 +8,10 @@ import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
 import io.github.ratelimit.autoconfigure.internal.PathRules;
 import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.springframework.core.Ordered;
 import org.springframework.http.server.RequestPath;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -81,77 +80,53 @@ final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied 
                     ReactiveCallerContext caller =
                             new ReactiveCallerContext(exchange, principal.orElse(null), clients, allPolicies);
                     return decide(exchange, caller)
-                            .flatMap(failures -> failures.isEmpty()
-                                    ? chain.filter(exchange)
-                                    : countingFailures(exchange, chain, failures))
+                            .flatMap(decided ->
+                                    decided.awaitsEnd() ? endingWith(exchange, chain, decided) : chain.filter(exchange))
                             .contextWrite(context -> context.put(CallerContext.class, caller));
                 });
     }
 
     /**
-     * Runs the rest of the chain and takes the budget of the rules that count failures only when the answer fails (a
-     * status of 400 or more, or an error), once, before the answer is committed: a caller never sees its failed answer
-     * before the failure is counted, so its next call cannot slip past the limit.
+     * Runs the rest of the chain and tells the decided call how its answer ended, before the answer is committed: a
+     * status of 400 or more, or an error, is a failure. A caller never sees its failed answer before the failure is
+     * counted, so its next call cannot slip past the limit.
      */
-    private Mono<Void> countingFailures(ServerWebExchange exchange, WebFilterChain chain, Failures failures) {
-        AtomicBoolean counted = new AtomicBoolean();
-        Supplier<Mono<Void>> countOnce =
-                () -> counted.compareAndSet(false, true) ? failures.count(decisions) : Mono.empty();
+    private Mono<Void> endingWith(ServerWebExchange exchange, WebFilterChain chain, DecidedCall decided) {
         exchange.getResponse()
                 .beforeCommit(() -> Mono.defer(() -> {
                     var status = exchange.getResponse().getStatusCode();
-                    return status != null && status.value() >= 400 ? countOnce.get() : Mono.empty();
+                    return DeferredInvocation.fromRedis(
+                                    status != null && status.value() >= 400
+                                            ? decided.failedAsync(null)
+                                            : decided.completedAsync(null))
+                            .then();
                 }));
-        return chain.filter(exchange).onErrorResume(error -> countOnce.get().then(Mono.error(error)));
+        return chain.filter(exchange).onErrorResume(error -> DeferredInvocation.fromRedis(decided.failedAsync(error))
+                .then(Mono.error(error)));
     }
 
-    /** What a failed answer takes: the requests of the matching rules that count failures only, as one decision. */
-    private record Failures(RateLimitDecisions.Call call) {
-
-        static final Failures NONE = new Failures(null);
-
-        static Failures of(RateLimitDecisions.Call asked) {
-            RateLimitDecisions.Call failures = asked == null ? null : asked.failures();
-            return failures == null || failures.requests().isEmpty() ? NONE : new Failures(failures);
-        }
-
-        boolean isEmpty() {
-            return call == null;
-        }
-
-        Mono<Void> count(RateLimitDecisions decisions) {
-            return DeferredInvocation.fromRedis(decisions.countFailuresAsync(call))
-                    .then();
-        }
-    }
-
-    /**
-     * Completes with what a failed answer would take when the request may go on (nothing, for most rules); fails with
-     * the refusal otherwise.
-     */
-    private Mono<Failures> decide(ServerWebExchange exchange, ReactiveCallerContext caller) {
+    /** Completes with the decided call when the request may go on; fails with the refusal otherwise. */
+    private Mono<DecidedCall> decide(ServerWebExchange exchange, ReactiveCallerContext caller) {
         if (rules.isEmpty()) {
-            return Mono.just(Failures.NONE);
+            return Mono.just(DecidedCall.notLimited());
         }
         ServerHttpRequest request = exchange.getRequest();
         RequestPath path = request.getPath();
-        Mono<RateLimitDecisions.Outcome> decided = DeferredInvocation.fromRedis(decisions.decideAsync(
-                caller,
-                view -> rules.call(
-                        request.getMethod().name(),
-                        path.pathWithinApplication().value(),
-                        path.pathWithinApplication(),
-                        view,
-                        decisions)));
-        return decided.flatMap(outcome -> {
-            RuntimeException refusal = outcome.refusal();
-            if (refusal != null) {
-                return Mono.error(refusal);
-            }
-            if (outcome.admitted() != null) {
-                caller.allowed(outcome.admitted());
-            }
-            return Mono.just(Failures.of(outcome.call()));
-        });
+        return DeferredInvocation.fromRedis(decisions.beginAsync(
+                        caller,
+                        view -> rules.call(
+                                request.getMethod().name(),
+                                path.pathWithinApplication().value(),
+                                path.pathWithinApplication(),
+                                view,
+                                decisions),
+                        RateLimitDecisions.After.DEFAULT))
+                .flatMap(decided -> {
+                    if (decided.refusal() != null) {
+                        return Mono.error(decided.refusal());
+                    }
+                    decided.reportTo(caller);
+                    return Mono.just(decided);
+                });
     }
 }

@@ -10,6 +10,7 @@ import io.github.ratelimit.autoconfigure.internal.RateLimitHeaders;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -20,7 +21,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -79,49 +79,41 @@ final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Ap
                 request::getHeader,
                 () -> ServletRequests.principalName(request),
                 () -> ServletRequests.clientAddress(clients, request));
-        RateLimitDecisions.Outcome outcome;
+        DecidedCall decided;
         try {
-            outcome = decisions.decide(
+            decided = decisions.begin(
                     view,
                     caller -> rules.call(
-                            request.getMethod(),
-                            rawPath,
-                            PathContainer.parsePath(rawPath, DECODED),
-                            caller,
-                            decisions));
+                            request.getMethod(), rawPath, PathContainer.parsePath(rawPath, DECODED), caller, decisions),
+                    RateLimitDecisions.After.DEFAULT);
         } catch (RateLimitEvaluationException missingKey) {
             answer(request, response, missingKey);
             return;
         }
-        RuntimeException refusal = outcome.refusal();
-        if (refusal != null) {
-            answer(request, response, refusal);
+        if (decided.refusal() != null) {
+            answer(request, response, decided.refusal());
             return;
         }
-        if (outcome.admitted() != null) {
-            RateLimitHeaders.of(ServletRequests.record(request, outcome.admitted()), allPolicies)
+        if (decided.admitted() != null) {
+            RateLimitHeaders.of(ServletRequests.record(request, decided.admitted()), allPolicies)
                     .forEach(response::setHeader);
         }
-        RateLimitDecisions.Call failures =
-                outcome.call() == null ? null : outcome.call().failures();
-        if (failures == null || failures.requests().isEmpty()) {
+        if (!decided.awaitsEnd()) {
             chain.doFilter(request, response);
             return;
         }
-        FailureCounting counting = new FailureCounting(response, () -> decisions.countFailures(failures));
+        FailureCounting counting = new FailureCounting(response, decided);
         try {
             chain.doFilter(request, counting);
         } catch (IOException | ServletException | RuntimeException e) {
-            counting.countOnce();
+            decided.failed(e);
             throw e;
         }
         if (request.isAsyncStarted()) {
             request.getAsyncContext().addListener(new AsyncListener() {
                 @Override
                 public void onComplete(AsyncEvent event) {
-                    if (response.getStatus() >= 400) {
-                        counting.countOnce();
-                    }
+                    counting.ended();
                 }
 
                 @Override
@@ -133,36 +125,38 @@ final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Ap
                 @Override
                 public void onStartAsync(AsyncEvent event) {}
             });
-        } else if (response.getStatus() >= 400) {
-            counting.countOnce();
+        } else {
+            counting.ended();
         }
     }
 
     /**
-     * The response of a request under rules that count failures only: a status of 400 or more is counted once, as it
-     * is set, before any of the answer can reach the client, so a caller's next call never slips past a failure not yet
-     * counted. The checks after the chain catch a status set past this wrapper (an error page, an async answer).
+     * The response of a request under rules that count failures only: a status of 400 or more ends the call as failed
+     * as it is set, before any of the answer can reach the client, so a caller's next call never slips past a failure
+     * not yet counted. {@link #ended} tells the end once the chain is done (a status set past this wrapper: an error
+     * page, an async answer); the decided call counts the first end only.
      */
     static final class FailureCounting extends HttpServletResponseWrapper {
 
-        private final AtomicBoolean counted = new AtomicBoolean();
-        private final Runnable count;
+        private final DecidedCall decided;
 
-        FailureCounting(HttpServletResponse response, Runnable count) {
+        FailureCounting(HttpServletResponse response, DecidedCall decided) {
             super(response);
-            this.count = count;
+            this.decided = decided;
         }
 
-        void countOnce() {
-            if (counted.compareAndSet(false, true)) {
-                count.run();
+        void ended() {
+            if (getStatus() >= 400) {
+                decided.failed(null);
+            } else {
+                decided.completed(null);
             }
         }
 
         @Override
         public void setStatus(int status) {
             if (status >= 400) {
-                countOnce();
+                decided.failed(null);
             }
             super.setStatus(status);
         }
@@ -170,7 +164,7 @@ final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Ap
         @Override
         public void sendError(int status) throws IOException {
             if (status >= 400) {
-                countOnce();
+                decided.failed(null);
             }
             super.sendError(status);
         }
@@ -178,7 +172,7 @@ final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Ap
         @Override
         public void sendError(int status, String message) throws IOException {
             if (status >= 400) {
-                countOnce();
+                decided.failed(null);
             }
             super.sendError(status, message);
         }
