@@ -7,7 +7,7 @@ import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockManager.LossReason;
 import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.test.support.Poll;
+import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.RawRedis;
 import io.github.ratelimit.test.support.RedisProcess;
 import java.time.Duration;

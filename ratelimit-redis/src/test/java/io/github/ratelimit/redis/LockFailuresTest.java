@@ -6,7 +6,7 @@ import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockManager.LossReason;
 import io.github.ratelimit.core.LockNotAcquiredException;
-import io.github.ratelimit.test.support.Poll;
+import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.RedisCommands;
 import io.github.ratelimit.test.support.RedisProcess;
 import java.time.Duration;

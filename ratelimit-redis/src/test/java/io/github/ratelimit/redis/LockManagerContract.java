@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockNotAcquiredException;
-import io.github.ratelimit.test.support.Poll;
+import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.RedisCommands;
 import io.github.ratelimit.test.support.RedisTopology;
 import io.github.ratelimit.test.support.Stalls;

@@ -14,7 +14,7 @@ import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
-import io.github.ratelimit.test.support.Poll;
+import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.RawRedis;
 import io.github.ratelimit.test.support.RedisProcess;
 import java.time.Duration;

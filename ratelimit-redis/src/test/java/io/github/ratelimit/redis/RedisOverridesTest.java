@@ -3,7 +3,7 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.core.LimitOverrides.Change;
-import io.github.ratelimit.test.support.Poll;
+import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.UUID;

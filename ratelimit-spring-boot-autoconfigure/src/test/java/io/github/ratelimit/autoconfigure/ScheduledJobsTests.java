@@ -10,7 +10,7 @@ import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitListener;
-import io.github.ratelimit.test.support.Poll;
+import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.List;

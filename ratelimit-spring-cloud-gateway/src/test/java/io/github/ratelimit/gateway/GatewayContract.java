@@ -204,7 +204,7 @@ abstract class GatewayContract extends GatewayFixture {
                 .filter(name -> !name.equals("ratelimit-budget-timer")) // one for the JVM, by design
                 .toList();
         try {
-            io.github.ratelimit.test.support.Poll.until(
+            io.github.ratelimit.test.kit.Poll.until(
                     "the threads of the failed start to end", java.time.Duration.ofSeconds(20), () -> left.get()
                             .isEmpty());
         } catch (AssertionError e) {

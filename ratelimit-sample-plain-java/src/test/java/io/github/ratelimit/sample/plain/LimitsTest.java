@@ -13,7 +13,7 @@ import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.decision.RateLimitDecisions.Admitted;
 import io.github.ratelimit.decision.RateLimitDecisions.Outcome;
 import io.github.ratelimit.decision.RateLimitDecisions.Refused;
-import io.github.ratelimit.test.support.Poll;
+import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.RedisProcess;
 import java.time.Duration;
 import java.util.Map;

@@ -6,7 +6,6 @@ import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
-import io.github.ratelimit.test.support.Poll;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;

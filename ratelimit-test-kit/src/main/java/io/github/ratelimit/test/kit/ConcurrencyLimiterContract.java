@@ -7,7 +7,6 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.ConcurrencyLimiter.Permit;
-import io.github.ratelimit.test.support.Poll;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

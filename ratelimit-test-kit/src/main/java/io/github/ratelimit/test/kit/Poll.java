@@ -1,4 +1,4 @@
-package io.github.ratelimit.test.support;
+package io.github.ratelimit.test.kit;
 
 import java.time.Duration;
 import java.util.function.BooleanSupplier;

@@ -8,7 +8,6 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.test.support.Poll;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -9,7 +9,6 @@ import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockManager.LossReason;
 import io.github.ratelimit.core.LockNotAcquiredException;
-import io.github.ratelimit.test.support.Poll;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
