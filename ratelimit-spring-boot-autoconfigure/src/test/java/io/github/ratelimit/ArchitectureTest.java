@@ -153,33 +153,35 @@ class ArchitectureTest {
     /**
      * The auto-configuration's feature packages ({@code redis}, {@code aop}, {@code servlet}, {@code reactive},
      * {@code client}, {@code endpoint}, {@code health}, {@code metrics}, {@code observation}, {@code openapi},
-     * {@code aot}) do not depend on each other in a cycle; the main package (properties, the decision flow's wiring)
-     * knows none of them; what they share lives in {@code internal}, which knows none of them either.
+     * {@code aot}, {@code memory}) do not depend on each other in a cycle. What they share has a name: {@code
+     * definition} (how limits are declared and compiled) knows only the main package's property types; {@code web}
+     * (the HTTP side both stacks and the gateway share) knows those two; {@code internal} (the interceptors' adapters)
+     * knows the three. The main package (properties, the decision flow's wiring) knows no feature either.
      */
     @Test
-    void featurePackagesAreFreeOfCyclesAndShareOnlyInternal() {
+    void featurePackagesAreFreeOfCyclesAndShareOnlyNamedPackages() {
         slices().matching("io.github.ratelimit.autoconfigure.(*)..")
                 .should()
                 .beFreeOfCycles()
                 .check(STARTER);
+        String main = "io.github.ratelimit.autoconfigure";
+        String definition = "io.github.ratelimit.autoconfigure.definition..";
+        String web = "io.github.ratelimit.autoconfigure.web..";
+        String internal = "io.github.ratelimit.autoconfigure.internal..";
+        onlyKnows(main, main, definition, web, internal);
+        onlyKnows(definition, main, definition);
+        onlyKnows(web, main, definition, web);
+        onlyKnows(internal, main, definition, web, internal);
+    }
+
+    private static void onlyKnows(String packages, String... known) {
         classes()
                 .that()
-                .resideInAPackage("io.github.ratelimit.autoconfigure")
+                .resideInAPackage(packages)
                 .should()
-                .onlyDependOnClassesThat(JavaClass.Predicates.resideOutsideOfPackage(
-                                "io.github.ratelimit.autoconfigure..")
-                        .or(JavaClass.Predicates.resideInAnyPackage(
-                                "io.github.ratelimit.autoconfigure", "io.github.ratelimit.autoconfigure.internal..")))
-                .check(STARTER);
-        // the shared parts read the rule types bound in the properties, and know no feature
-        classes()
-                .that()
-                .resideInAPackage("io.github.ratelimit.autoconfigure.internal..")
-                .should()
-                .onlyDependOnClassesThat(JavaClass.Predicates.resideOutsideOfPackage(
-                                "io.github.ratelimit.autoconfigure..")
-                        .or(JavaClass.Predicates.resideInAnyPackage(
-                                "io.github.ratelimit.autoconfigure", "io.github.ratelimit.autoconfigure.internal..")))
+                .onlyDependOnClassesThat(
+                        JavaClass.Predicates.resideOutsideOfPackage("io.github.ratelimit.autoconfigure..")
+                                .or(JavaClass.Predicates.resideInAnyPackage(known)))
                 .check(STARTER);
     }
 
@@ -316,7 +318,25 @@ class ArchitectureTest {
                     "autoconfigure.reactive.RateLimitReactiveWebAutoConfiguration",
                     "autoconfigure.redis.RateLimitRedisAutoConfiguration",
                     "autoconfigure.redis.RateLimitRedissonAutoConfiguration",
-                    "autoconfigure.servlet.RateLimitWebAutoConfiguration"),
+                    "autoconfigure.servlet.RateLimitWebAutoConfiguration",
+                    // what both web stacks and the gateway module share, documented in each package-info:
+                    // limits declared and compiled (rules, plans, keys) ...
+                    "autoconfigure.definition.DeclaredLimits",
+                    "autoconfigure.definition.FilterRule",
+                    "autoconfigure.definition.InvalidFilterRuleException",
+                    "autoconfigure.definition.InvalidFilterRuleFailureAnalyzer",
+                    "autoconfigure.definition.KeyResolvers",
+                    "autoconfigure.definition.LimitDefinition",
+                    "autoconfigure.definition.NamedLimits",
+                    "autoconfigure.definition.PathRules",
+                    "autoconfigure.definition.Plans",
+                    "autoconfigure.definition.SpelVariables",
+                    // ... and the HTTP side: client addresses, refusals' answers, RateLimit fields, Redis's answers
+                    "autoconfigure.web.ClientAddresses",
+                    "autoconfigure.web.ForwardedHeadersCheck",
+                    "autoconfigure.web.FromRedis",
+                    "autoconfigure.web.RateLimitHeaders",
+                    "autoconfigure.web.Refusals"),
             "ratelimit-test-kit",
             List.of(
                     // the SPI test kit: every store passes these; needs the core, JUnit and AssertJ only

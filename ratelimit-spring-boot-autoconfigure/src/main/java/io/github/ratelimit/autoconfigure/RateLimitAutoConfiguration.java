@@ -1,9 +1,9 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.RetryAdvice;
-import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.autoconfigure.internal.LiveInstances;
-import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.KeyResolver;

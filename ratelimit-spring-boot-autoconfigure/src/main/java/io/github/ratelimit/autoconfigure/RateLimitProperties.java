@@ -2,7 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
-import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.local.LocalRateLimiter;
 import java.time.Duration;

@@ -1,10 +1,10 @@
 package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
-import io.github.ratelimit.autoconfigure.internal.NamedLimits;
-import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
+import io.github.ratelimit.autoconfigure.definition.NamedLimits;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.decision.RateLimitDecisions;

@@ -1,6 +1,6 @@
 package io.github.ratelimit.gateway;
 
-import io.github.ratelimit.autoconfigure.internal.Refusals;
+import io.github.ratelimit.autoconfigure.web.Refusals;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;

@@ -1,8 +1,8 @@
 package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleException;
-import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.List;
@@ -38,7 +38,7 @@ public final class RateLimitGatewayMvcAutoConfiguration {
 
     /** The gateway's limits among the declared ones: the startup summary counts them, the endpoint lists them. */
     @Bean
-    io.github.ratelimit.autoconfigure.internal.DeclaredLimits rateLimitGatewayLimits(MvcRouteLimits limits) {
+    io.github.ratelimit.autoconfigure.definition.DeclaredLimits rateLimitGatewayLimits(MvcRouteLimits limits) {
         return limits.limits();
     }
 

@@ -1,8 +1,8 @@
 package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleException;
-import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +57,7 @@ public final class RateLimitGatewayWebFluxAutoConfiguration {
 
     /** The gateway's limits among the declared ones: the startup summary counts them, the endpoint lists them. */
     @Bean
-    io.github.ratelimit.autoconfigure.internal.DeclaredLimits rateLimitGatewayLimits(RateLimitRouteLimiter limiter) {
+    io.github.ratelimit.autoconfigure.definition.DeclaredLimits rateLimitGatewayLimits(RateLimitRouteLimiter limiter) {
         return limiter.limits();
     }
 

@@ -1,6 +1,6 @@
 package io.github.ratelimit.gateway;
 
-import io.github.ratelimit.autoconfigure.internal.DeferredInvocation;
+import io.github.ratelimit.autoconfigure.web.FromRedis;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.List;
@@ -74,7 +74,7 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
             String path = request == null
                     ? "/"
                     : request.getPath().pathWithinApplication().value();
-            return DeferredInvocation.fromRedis(decisions.beginAsync(
+            return FromRedis.mono(decisions.beginAsync(
                             caller, view -> limits.call(named, method, path, view), RateLimitDecisions.After.DEFAULT))
                     .flatMap(decided -> {
                         if (decided.refusal() != null) {

@@ -40,6 +40,22 @@ class GatewayArchitectureTest {
                         "RateLimitRouteLimiter$Config");
     }
 
+    /**
+     * Of the auto-configuration, the gateway uses the properties' types, the limit definitions and the HTTP side the
+     * web stacks share, each a named package with a documented API; never {@code internal} or a feature package.
+     */
+    @Test
+    void ofTheAutoConfigurationOnlyTheSharedApiIsUsed() {
+        noClasses()
+                .should()
+                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.github.ratelimit.autoconfigure..")
+                        .and(JavaClass.Predicates.resideOutsideOfPackages(
+                                "io.github.ratelimit.autoconfigure",
+                                "io.github.ratelimit.autoconfigure.definition",
+                                "io.github.ratelimit.autoconfigure.web")))
+                .check(GATEWAY);
+    }
+
     @Test
     void routesAreDecidedByTheDecisionFlowNotByRedis() {
         noClasses()

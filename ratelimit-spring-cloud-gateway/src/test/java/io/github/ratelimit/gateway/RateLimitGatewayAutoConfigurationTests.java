@@ -3,7 +3,8 @@ package io.github.ratelimit.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleException;
+import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
+import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleFailureAnalyzer;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.test.support.SharedRedis;
@@ -81,7 +82,7 @@ class RateLimitGatewayAutoConfigurationTests {
                                     .containsExactly("per-client");
                             assertThat(context
                                             .getBeanProvider(
-                                                    io.github.ratelimit.autoconfigure.internal.DeclaredLimits.class)
+                                                    io.github.ratelimit.autoconfigure.definition.DeclaredLimits.class)
                                             .stream()
                                             .flatMap(source -> source.declaredLimits().stream())
                                             .map(declared -> declared.limit().name()))
@@ -102,11 +103,9 @@ class RateLimitGatewayAutoConfigurationTests {
                         .isInstanceOf(InvalidFilterRuleException.class)
                         .hasMessageContaining("ratelimit.gateway.limits.per-client.count-on")
                         .hasMessageContaining("path rule")
-                        .satisfies(failure -> assertThat(
-                                        new io.github.ratelimit.autoconfigure.internal
-                                                        .InvalidFilterRuleFailureAnalyzer()
-                                                .analyze(failure)
-                                                .getAction())
+                        .satisfies(failure -> assertThat(new InvalidFilterRuleFailureAnalyzer()
+                                        .analyze(failure)
+                                        .getAction())
                                 .contains("A gateway limit needs")
                                 .doesNotContain("A rule needs paths")));
     }

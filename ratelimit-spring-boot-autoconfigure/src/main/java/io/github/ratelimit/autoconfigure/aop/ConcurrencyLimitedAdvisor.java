@@ -1,10 +1,10 @@
 package io.github.ratelimit.autoconfigure.aop;
 
 import io.github.ratelimit.annotation.ConcurrencyLimited;
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
 import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
 import io.github.ratelimit.autoconfigure.internal.DeferredInvocation;
 import io.github.ratelimit.autoconfigure.internal.KeyExpression;
-import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
 import io.github.ratelimit.autoconfigure.internal.MethodExpressions;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;

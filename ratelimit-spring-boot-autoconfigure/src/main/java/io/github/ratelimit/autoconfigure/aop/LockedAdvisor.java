@@ -1,7 +1,7 @@
 package io.github.ratelimit.autoconfigure.aop;
 
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
 import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
-import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LockManager;
 import java.lang.reflect.Method;

@@ -1,8 +1,8 @@
 package io.github.ratelimit.autoconfigure.aop;
 
 import io.github.ratelimit.annotation.Locked;
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
 import io.github.ratelimit.autoconfigure.internal.KeyExpression;
-import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
 import io.github.ratelimit.autoconfigure.internal.MethodExpressions;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;

@@ -1,11 +1,11 @@
 package io.github.ratelimit.autoconfigure.aop;
 
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
-import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
 import io.github.ratelimit.autoconfigure.internal.MethodLimits;
-import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.decision.RateLimitDecisions;

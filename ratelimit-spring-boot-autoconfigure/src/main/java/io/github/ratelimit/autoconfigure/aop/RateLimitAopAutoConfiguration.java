@@ -1,9 +1,9 @@
 package io.github.ratelimit.autoconfigure.aop;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.autoconfigure.internal.MethodDeclarations;
-import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.LockManager;

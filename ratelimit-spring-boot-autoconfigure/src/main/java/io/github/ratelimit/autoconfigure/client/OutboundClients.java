@@ -1,6 +1,6 @@
 package io.github.ratelimit.autoconfigure.client;
 
-import io.github.ratelimit.autoconfigure.internal.DeferredInvocation;
+import io.github.ratelimit.autoconfigure.web.FromRedis;
 import java.io.IOException;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
@@ -61,9 +61,9 @@ final class OutboundClients {
             if (match == null) {
                 return next.exchange(request);
             }
-            return DeferredInvocation.fromRedis(limits.acquireAsync(match))
+            return FromRedis.mono(limits.acquireAsync(match))
                     .then(Mono.defer(() -> next.exchange(request)))
-                    .flatMap(response -> DeferredInvocation.fromRedis(limits.answered(
+                    .flatMap(response -> FromRedis.mono(limits.answered(
                                     match,
                                     response.statusCode().value(),
                                     response.headers().asHttpHeaders()))

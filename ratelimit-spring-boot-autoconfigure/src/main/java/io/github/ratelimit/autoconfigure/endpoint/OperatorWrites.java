@@ -1,6 +1,6 @@
 package io.github.ratelimit.autoconfigure.endpoint;
 
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitOverrides;

@@ -1,8 +1,8 @@
 package io.github.ratelimit.autoconfigure.endpoint;
 
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
-import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;

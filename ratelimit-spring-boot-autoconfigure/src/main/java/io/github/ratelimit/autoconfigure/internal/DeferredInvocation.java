@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure.internal;
 
+import io.github.ratelimit.autoconfigure.web.FromRedis;
 import io.github.ratelimit.core.CallerContext;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -38,22 +39,12 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class DeferredInvocation {
 
-    /**
-     * Where what follows an answer from Redis runs when nothing waits for it: never on the thread that completed the
-     * answer, one of Redisson's I/O threads or the budget timer's. Every moment the application's code (a handler, a
-     * response being written, classes loaded on a first call) spends on such a thread delays the answers of every other
-     * call behind it, until they run out of their budget and are decided without Redis.
-     */
-    static final Scheduler AFTER_REDIS = Schedulers.parallel();
+    /** Where what follows an answer from Redis runs (see {@link FromRedis#SCHEDULER}). */
+    static final Scheduler AFTER_REDIS = FromRedis.SCHEDULER;
 
     private static final Executor AFTER_REDIS_EXECUTOR = task -> AFTER_REDIS.schedule(task);
 
     private DeferredInvocation() {}
-
-    /** A stage of Redis's answer as a Mono whose subscriber is signalled on {@link #AFTER_REDIS}. */
-    public static <T> Mono<T> fromRedis(CompletionStage<T> answer) {
-        return Mono.fromCompletionStage(answer).publishOn(AFTER_REDIS);
-    }
 
     /** What the method's result did, for {@link Step#finish}. */
     public enum End {
@@ -355,7 +346,7 @@ public final class DeferredInvocation {
             if (state.getAndSet(2) == 2) {
                 return Mono.empty();
             }
-            return fromRedis(step.finish(result, end))
+            return FromRedis.mono(step.finish(result, end))
                     .onErrorResume(error -> Mono.empty())
                     .then();
         }

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure.internal;
 
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.KeyResolver;

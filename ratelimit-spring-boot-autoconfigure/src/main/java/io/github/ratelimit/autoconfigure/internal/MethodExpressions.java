@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure.internal;
 
+import io.github.ratelimit.autoconfigure.definition.SpelVariables;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import java.lang.reflect.Method;

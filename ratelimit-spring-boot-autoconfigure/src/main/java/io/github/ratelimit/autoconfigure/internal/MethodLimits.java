@@ -2,6 +2,8 @@ package io.github.ratelimit.autoconfigure.internal;
 
 import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.FailureMode;
+import io.github.ratelimit.autoconfigure.definition.LimitDefinition;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;

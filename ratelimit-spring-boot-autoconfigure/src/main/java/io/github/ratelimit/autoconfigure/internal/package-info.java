@@ -1,5 +1,7 @@
 /**
- * What several feature packages of the auto-configuration share. Public so that they can use it; never API: it may
- * change in any version, and no public signature of the API mentions it.
+ * What the auto-configuration's own feature packages share and no other module uses: annotated methods compiled
+ * ({@code MethodLimits}, {@code MethodDeclarations}, SpEL keys and fallbacks), the interceptors' return-type adapters
+ * ({@code DeferredInvocation}) and the count of live instances. Public so that those packages can use it; never API
+ * (an architecture test pins that the gateway module does not use it).
  */
 package io.github.ratelimit.autoconfigure.internal;

@@ -1,9 +1,9 @@
 package io.github.ratelimit.autoconfigure.metrics;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.autoconfigure.internal.MethodDeclarations;
-import io.github.ratelimit.autoconfigure.internal.Plans;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.decision.Fallbacks;

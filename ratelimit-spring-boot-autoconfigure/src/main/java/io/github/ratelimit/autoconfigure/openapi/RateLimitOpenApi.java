@@ -1,11 +1,11 @@
 package io.github.ratelimit.autoconfigure.openapi;
 
 import io.github.ratelimit.annotation.FailureMode;
-import io.github.ratelimit.autoconfigure.internal.LimitDefinition;
+import io.github.ratelimit.autoconfigure.definition.LimitDefinition;
+import io.github.ratelimit.autoconfigure.definition.PathRules;
 import io.github.ratelimit.autoconfigure.internal.MethodDeclarations;
 import io.github.ratelimit.autoconfigure.internal.MethodLimits;
-import io.github.ratelimit.autoconfigure.internal.PathRules;
-import io.github.ratelimit.autoconfigure.internal.Refusals;
+import io.github.ratelimit.autoconfigure.web.Refusals;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimit;
 import io.swagger.v3.oas.models.Components;

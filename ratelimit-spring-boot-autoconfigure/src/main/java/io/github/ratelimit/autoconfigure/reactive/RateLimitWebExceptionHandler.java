@@ -1,6 +1,6 @@
 package io.github.ratelimit.autoconfigure.reactive;
 
-import io.github.ratelimit.autoconfigure.internal.Refusals;
+import io.github.ratelimit.autoconfigure.web.Refusals;
 import io.github.ratelimit.core.RateLimitExceededException;
 import java.net.URI;
 import java.util.List;

@@ -1,12 +1,12 @@
 package io.github.ratelimit.autoconfigure.reactive;
 
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
-import io.github.ratelimit.autoconfigure.internal.ClientAddresses;
-import io.github.ratelimit.autoconfigure.internal.DeferredInvocation;
-import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleException;
-import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
-import io.github.ratelimit.autoconfigure.internal.PathRules;
-import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
+import io.github.ratelimit.autoconfigure.definition.PathRules;
+import io.github.ratelimit.autoconfigure.definition.Plans;
+import io.github.ratelimit.autoconfigure.web.ClientAddresses;
+import io.github.ratelimit.autoconfigure.web.FromRedis;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
@@ -95,13 +95,13 @@ final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied 
         exchange.getResponse()
                 .beforeCommit(() -> Mono.defer(() -> {
                     var status = exchange.getResponse().getStatusCode();
-                    return DeferredInvocation.fromRedis(
+                    return FromRedis.mono(
                                     status != null && status.value() >= 400
                                             ? decided.failedAsync(null)
                                             : decided.completedAsync(null))
                             .then();
                 }));
-        return chain.filter(exchange).onErrorResume(error -> DeferredInvocation.fromRedis(decided.failedAsync(error))
+        return chain.filter(exchange).onErrorResume(error -> FromRedis.mono(decided.failedAsync(error))
                 .then(Mono.error(error)));
     }
 
@@ -112,7 +112,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied 
         }
         ServerHttpRequest request = exchange.getRequest();
         RequestPath path = request.getPath();
-        return DeferredInvocation.fromRedis(decisions.beginAsync(
+        return FromRedis.mono(decisions.beginAsync(
                         caller,
                         view -> rules.call(
                                 request.getMethod().name(),

@@ -1,7 +1,7 @@
 package io.github.ratelimit.autoconfigure.reactive;
 
-import io.github.ratelimit.autoconfigure.internal.ClientAddresses;
-import io.github.ratelimit.autoconfigure.internal.RateLimitHeaders;
+import io.github.ratelimit.autoconfigure.web.ClientAddresses;
+import io.github.ratelimit.autoconfigure.web.RateLimitHeaders;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
 import java.net.InetSocketAddress;

@@ -2,7 +2,7 @@ package io.github.ratelimit.autoconfigure.redis;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
 import io.github.ratelimit.autoconfigure.internal.LiveInstances;
 import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.ConcurrencyLimiter;

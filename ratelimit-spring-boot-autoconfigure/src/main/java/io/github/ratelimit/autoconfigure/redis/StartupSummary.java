@@ -1,8 +1,8 @@
 package io.github.ratelimit.autoconfigure.redis;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.redis.RedisGuard;
 import java.util.List;
 import org.redisson.api.RedissonClient;

@@ -1,12 +1,12 @@
 package io.github.ratelimit.autoconfigure.servlet;
 
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
-import io.github.ratelimit.autoconfigure.internal.ClientAddresses;
-import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleException;
-import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
-import io.github.ratelimit.autoconfigure.internal.PathRules;
-import io.github.ratelimit.autoconfigure.internal.Plans;
-import io.github.ratelimit.autoconfigure.internal.RateLimitHeaders;
+import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
+import io.github.ratelimit.autoconfigure.definition.PathRules;
+import io.github.ratelimit.autoconfigure.definition.Plans;
+import io.github.ratelimit.autoconfigure.web.ClientAddresses;
+import io.github.ratelimit.autoconfigure.web.RateLimitHeaders;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;

@@ -2,10 +2,10 @@ package io.github.ratelimit.autoconfigure.servlet;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.internal.ClientAddresses;
-import io.github.ratelimit.autoconfigure.internal.ForwardedHeadersCheck;
-import io.github.ratelimit.autoconfigure.internal.KeyResolvers;
-import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
+import io.github.ratelimit.autoconfigure.definition.Plans;
+import io.github.ratelimit.autoconfigure.web.ClientAddresses;
+import io.github.ratelimit.autoconfigure.web.ForwardedHeadersCheck;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import org.springframework.beans.factory.ObjectProvider;

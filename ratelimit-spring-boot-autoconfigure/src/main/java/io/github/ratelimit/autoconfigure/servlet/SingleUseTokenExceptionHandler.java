@@ -1,6 +1,6 @@
 package io.github.ratelimit.autoconfigure.servlet;
 
-import io.github.ratelimit.autoconfigure.internal.Refusals;
+import io.github.ratelimit.autoconfigure.web.Refusals;
 import io.github.ratelimit.core.SingleUseTokenException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;

@@ -2,8 +2,8 @@ package io.github.ratelimit.autoconfigure.endpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.redis.RedisBlocks;
 import io.github.ratelimit.redis.RedisGuard;

@@ -3,7 +3,7 @@ package io.github.ratelimit.autoconfigure.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.autoconfigure.internal.ClientAddresses;
+import io.github.ratelimit.autoconfigure.web.ClientAddresses;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;

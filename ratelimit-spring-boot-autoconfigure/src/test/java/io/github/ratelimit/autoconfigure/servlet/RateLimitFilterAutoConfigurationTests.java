@@ -3,8 +3,8 @@ package io.github.ratelimit.autoconfigure.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleException;
-import io.github.ratelimit.autoconfigure.internal.InvalidFilterRuleFailureAnalyzer;
+import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
+import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleFailureAnalyzer;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.test.support.SharedRedis;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
-import io.github.ratelimit.autoconfigure.internal.ClientAddresses;
-import io.github.ratelimit.autoconfigure.internal.Plans;
+import io.github.ratelimit.autoconfigure.definition.Plans;
+import io.github.ratelimit.autoconfigure.web.ClientAddresses;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.decision.Fallbacks;
@@ -55,7 +55,7 @@ class RedisUnavailableMappingTest {
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers,
                 true,
-                io.github.ratelimit.autoconfigure.internal.KeyResolvers.BUILT_IN);
+                io.github.ratelimit.autoconfigure.definition.KeyResolvers.BUILT_IN);
     }
 
     static MockHttpServletResponse call(RateLimitFilter filter) throws Exception {

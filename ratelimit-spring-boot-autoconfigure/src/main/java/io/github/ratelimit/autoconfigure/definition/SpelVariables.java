@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure.internal;
+package io.github.ratelimit.autoconfigure.definition;
 
 import java.util.Set;
 import org.springframework.expression.Expression;

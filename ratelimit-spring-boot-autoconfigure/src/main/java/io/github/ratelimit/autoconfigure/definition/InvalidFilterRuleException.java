@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure.internal;
+package io.github.ratelimit.autoconfigure.definition;
 
 /** A rate limit rule in the properties is invalid; raised at startup, naming the property and the bad value. */
 public class InvalidFilterRuleException extends IllegalArgumentException {

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure.internal;
+package io.github.ratelimit.autoconfigure.web;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

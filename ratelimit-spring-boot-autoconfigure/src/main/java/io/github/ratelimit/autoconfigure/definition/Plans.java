@@ -1,5 +1,6 @@
-package io.github.ratelimit.autoconfigure.internal;
+package io.github.ratelimit.autoconfigure.definition;
 
+import io.github.ratelimit.autoconfigure.internal.Fallback;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.PlanSource.Quota;

@@ -1,7 +1,7 @@
-package io.github.ratelimit.autoconfigure.internal;
+package io.github.ratelimit.autoconfigure.definition;
 
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.decision.RateLimitDecisions;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure.internal;
+package io.github.ratelimit.autoconfigure.definition;
 
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;

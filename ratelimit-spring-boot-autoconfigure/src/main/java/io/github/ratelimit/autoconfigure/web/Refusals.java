@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure.internal;
+package io.github.ratelimit.autoconfigure.web;
 
 import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.Decision;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure.internal;
+package io.github.ratelimit.autoconfigure.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,9 +1,9 @@
-package io.github.ratelimit.autoconfigure.internal;
+package io.github.ratelimit.autoconfigure.definition;
 
 import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
-import io.github.ratelimit.autoconfigure.internal.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.LimitRequest;
