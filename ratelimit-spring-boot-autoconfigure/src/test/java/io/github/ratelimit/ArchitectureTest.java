@@ -51,7 +51,11 @@ class ArchitectureTest {
                 .should()
                 .onlyDependOnClassesThat()
                 .resideInAnyPackage(
-                        "java..", "org.slf4j..", "io.github.ratelimit.core..", "io.github.ratelimit.annotation..")
+                        "java..",
+                        "org.slf4j..",
+                        "org.jspecify..", // nullness in the types
+                        "io.github.ratelimit.core..",
+                        "io.github.ratelimit.annotation..")
                 .check(STARTER);
     }
 
@@ -97,6 +101,7 @@ class ArchitectureTest {
                 .onlyDependOnClassesThat()
                 .resideInAnyPackage(
                         "java..",
+                        "org.jspecify..",
                         "io.github.ratelimit.core..",
                         "io.github.ratelimit.annotation..",
                         "io.github.ratelimit.local..",
@@ -118,6 +123,7 @@ class ArchitectureTest {
                         "io.github.ratelimit.annotation..",
                         "io.github.ratelimit.local..",
                         "io.github.ratelimit.decision..",
+                        "org.jspecify..",
                         "org.slf4j..")
                 .check(STARTER);
     }
@@ -183,6 +189,37 @@ class ArchitectureTest {
                         JavaClass.Predicates.resideOutsideOfPackage("io.github.ratelimit.autoconfigure..")
                                 .or(JavaClass.Predicates.resideInAnyPackage(known)))
                 .check(STARTER);
+    }
+
+    /**
+     * Nullness is in the types, as Spring Framework 7 has it: every package of the published modules (the annotations
+     * aside, whose members cannot be null) is {@code @NullMarked}, so that NullAway checks it in the build and Kotlin
+     * and IDEs read it.
+     */
+    @Test
+    void everyPublishedPackageIsNullMarked() throws ClassNotFoundException {
+        Set<String> packages = new TreeSet<>();
+        for (JavaClass type : STARTER) {
+            String module = moduleOf(type);
+            if (Set.of(
+                            "ratelimit-core",
+                            "ratelimit-redis",
+                            "ratelimit-spring-boot-autoconfigure",
+                            "ratelimit-spring-cloud-gateway",
+                            "ratelimit-embedded-redis",
+                            "ratelimit-test-kit",
+                            "ratelimit-test")
+                    .contains(module)) {
+                packages.add(type.getPackageName());
+            }
+        }
+        assertThat(packages).hasSizeGreaterThan(20);
+        for (String name : packages) {
+            assertThat(Class.forName(name + ".package-info")
+                            .isAnnotationPresent(org.jspecify.annotations.NullMarked.class))
+                    .as("package %s is @NullMarked", name)
+                    .isTrue();
+        }
     }
 
     @Test

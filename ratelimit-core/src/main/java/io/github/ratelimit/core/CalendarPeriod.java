@@ -10,6 +10,7 @@ import java.time.ZonedDateTime;
 import java.time.temporal.TemporalAdjusters;
 import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A calendar period in a time zone: a day (from midnight), an ISO week (from Monday midnight) or a month (from midnight
@@ -44,7 +45,7 @@ public record CalendarPeriod(Unit unit, ZoneId zone) {
      * the zone {@code zone} (a region such as {@code Europe/Berlin} or an offset; empty or null for UTC). Throws
      * {@link IllegalArgumentException} naming what is wrong.
      */
-    public static CalendarPeriod parse(String period, String zone) {
+    public static CalendarPeriod parse(String period, @Nullable String zone) {
         Unit unit;
         try {
             unit = Unit.valueOf(String.valueOf(period).trim().toUpperCase(Locale.ROOT));
@@ -67,7 +68,7 @@ public record CalendarPeriod(Unit unit, ZoneId zone) {
      * {@link #parse} for an optional period, as annotations and properties leave it out: null for a null or blank
      * period; a zone given without a period is an error.
      */
-    public static CalendarPeriod parseIfGiven(String period, String zone) {
+    public static @Nullable CalendarPeriod parseIfGiven(@Nullable String period, @Nullable String zone) {
         if (period == null || period.isBlank()) {
             if (zone != null && !zone.isBlank()) {
                 throw new IllegalArgumentException("zone '" + Messages.printable(zone) + "' is given without a period");

@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the interceptors know about the caller of the current invocation, and where an allowed decision is
  * reported. The web support provides one for servlet requests, and for reactive requests one in the Reactor context
@@ -14,22 +16,22 @@ public interface CallerContext {
      * The current request object (an {@code HttpServletRequest} in a servlet app, a {@code ServerHttpRequest} in a
      * reactive one), or null.
      */
-    default Object request() {
+    default @Nullable Object request() {
         return null;
     }
 
     /** The authenticated principal's name, or null. */
-    default String principalName() {
+    default @Nullable String principalName() {
         return null;
     }
 
     /** The client's network address, or null. */
-    default String clientAddress() {
+    default @Nullable String clientAddress() {
         return null;
     }
 
     /** The value of one request header (the first, when several), or null when absent or outside a request. */
-    default String header(String name) {
+    default @Nullable String header(String name) {
         return null;
     }
 

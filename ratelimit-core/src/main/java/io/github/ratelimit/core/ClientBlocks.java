@@ -3,6 +3,7 @@ package io.github.ratelimit.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Clients blocked by an operator on every instance: a block names a kind of key and a value ({@code ip} and an
@@ -13,6 +14,7 @@ import java.util.Map;
 public interface ClientBlocks {
 
     /** How long this client stays blocked, or null when it is not; answered from memory. */
+    @Nullable
     Duration blockedFor(ClientIdentifier client);
 
     /** Whether no block is known (the common case, checked first on every call). */

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Who a limit counts: a kind (the key expression of an annotation such as {@code #userId}, or a rule's key kind
@@ -19,7 +20,7 @@ import java.util.Locale;
  * @param kind what produced the value, normalised; null for an identifier without a kind
  * @param value the value, not blank
  */
-public record ClientIdentifier(String kind, String value) {
+public record ClientIdentifier(@Nullable String kind, String value) {
 
     private static final char SEPARATOR = '\u0000';
 
@@ -54,7 +55,7 @@ public record ClientIdentifier(String kind, String value) {
      * The value of the {@code client} kind (and of the {@code #client} key variable): {@code principal:<name>} for an
      * authenticated caller, else {@code ip:<address>}, or null when neither is known.
      */
-    public static String clientValue(String principalName, String address) {
+    public static @Nullable String clientValue(@Nullable String principalName, @Nullable String address) {
         if (principalName != null) {
             return "principal:" + principalName;
         }

@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Who a limit counts: one kind of key, resolved for the caller of each call. The starter's own kinds are {@code ip},
  * {@code principal}, {@code client} (the principal, else the IP address) and {@code header:<Name>}; an application
@@ -24,5 +26,6 @@ public interface KeyResolver {
      * This caller's value under this key, or null (or blank) when the call has none: an annotated call is then refused
      * with 400 (never counted in a bucket shared by every caller), a rule does what its {@code missing-key} says.
      */
+    @Nullable
     String resolve(CallerContext caller);
 }

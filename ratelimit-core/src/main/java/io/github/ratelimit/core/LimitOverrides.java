@@ -2,6 +2,7 @@ package io.github.ratelimit.core;
 
 import java.time.Duration;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Operators' overrides of limits by name, for every instance: a new quota and window, or shadow mode on or off, kept
@@ -17,7 +18,7 @@ public interface LimitOverrides {
      * @param window the window, at least 1 ms, or null
      * @param shadow whether the limit only counts and reports, or null
      */
-    record Change(Long limit, Duration window, Boolean shadow) {
+    record Change(@Nullable Long limit, @Nullable Duration window, @Nullable Boolean shadow) {
 
         public Change {
             if (limit != null && limit < 1) {
@@ -43,6 +44,7 @@ public interface LimitOverrides {
     }
 
     /** The override of a limit name, or null; answered from memory. */
+    @Nullable
     Change get(String name);
 
     /** Overrides a limit name on every instance, replacing an override in force. */

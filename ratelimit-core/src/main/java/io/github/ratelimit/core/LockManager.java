@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Distributed locks with safe release, bounded lifetime and fencing tokens, for code that is not a
@@ -247,10 +248,11 @@ public interface LockManager {
      *     a lock taken in code without one
      * @param minHold how long after it was taken the lock stays taken even when released sooner; zero for none
      */
-    public record LockOptions(Duration lease, Duration maxWait, Duration maxLifetime, String name, Duration minHold) {
+    public record LockOptions(
+            Duration lease, Duration maxWait, Duration maxLifetime, @Nullable String name, Duration minHold) {
 
         /** Options without a minimum hold. */
-        public LockOptions(Duration lease, Duration maxWait, Duration maxLifetime, String name) {
+        public LockOptions(Duration lease, Duration maxWait, Duration maxLifetime, @Nullable String name) {
             this(lease, maxWait, maxLifetime, name, Duration.ZERO);
         }
 

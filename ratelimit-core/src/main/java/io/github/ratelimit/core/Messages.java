@@ -1,6 +1,7 @@
 package io.github.ratelimit.core;
 
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The wording of every rule the starter checks in more than one place, so that an annotation attribute, a property and
@@ -29,12 +30,12 @@ public final class Messages {
     }
 
     /** {@code <what> must be 1 to 100 letters, digits or '._:/-', but was '<value>'}. */
-    public static String badName(String what, String value) {
+    public static String badName(@Nullable String what, String value) {
         return subject(what) + "must be 1 to 100 letters, digits or '._:/-', but was '" + printable(value) + "'";
     }
 
     /** The message for a key prefix that is not at most 64 of the characters of a name. */
-    public static String badKeyPrefix(String what, String value) {
+    public static String badKeyPrefix(@Nullable String what, String value) {
         return subject(what) + "must be at most 64 of A-Z a-z 0-9 . _ : / -, but was '" + printable(value) + "'";
     }
 
@@ -44,17 +45,17 @@ public final class Messages {
     }
 
     /** {@code <what> must be at least <min>, but was <actual>}. */
-    public static String atLeast(String what, Object min, Object actual) {
+    public static String atLeast(@Nullable String what, Object min, Object actual) {
         return subject(what) + "must be at least " + min + ", but was " + actual;
     }
 
     /** {@code <what> must not be negative, but was <actual>}. */
-    public static String negative(String what, Object actual) {
+    public static String negative(@Nullable String what, Object actual) {
         return subject(what) + "must not be negative, but was " + actual;
     }
 
     /** {@code <what> must be between <min> and <max>, but was <actual>}. */
-    public static String between(String what, Object min, Object max, Object actual) {
+    public static String between(@Nullable String what, Object min, Object max, Object actual) {
         return subject(what) + "must be between " + min + " and " + max + ", but was " + actual;
     }
 
@@ -99,7 +100,7 @@ public final class Messages {
         return out.toString();
     }
 
-    private static String subject(String what) {
+    private static String subject(@Nullable String what) {
         return what == null ? "" : what + " ";
     }
 }

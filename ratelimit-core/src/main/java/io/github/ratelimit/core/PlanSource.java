@@ -4,6 +4,7 @@ import io.github.ratelimit.annotation.Algorithm;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a caller's plan, and any limits of its own, come from at run time: for example a database of API keys and
@@ -24,14 +25,15 @@ public interface PlanSource {
      * @param group the plan group, as named by {@code @RateLimited(plans = ...)} or a rule's {@code plans}
      * @param customer the caller's identifier value (the key's value, such as the API key)
      */
-    String planOf(String group, String customer);
+    @Nullable
+    String planOf(String group, @Nullable String customer);
 
     /**
      * Limits that replace the plan's own for this customer (a negotiated contract), or null for the plan's. The
      * windows and algorithms should be the plan's: counts belong to the group, window and algorithm, so a quota that
      * changes keeps what was counted, while a new window starts a new count.
      */
-    default List<Quota> limitsOf(String group, String plan, String customer) {
+    default @Nullable List<Quota> limitsOf(String group, String plan, @Nullable String customer) {
         return null;
     }
 
@@ -45,7 +47,12 @@ public interface PlanSource {
      * @param share the share of the budget its calls may use, above 0 and at most 1
      */
     public record Quota(
-            long limit, Duration window, Algorithm algorithm, CalendarPeriod period, Duration penalty, double share) {
+            long limit,
+            @Nullable Duration window,
+            Algorithm algorithm,
+            @Nullable CalendarPeriod period,
+            Duration penalty,
+            double share) {
 
         public Quota {
             Objects.requireNonNull(algorithm, "algorithm");
@@ -79,7 +86,8 @@ public interface PlanSource {
                 return new RateLimit(
                         group, Algorithm.FIXED_WINDOW, limit, period.longest(), plan, period, penalty, share);
             }
-            return new RateLimit(group, algorithm, limit, window, plan, null, penalty, share);
+            return new RateLimit(
+                    group, algorithm, limit, Objects.requireNonNull(window, "window"), plan, null, penalty, share);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.github.ratelimit.core;
 import io.github.ratelimit.annotation.Algorithm;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One limit: at most {@code limit} units per {@code window}, counted by {@code algorithm}, under a name
@@ -36,8 +37,8 @@ public record RateLimit(
         Algorithm algorithm,
         long limit,
         Duration window,
-        String plan,
-        CalendarPeriod period,
+        @Nullable String plan,
+        @Nullable CalendarPeriod period,
         Duration penalty,
         double share) {
 
@@ -47,7 +48,7 @@ public record RateLimit(
     }
 
     /** A limit without a calendar period, penalty or share. */
-    public RateLimit(String name, Algorithm algorithm, long limit, Duration window, String plan) {
+    public RateLimit(String name, Algorithm algorithm, long limit, Duration window, @Nullable String plan) {
         this(name, algorithm, limit, window, plan, null, Duration.ZERO, 1.0);
     }
 

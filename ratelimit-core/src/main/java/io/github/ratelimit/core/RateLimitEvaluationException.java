@@ -1,5 +1,7 @@
 package io.github.ratelimit.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A call's rate limit key or cost could not be resolved (it evaluated to null or empty, to a cost outside
  * the limit, or failed). The call is not made: an unresolved key never falls back to a bucket shared by
@@ -27,7 +29,7 @@ public class RateLimitEvaluationException extends IllegalStateException {
      * @param message for the log: may name expressions and methods
      * @param clientDetail for the client: says what is missing without showing any expression
      */
-    public RateLimitEvaluationException(String message, String clientDetail, Throwable cause) {
+    public RateLimitEvaluationException(String message, String clientDetail, @Nullable Throwable cause) {
         super(message, cause);
         this.clientDetail = clientDetail;
     }

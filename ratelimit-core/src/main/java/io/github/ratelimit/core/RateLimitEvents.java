@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -171,7 +172,7 @@ public final class RateLimitEvents implements RateLimitListener {
     }
 
     @Override
-    public void charged(String what, long units, Throwable error) {
+    public void charged(String what, long units, @Nullable Throwable error) {
         tellEach(listener -> listener.charged(what, units, error));
     }
 

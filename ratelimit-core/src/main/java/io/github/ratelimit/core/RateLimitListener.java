@@ -6,6 +6,7 @@ import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Told what the limiter does: decisions asked of a store, tokens issued, used and given back, locks and concurrency
@@ -101,7 +102,7 @@ public interface RateLimitListener {
      * @param what the method charged
      * @param error why the store did not confirm it, or null when it was taken
      */
-    default void charged(String what, long units, Throwable error) {}
+    default void charged(String what, long units, @Nullable Throwable error) {}
 
     /** A call refused because an operator blocked this client. */
     default void blocked(ClientIdentifier client) {}

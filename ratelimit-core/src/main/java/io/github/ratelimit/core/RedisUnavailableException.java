@@ -1,6 +1,7 @@
 package io.github.ratelimit.core;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Redis did not answer within the latency budget, refused the call (out of memory, busy), or is considered
@@ -14,7 +15,7 @@ public class RedisUnavailableException extends RuntimeException {
 
     private final Duration retryAfter;
 
-    public RedisUnavailableException(String message, Duration retryAfter, Throwable cause) {
+    public RedisUnavailableException(String message, Duration retryAfter, @Nullable Throwable cause) {
         super(message, cause);
         this.retryAfter = retryAfter;
     }

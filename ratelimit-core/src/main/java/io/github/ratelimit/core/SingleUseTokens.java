@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tokens that work a fixed number of times (once, by default), across every instance of the application:
@@ -40,22 +41,23 @@ public interface SingleUseTokens {
     }
 
     /**
-     * Takes one use of a token, atomically: returns its metadata if a use was left, else why not. A token
-     * stays known as used until its original expiry, so a replay is told apart from an unknown token.
+     * Takes one use of a token, atomically: returns its metadata if a use was left, else why not (a null or blank
+     * token is missing). A token stays known as used until its original expiry, so a replay is told apart from an
+     * unknown token.
      */
-    TokenConsumption consume(String purpose, String token);
+    TokenConsumption consume(String purpose, @Nullable String token);
 
     /**
      * Gives back one use taken by {@link #consume}, for a call that failed before it had any effect. Call it
      * only after a successful consume of your own; returns false if the token is gone or has no use taken.
      */
-    boolean release(String purpose, String token);
+    boolean release(String purpose, @Nullable String token);
 
     /**
      * {@link #consume} without blocking the calling thread, for reactive callers. The default runs on the calling
      * thread; implementations that wait for a network override it.
      */
-    default CompletionStage<TokenConsumption> consumeAsync(String purpose, String token) {
+    default CompletionStage<TokenConsumption> consumeAsync(String purpose, @Nullable String token) {
         try {
             return CompletableFuture.completedFuture(consume(purpose, token));
         } catch (RuntimeException e) {
@@ -64,7 +66,7 @@ public interface SingleUseTokens {
     }
 
     /** {@link #release} without blocking the calling thread; the default runs on the calling thread. */
-    default CompletionStage<Boolean> releaseAsync(String purpose, String token) {
+    default CompletionStage<Boolean> releaseAsync(String purpose, @Nullable String token) {
         try {
             return CompletableFuture.completedFuture(release(purpose, token));
         } catch (RuntimeException e) {

@@ -2,10 +2,12 @@ package io.github.ratelimit.decision;
 
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.LimitRequest;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One call's way through the limits, from its decision to its end. Every integration (the interceptor, both web
@@ -26,12 +28,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class DecidedCall {
 
-    private final RateLimitDecisions decisions;
+    private final @Nullable RateLimitDecisions decisions;
     private final RateLimitDecisions.Outcome outcome;
     private final RateLimitDecisions.After after;
-    private final RuntimeException refusal;
-    private final RateLimitDecisions.Call failures;
-    private final boolean awaitsEnd;
+    private final @Nullable RuntimeException refusal;
+    /** What a failure takes and what the call was admitted with; null when nothing follows its end. */
+    private final RateLimitDecisions.@Nullable Call failures;
+
+    private final List<LimitRequest> requests;
     private final AtomicBoolean ended = new AtomicBoolean();
 
     private static final DecidedCall NOT_LIMITED =
@@ -42,14 +46,19 @@ public final class DecidedCall {
         return NOT_LIMITED;
     }
 
-    DecidedCall(RateLimitDecisions decisions, RateLimitDecisions.Outcome outcome, RateLimitDecisions.After after) {
+    DecidedCall(
+            @Nullable RateLimitDecisions decisions,
+            RateLimitDecisions.Outcome outcome,
+            RateLimitDecisions.After after) {
         this.decisions = decisions;
         this.outcome = outcome;
         this.after = after;
         this.refusal = outcome.refusal();
         RateLimitDecisions.Call call = outcome.call();
-        this.failures = refusal != null || call == null ? null : after.failures(call);
-        this.awaitsEnd = failures != null && (!failures.requests().isEmpty() || after.charges());
+        RateLimitDecisions.Call failures =
+                refusal != null || call == null || decisions == null ? null : after.failures(call);
+        this.failures = failures != null && (!failures.requests().isEmpty() || after.charges()) ? failures : null;
+        this.requests = call == null ? List.of() : call.requests();
     }
 
     /** How the call was decided. */
@@ -62,12 +71,12 @@ public final class DecidedCall {
      * io.github.ratelimit.core.RedisUnavailableException} for 503), or null when it goes on. Built once: the same
      * exception on every call of this method.
      */
-    public RuntimeException refusal() {
+    public @Nullable RuntimeException refusal() {
         return refusal;
     }
 
     /** The decision that admitted the call, to report in the answer, or null when none was made. */
-    public Decision admitted() {
+    public @Nullable Decision admitted() {
         return outcome.admitted();
     }
 
@@ -81,7 +90,7 @@ public final class DecidedCall {
 
     /** Whether how the call ends matters: it was admitted under a limit that counts failures or charges calls. */
     public boolean awaitsEnd() {
-        return awaitsEnd;
+        return failures != null;
     }
 
     /**
@@ -89,12 +98,14 @@ public final class DecidedCall {
      * takes what failures take; a charge takes what the result says it used. Waits for both within the Redis budget,
      * so that the caller's next call meets them; never throws.
      */
-    public void completed(Object result) {
-        if (endsNow()) {
+    public void completed(@Nullable Object result) {
+        RateLimitDecisions flow = decisions;
+        RateLimitDecisions.Call failed = endsNow();
+        if (flow != null && failed != null) {
             if (after.failure(result)) {
-                decisions.countFailures(failures);
+                flow.countFailures(failed);
             }
-            decisions.charge(failures.what(), after.charged(outcome.call().requests(), result, false));
+            flow.charge(failed.what(), after.charged(requests, result, false));
         }
     }
 
@@ -102,39 +113,41 @@ public final class DecidedCall {
      * The call failed ({@code error} may be null when the failure is an answer's status): takes what failures take
      * and what limits that charge failures charge. Waits within the Redis budget; never throws.
      */
-    public void failed(Throwable error) {
-        if (endsNow()) {
-            decisions.countFailures(failures);
-            decisions.charge(failures.what(), after.charged(outcome.call().requests(), null, true));
+    public void failed(@Nullable Throwable error) {
+        RateLimitDecisions flow = decisions;
+        RateLimitDecisions.Call failed = endsNow();
+        if (flow != null && failed != null) {
+            flow.countFailures(failed);
+            flow.charge(failed.what(), after.charged(requests, null, true));
         }
     }
 
     /** {@link #completed} without blocking: the stage completes once the failure is counted and the charge taken. */
-    public CompletionStage<Void> completedAsync(Object result) {
-        if (!endsNow()) {
+    public CompletionStage<Void> completedAsync(@Nullable Object result) {
+        RateLimitDecisions flow = decisions;
+        RateLimitDecisions.Call failed = endsNow();
+        if (flow == null || failed == null) {
             return CompletableFuture.completedFuture(null);
         }
-        CompletionStage<?> counted = after.failure(result)
-                ? decisions.countFailuresAsync(failures)
-                : CompletableFuture.completedFuture(null);
+        CompletionStage<?> counted =
+                after.failure(result) ? flow.countFailuresAsync(failed) : CompletableFuture.completedFuture(null);
         return counted.thenCombine(
-                decisions.chargeAsync(
-                        failures.what(), after.charged(outcome.call().requests(), result, false)),
-                (c, d) -> null);
+                flow.chargeAsync(failed.what(), after.charged(requests, result, false)), (c, d) -> null);
     }
 
     /** {@link #failed} without blocking: the stage completes once the failure is counted and the charge taken. */
-    public CompletionStage<Void> failedAsync(Throwable error) {
-        if (!endsNow()) {
+    public CompletionStage<Void> failedAsync(@Nullable Throwable error) {
+        RateLimitDecisions flow = decisions;
+        RateLimitDecisions.Call failed = endsNow();
+        if (flow == null || failed == null) {
             return CompletableFuture.completedFuture(null);
         }
-        List<RateLimitDecisions.Charge> charged = after.charged(outcome.call().requests(), null, true);
-        return decisions
-                .countFailuresAsync(failures)
-                .thenCombine(decisions.chargeAsync(failures.what(), charged), (c, d) -> null);
+        return flow.countFailuresAsync(failed)
+                .thenCombine(flow.chargeAsync(failed.what(), after.charged(requests, null, true)), (c, d) -> null);
     }
 
-    private boolean endsNow() {
-        return awaitsEnd && ended.compareAndSet(false, true);
+    /** What a failure takes, when this is the call's first end and something follows it; else null. */
+    private RateLimitDecisions.@Nullable Call endsNow() {
+        return failures != null && ended.compareAndSet(false, true) ? failures : null;
     }
 }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +56,7 @@ public final class Fallbacks implements RateLimitListener {
      * @param error why it failed, or null when it was taken
      */
     @Override
-    public void charged(String what, long units, Throwable error) {
+    public void charged(String what, long units, @Nullable Throwable error) {
         if (error == null) {
             chargedUnits.addAndGet(units);
             return;

@@ -28,6 +28,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one decision flow, for every integration: annotations, both web filters, outbound clients, and code of your own.
@@ -213,7 +214,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
         After DEFAULT = new After() {};
 
         /** Whether a result the call returned is a failure (an error status, say). */
-        default boolean failure(Object result) {
+        default boolean failure(@Nullable Object result) {
             return false;
         }
 
@@ -233,7 +234,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
          * @param result what it returned, null when it failed
          * @param failed whether it threw (or its answer failed)
          */
-        default List<Charge> charged(List<LimitRequest> requests, Object result, boolean failed) {
+        default List<Charge> charged(List<LimitRequest> requests, @Nullable Object result, boolean failed) {
             return List.of();
         }
     }
@@ -305,6 +306,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
      * failures only, such as {@link Call#failures()}), without asking again whether the caller is exempt or blocked.
      * Gives null when the call asks nothing.
      */
+    @Nullable
     Outcome countFailures(Call failures) {
         return failures.requests().isEmpty() ? null : decideNow(failures);
     }
@@ -369,7 +371,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
     }
 
     /** An operator's override of the limit name in force, or null (plans' limits are never overridden). */
-    public LimitOverrides.Change override(String name) {
+    public LimitOverrides.@Nullable Change override(String name) {
         LimitOverrides current = overrides.get();
         return current == null ? null : current.get(name);
     }
@@ -393,7 +395,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
         return fallbacks;
     }
 
-    private Call ask(CallerContext caller, Function<CallerContext, Call> call) {
+    private @Nullable Call ask(CallerContext caller, Function<CallerContext, Call> call) {
         if (exemptions.exempt(caller)) {
             return null;
         }
@@ -407,7 +409,7 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
      * kind (an application's own) when one of the call's identifiers has that kind and value. Read from memory (see
      * {@link ClientBlocks}); the refusal's advice is the time the block has left.
      */
-    private Outcome blocked(CallerContext caller, Call call) {
+    private @Nullable Outcome blocked(CallerContext caller, Call call) {
         ClientBlocks blocked = blocks.get();
         if (blocked == null || blocked.isEmpty()) {
             return null;
@@ -533,17 +535,17 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
     public sealed interface Outcome permits NotLimited, Admitted, Refused, UncheckedOpen, RefusedClosed {
 
         /** What refuses the call (answered 429 or 503), or null when it goes on; a new exception on each call. */
-        default RuntimeException refusal() {
+        default @Nullable RuntimeException refusal() {
             return null;
         }
 
         /** The decision that admitted the call, to report in the answer, or null when none was made. */
-        default Decision admitted() {
+        default @Nullable Decision admitted() {
             return null;
         }
 
         /** What the call asked, or null when no limit applied. */
-        default Call call() {
+        default @Nullable Call call() {
             return null;
         }
     }

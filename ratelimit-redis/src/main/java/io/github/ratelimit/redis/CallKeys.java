@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The keys of one rate-limit call: its distinct keys in the order of the requests (the same counter asked for twice is
@@ -16,6 +17,7 @@ import java.util.Map;
  * counted in one key; what the script is given per slot (keys, advice cursors, arguments); and, for a call one slot
  * refused and another admitted, what an admitting slot gives back. What a call sends, not what its reply means.
  */
+@SuppressWarnings("NullAway") // every map here is read with the keys this class put in it
 final class CallKeys {
 
     /** Requests of one call up to which identifiers are compared pair by pair, not hashed into a map. */
@@ -114,7 +116,7 @@ final class CallKeys {
      * one ring written instead of one per window. The windows' own keys stay the call's keys for everything else (local
      * refusals, outcomes, resets).
      */
-    private String[] findSeveralWindows() {
+    private String @Nullable [] findSeveralWindows() {
         String[] severalAt = null;
         int n = 0;
         int[] candidates = new int[size];
@@ -221,6 +223,7 @@ final class CallKeys {
     }
 
     /** The key of several windows that counts {@code key}, or null (a call has few such keys). */
+    @Nullable
     String severalOf(String key) {
         for (Map.Entry<String, List<String>> several : severalWindows.entrySet()) {
             if (several.getValue().contains(key)) {
@@ -264,6 +267,7 @@ final class CallKeys {
     }
 
     /** What one admitting slot gives back: the keys that took their cost, or null when none did. */
+    @Nullable
     GiveBack giveBack(List<String> group, long[] reply, String callId) {
         List<Object> backKeys = new ArrayList<>();
         List<String> windowKeys = new ArrayList<>();

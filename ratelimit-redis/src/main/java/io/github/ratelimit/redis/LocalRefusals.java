@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Refusals served in the JVM: when Redis refuses a (limit, identifier, cost) and says when it could next admit it,
@@ -77,6 +78,7 @@ final class LocalRefusals {
      *
      * @param byKey the call's requests by their Redis key, in order
      */
+    @Nullable
     Decision refuse(Map<String, LimitRequest> byKey, long nowNanos) {
         if (refusals.estimatedSize() == 0) {
             return null; // the common case of an admitted call: nothing to look up

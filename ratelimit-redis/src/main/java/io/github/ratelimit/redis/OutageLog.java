@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,19 +27,21 @@ final class OutageLog {
     private final String target;
     private final AtomicLong answeredWithout = new AtomicLong();
     private final AtomicLong nextRepeatLog = new AtomicLong(System.nanoTime());
-    private volatile Instant since;
-    private volatile String lastError;
+    private volatile @Nullable Instant since;
+    private volatile @Nullable String lastError;
 
     OutageLog(String target) {
         this.target = target;
     }
 
     /** Since when Redis is unavailable, or null while it answers. */
+    @Nullable
     Instant since() {
         return since;
     }
 
     /** Why Redis was last found unavailable, or null. */
+    @Nullable
     String lastError() {
         return lastError;
     }
@@ -49,7 +52,7 @@ final class OutageLog {
     }
 
     /** A call answered without Redis: counted, and the reminder logged when it is due. */
-    RedisUnavailableException answeredWithout(String message, Duration retryAfter, Throwable cause) {
+    RedisUnavailableException answeredWithout(String message, Duration retryAfter, @Nullable Throwable cause) {
         long count = answeredWithout.incrementAndGet();
         Instant started = since;
         if (started != null && repeatLogDue()) {

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the rate limit script is told and what it answers (see ratelimit.lua): each key's spec as text, made once per
@@ -41,7 +42,7 @@ final class RateLimitScriptCodec {
      * flags (the common request; null for a calendar quota), and its limit and window as a key of several windows
      * lists them.
      */
-    private record Spec(String start, String end, String oneUnit, String window) {}
+    private record Spec(String start, String end, @Nullable String oneUnit, String window) {}
 
     private Spec spec(RateLimit limit) {
         return specs.get(limit, l -> {

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -57,7 +58,7 @@ public final class RedisBlocks implements ClientBlocks, AutoCloseable {
 
     /** How long this client stays blocked, or null when it is not: from memory, no Redis call. */
     @Override
-    public Duration blockedFor(ClientIdentifier client) {
+    public @Nullable Duration blockedFor(ClientIdentifier client) {
         Map<String, Long> current = blocks;
         if (current.isEmpty()) {
             return null;

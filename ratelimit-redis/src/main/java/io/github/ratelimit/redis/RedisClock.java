@@ -1,5 +1,7 @@
 package io.github.ratelimit.redis;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The application's guess of Redis's clock, used for one thing: naming the periods around it that a calendar quota's
  * decision sends (see {@code RateLimitScriptCodec}), among which the script chooses by Redis's own {@code TIME}. The
@@ -12,7 +14,7 @@ final class RedisClock {
     /** A Redis time and the monotonic time it was seen at. */
     private record Seen(long redisMs, long nanos) {}
 
-    private volatile Seen seen;
+    private volatile @Nullable Seen seen;
 
     /** Redis's time as a decision told it. */
     void saw(long redisMs) {
@@ -26,7 +28,7 @@ final class RedisClock {
 
     /** The guess of Redis's time now (only when {@link #known()}). */
     long guess() {
-        Seen last = seen;
+        Seen last = java.util.Objects.requireNonNull(seen, "Redis's time is not known yet");
         return last.redisMs() + (System.nanoTime() - last.nanos()) / 1_000_000;
     }
 

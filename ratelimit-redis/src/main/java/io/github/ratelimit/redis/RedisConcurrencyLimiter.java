@@ -19,6 +19,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -184,7 +185,7 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
         private final Duration lease;
         private final long endOfLife;
         private final AtomicBoolean released = new AtomicBoolean();
-        private volatile ScheduledFuture<?> renewal;
+        private volatile @Nullable ScheduledFuture<?> renewal;
 
         RedisPermit(String name, String key, String owner, Duration lease, Duration maxLifetime) {
             this.name = name;

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,9 +37,9 @@ public final class RedisConnector implements AutoCloseable {
     private final List<Consumer<RedissonClient>> onConnected;
     private final RedisHealthProbe probe;
     private final CountDownLatch firstAttempt = new CountDownLatch(1);
-    private volatile Throwable lastFailure;
+    private volatile @Nullable Throwable lastFailure;
     private volatile boolean closed;
-    private Thread thread;
+    private @Nullable Thread thread;
 
     /**
      * @param redisson the client; not closed by this class
@@ -78,7 +79,7 @@ public final class RedisConnector implements AutoCloseable {
      *
      * @return null when connected, else why not
      */
-    public Throwable awaitFirstAttempt(Duration timeout) {
+    public @Nullable Throwable awaitFirstAttempt(Duration timeout) {
         try {
             if (!firstAttempt.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 return new TimeoutException("no answer within " + timeout.toMillis() + " ms");

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +53,7 @@ public final class RedisGuard {
     private final AtomicLong rejectedWhileOpen = new AtomicLong();
     private final AtomicBoolean probing = new AtomicBoolean();
     private final AtomicLong slowInTheJvm = new AtomicLong();
-    private volatile Supplier<CompletionStage<?>> prober;
+    private volatile @Nullable Supplier<CompletionStage<?>> prober;
     private volatile boolean connected = true;
 
     /**
@@ -131,12 +132,12 @@ public final class RedisGuard {
     }
 
     /** Since when Redis is unavailable (not connected yet, or the breaker opened), or null while it answers. */
-    public Instant unavailableSince() {
+    public @Nullable Instant unavailableSince() {
         return outage.since();
     }
 
     /** Why Redis was last found unavailable, or null. */
-    public String lastError() {
+    public @Nullable String lastError() {
         return outage.lastError();
     }
 

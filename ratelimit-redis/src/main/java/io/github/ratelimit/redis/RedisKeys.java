@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.redisson.connection.CRC16;
 
 /**
@@ -209,7 +210,7 @@ final class RedisKeys {
      * A penalty box as operators see it, read from its key: the limit's key after the tag, and the tag; null for a key
      * that is not one.
      */
-    static RateLimiter.Penalty penaltyOf(String penaltyKey, Duration left) {
+    static RateLimiter.@Nullable Penalty penaltyOf(String penaltyKey, Duration left) {
         int tag = penaltyKey.indexOf('{');
         int end = penaltyKey.indexOf('}', tag + 1);
         if (tag < 0

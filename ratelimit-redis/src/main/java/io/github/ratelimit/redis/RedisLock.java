@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One acquisition of a lock, and its nested (re-entrant) handles on the same thread.
@@ -33,7 +34,7 @@ final class RedisLock implements LockHandle {
     private final long fencingToken;
     private final LockOptions options;
     private final long acquiredAt;
-    private final Thread thread; // the owning thread of a blocking acquisition, for re-entry; null if async
+    private final @Nullable Thread thread; // the owning thread of a blocking acquisition, for re-entry; null if async
     private final AtomicBoolean released = new AtomicBoolean();
     private final AtomicReference<LossReason> loss = new AtomicReference<>();
     private final List<Consumer<LossReason>> lossCallbacks = new CopyOnWriteArrayList<>();
@@ -41,7 +42,7 @@ final class RedisLock implements LockHandle {
     /** Whether the lease now running ends at the lock's maximum lifetime (no renewal can follow it). */
     private volatile boolean finalLease;
 
-    private volatile ScheduledFuture<?> deadline;
+    private volatile @Nullable ScheduledFuture<?> deadline;
     private int holds = 1;
 
     RedisLock(
@@ -52,7 +53,7 @@ final class RedisLock implements LockHandle {
             long fencingToken,
             LockOptions options,
             long sentAt,
-            Thread thread) {
+            @Nullable Thread thread) {
         this.manager = manager;
         this.key = key;
         this.thread = thread;
@@ -298,7 +299,7 @@ final class RedisLock implements LockHandle {
      * The answer of a release that needs no Redis call (already released, or a nested hold on the owning thread),
      * or null when this call is the one that releases: it stops renewal and forgets the thread's hold.
      */
-    private Boolean releaseLocally() {
+    private @Nullable Boolean releaseLocally() {
         if (released.get()) {
             return false;
         }

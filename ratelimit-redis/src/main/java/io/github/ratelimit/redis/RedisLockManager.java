@@ -26,6 +26,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -266,8 +267,8 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         private final CompletableFuture<LockHandle> result;
         private final long deadline;
         private long backoff = 1;
-        private CompletableFuture<Void> wake;
-        private Runnable waker;
+        private @Nullable CompletableFuture<Void> wake;
+        private @Nullable Runnable waker;
 
         AsyncAttempts(String key, LockOptions options, CompletableFuture<LockHandle> result) {
             String tag = RedisKeys.tag(key);
@@ -288,14 +289,16 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
             long sentAt = System.nanoTime();
             executor.callAcknowledgedAsync(ACQUIRE, lockKeys, acquireArgs(key, owner, options))
                     .whenComplete((answer, error) -> {
-                        List<Object> reply = error == null ? answer.reply() : null;
                         if (error != null) {
                             stopListening();
                             if (Futures.cause(error) instanceof RedisUnavailableException) {
                                 giveBack(lockKey, owner, options); // the lock may have been taken, its answer lost
                             }
                             result.completeExceptionally(Futures.cause(error));
-                        } else if (ScriptExecutor.number(reply.get(0)) == 1 && !answer.byReplica()) {
+                            return;
+                        }
+                        List<Object> reply = answer.reply();
+                        if (ScriptExecutor.number(reply.get(0)) == 1 && !answer.byReplica()) {
                             stopListening();
                             result.completeExceptionally(notAcknowledged(key, lockKey, owner, options));
                         } else if (ScriptExecutor.number(reply.get(0)) == 1) {

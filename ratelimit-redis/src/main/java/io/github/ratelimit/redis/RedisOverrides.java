@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,7 @@ public final class RedisOverrides implements LimitOverrides, AutoCloseable {
     }
 
     @Override
-    public Change get(String name) {
+    public @Nullable Change get(String name) {
         Map<String, Change> current = overrides;
         return current.isEmpty() ? null : current.get(name);
     }

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
@@ -69,7 +70,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     private final RateLimitScriptCodec codec;
     private final boolean cluster;
     private final int horizonWindows;
-    private final LocalRefusals localRefusals;
+    private final @Nullable LocalRefusals localRefusals;
     private final ForgetAnnouncements resets;
     private final RedissonClient redisson;
     /** Give-backs are told apart by this limiter's random 64 bits and a counter (unique, made without blocking). */
@@ -182,14 +183,14 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         /** Each slot's keys in the order the script answers them. */
         final Map<Integer, List<String>> groups;
 
-        final Decision local;
+        final @Nullable Decision local;
         final long sent;
 
         /** The slots' replies in full, once read. */
-        private List<long[]> fullReplies;
+        private @Nullable List<long[]> fullReplies;
 
         /** Each slot's requests in the order of its answers, once made. */
-        private List<List<LimitRequest>> requestsOfGroups;
+        private @Nullable List<List<LimitRequest>> requestsOfGroups;
 
         final long resetsWhenSent;
 
@@ -295,7 +296,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             Instant decidedAt = Instant.EPOCH;
             List<Decision> parts = new ArrayList<>(groups.size());
             for (int g = 0; g < replies.size(); g++) {
-                Decision part = RateLimitScriptCodec.toDecision(requestsOfGroups.get(g), replies.get(g));
+                Decision part = RateLimitScriptCodec.toDecision(
+                        java.util.Objects.requireNonNull(requestsOfGroups).get(g), replies.get(g));
                 parts.add(part);
                 admitted &= part.allowed();
                 decidedAt = decidedAt.isAfter(part.decidedAt()) ? decidedAt : part.decidedAt();
@@ -367,18 +369,22 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
      * a stale local refusal behind); until then, starts listening.
      */
     private void rememberRefusal(Decision decision, Map<String, LimitRequest> byKey, long sent, long resetsWhenSent) {
+        LocalRefusals refusals = localRefusals;
+        if (refusals == null) {
+            return;
+        }
         boolean heard = resets.listen(key -> {
             if (FORGET_ALL.equals(key)) {
-                localRefusals.forgetAll();
+                refusals.forgetAll();
             } else {
-                localRefusals.forget(key);
+                refusals.forget(key);
             }
             return CompletableFuture.completedFuture(null);
         });
         if (!heard) {
             return;
         }
-        localRefusals.remember(decision, byKey, sent, resetsWhenSent);
+        refusals.remember(decision, byKey, sent, resetsWhenSent);
     }
 
     /**
@@ -480,7 +486,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         }
         List<CompletableFuture<?>> charges = new ArrayList<>(keysBySlot.size());
         keysBySlot.forEach((slot, slotKeys) -> {
-            Object[] args = argsBySlot.get(slot).toArray();
+            Object[] args =
+                    java.util.Objects.requireNonNull(argsBySlot.get(slot)).toArray();
             charges.add(
                     guard.callAsync(() -> executor.run(CHARGE, slotKeys, args)).whenComplete((reply, error) -> {
                         if (Futures.cause(error) instanceof RedisUnavailableException) {

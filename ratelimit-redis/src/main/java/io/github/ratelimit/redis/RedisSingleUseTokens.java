@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -164,6 +165,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
         }
 
         /** The issued token, or null when the token existed already. */
+        @Nullable
         IssuedToken issued(String token, List<Object> reply) {
             if (ScriptExecutor.number(reply.get(0)) != 1) {
                 return null;
@@ -175,16 +177,16 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
     }
 
     @Override
-    public TokenConsumption consume(String purpose, String token) {
+    public TokenConsumption consume(String purpose, @Nullable String token) {
         return RateLimitEvents.observe(events.consumingToken(purpose), () -> consumeNow(purpose, token));
     }
 
-    private TokenConsumption consumeNow(String purpose, String token) {
+    private TokenConsumption consumeNow(String purpose, @Nullable String token) {
         TokenConsumption refused = refusedWithoutRedis(purpose, token);
         if (refused != null) {
             return refused;
         }
-        List<Object> key = List.of(keys.tokenKey(purpose, token));
+        List<Object> key = List.of(keys.tokenKey(purpose, java.util.Objects.requireNonNull(token)));
         String attempt = attempts.next();
         ScriptExecutor.Acknowledged answer;
         try {
@@ -197,11 +199,11 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
     }
 
     @Override
-    public CompletableFuture<TokenConsumption> consumeAsync(String purpose, String token) {
+    public CompletableFuture<TokenConsumption> consumeAsync(String purpose, @Nullable String token) {
         return RateLimitEvents.observeAsync(events.consumingToken(purpose), () -> consumeNowAsync(purpose, token));
     }
 
-    private CompletableFuture<TokenConsumption> consumeNowAsync(String purpose, String token) {
+    private CompletableFuture<TokenConsumption> consumeNowAsync(String purpose, @Nullable String token) {
         TokenConsumption refused;
         try {
             refused = refusedWithoutRedis(purpose, token);
@@ -211,7 +213,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
         if (refused != null) {
             return CompletableFuture.completedFuture(refused);
         }
-        List<Object> key = List.of(keys.tokenKey(purpose, token));
+        List<Object> key = List.of(keys.tokenKey(purpose, java.util.Objects.requireNonNull(token)));
         String attempt = attempts.next();
         return executor.callAcknowledgedAsync(CONSUME, key, new Object[] {attempt})
                 .whenComplete((answer, error) -> {
@@ -249,7 +251,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
     }
 
     /** A missing or malformed token, answered without asking Redis; null for a token to look up. */
-    private static TokenConsumption refusedWithoutRedis(String purpose, String token) {
+    private static @Nullable TokenConsumption refusedWithoutRedis(String purpose, @Nullable String token) {
         checkPurpose(purpose);
         if (token == null || token.isBlank()) {
             return new TokenConsumption(Status.MISSING, purpose, Map.of(), 0);
@@ -276,11 +278,11 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
     }
 
     @Override
-    public boolean release(String purpose, String token) {
+    public boolean release(String purpose, @Nullable String token) {
         return RateLimitEvents.observe(events.releasingToken(purpose), () -> releaseNow(purpose, token));
     }
 
-    private boolean releaseNow(String purpose, String token) {
+    private boolean releaseNow(String purpose, @Nullable String token) {
         checkPurpose(purpose);
         if (token == null || !TOKEN.matcher(token).matches()) {
             return false;
@@ -291,11 +293,11 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
     }
 
     @Override
-    public CompletableFuture<Boolean> releaseAsync(String purpose, String token) {
+    public CompletableFuture<Boolean> releaseAsync(String purpose, @Nullable String token) {
         return RateLimitEvents.observeAsync(events.releasingToken(purpose), () -> releaseNowAsync(purpose, token));
     }
 
-    private CompletableFuture<Boolean> releaseNowAsync(String purpose, String token) {
+    private CompletableFuture<Boolean> releaseNowAsync(String purpose, @Nullable String token) {
         try {
             checkPurpose(purpose);
         } catch (RuntimeException e) {

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
 import org.redisson.api.redisnode.RedisNodeAsync;
@@ -26,8 +27,8 @@ final class Replicas {
 
     private final RedissonClient redisson;
     private final AtomicBoolean probing = new AtomicBoolean();
-    private volatile CompletableFuture<Boolean> first;
-    private volatile Boolean known;
+    private volatile @Nullable CompletableFuture<Boolean> first;
+    private volatile @Nullable Boolean known;
     private volatile long knownAt;
 
     Replicas(RedissonClient redisson) {
@@ -55,7 +56,7 @@ final class Replicas {
     }
 
     /** Asks every master, unless a question is on its way; returns the answer to come, or null. */
-    private CompletableFuture<Boolean> probe() {
+    private @Nullable CompletableFuture<Boolean> probe() {
         if (!probing.compareAndSet(false, true)) {
             return first;
         }

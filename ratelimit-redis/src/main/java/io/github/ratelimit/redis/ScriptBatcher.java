@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Coalesces concurrent calls of a batch script into one script call: each call is still decided on its own and
@@ -97,7 +98,7 @@ final class ScriptBatcher {
         }
 
         /** Takes the next batch, or gives up this in-flight place when nothing is waiting. Holds the lock. */
-        private List<Pending> takeBatch() {
+        private @Nullable List<Pending> takeBatch() {
             List<Pending> batch = new ArrayList<>();
             int keys = 0;
             while (!queue.isEmpty()) {
@@ -119,13 +120,13 @@ final class ScriptBatcher {
             return batch;
         }
 
-        private List<Pending> next() {
+        private @Nullable List<Pending> next() {
             synchronized (this) {
                 return takeBatch();
             }
         }
 
-        private void send(List<Pending> batch) {
+        private void send(@Nullable List<Pending> batch) {
             while (batch != null) {
                 CompletableFuture<List<Object>> sent;
                 try {

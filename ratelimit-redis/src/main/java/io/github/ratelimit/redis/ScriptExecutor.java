@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
@@ -38,7 +39,7 @@ final class ScriptExecutor {
     private final RedisGuard guard;
     private final RedissonClient redisson;
     private final Duration replicaWait;
-    private final Replicas replicas;
+    private final @Nullable Replicas replicas;
 
     ScriptExecutor(RedissonClient redisson, RedisGuard guard) {
         this(redisson, guard, Duration.ZERO);

@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.listener.MessageListener;
@@ -19,7 +20,7 @@ final class Subscription {
     private final RedissonClient redisson;
     private final String channel;
     private final MessageListener<String> listener;
-    private volatile RTopic topic;
+    private volatile @Nullable RTopic topic;
 
     Subscription(RedissonClient redisson, String channel, MessageListener<String> listener) {
         this.redisson = redisson;

@@ -7,6 +7,7 @@ import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.core.CalendarPeriod;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.bind.Name;
@@ -75,10 +76,10 @@ public record FilterRuleSpec(
             long limit,
             Duration window,
             @DefaultValue("sliding-window") Algorithm algorithm,
-            String period,
-            String zone,
-            Duration penalty,
-            Double share) {
+            @Nullable String period,
+            @Nullable String zone,
+            @Nullable Duration penalty,
+            @Nullable Double share) {
 
         /** As properties bind it. */
         @ConstructorBinding
@@ -90,7 +91,7 @@ public record FilterRuleSpec(
         }
 
         /** The calendar period, or null; throws {@link IllegalArgumentException} naming what is wrong. */
-        public CalendarPeriod calendarPeriod() {
+        public @Nullable CalendarPeriod calendarPeriod() {
             return CalendarPeriod.parseIfGiven(period, zone);
         }
     }

@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimitListener;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
@@ -14,7 +15,7 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 final class RateLimitListeners implements BeanPostProcessor {
 
     private final ObjectProvider<RateLimitListener> listeners;
-    private volatile List<RateLimitListener> resolved;
+    private volatile @Nullable List<RateLimitListener> resolved;
 
     RateLimitListeners(ObjectProvider<RateLimitListener> listeners) {
         this.listeners = listeners;

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -240,7 +241,7 @@ public class RateLimitProperties implements Validator {
          * How long to wait for the acknowledgement; shorter than ratelimit.redis.timeout. Default: half of it, in whole
          * milliseconds (so none under a 2 ms timeout).
          */
-        private Duration replicaWait;
+        private @Nullable Duration replicaWait;
 
         public boolean isTokens() {
             return tokens;
@@ -258,11 +259,11 @@ public class RateLimitProperties implements Validator {
             this.locks = locks;
         }
 
-        public Duration getReplicaWait() {
+        public @Nullable Duration getReplicaWait() {
             return replicaWait;
         }
 
-        public void setReplicaWait(Duration replicaWait) {
+        public void setReplicaWait(@Nullable Duration replicaWait) {
             this.replicaWait = replicaWait;
         }
 
@@ -468,7 +469,7 @@ public class RateLimitProperties implements Validator {
          * Time allowed to open a connection and for its handshake (AUTH, SELECT, CLIENT SETNAME, PING), apart from
          * the decision budget. Defaults to spring.data.redis.connect-timeout, else 3s.
          */
-        private Duration connectTimeout;
+        private @Nullable Duration connectTimeout;
 
         /**
          * Whether the application refuses to start when Redis cannot be reached within connect-timeout. By default
@@ -476,11 +477,11 @@ public class RateLimitProperties implements Validator {
          */
         private boolean requireAtStartup;
 
-        public Duration getConnectTimeout() {
+        public @Nullable Duration getConnectTimeout() {
             return connectTimeout;
         }
 
-        public void setConnectTimeout(Duration connectTimeout) {
+        public void setConnectTimeout(@Nullable Duration connectTimeout) {
             this.connectTimeout = connectTimeout;
         }
 

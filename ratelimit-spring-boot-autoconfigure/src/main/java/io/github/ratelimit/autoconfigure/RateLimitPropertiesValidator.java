@@ -106,7 +106,7 @@ final class RateLimitPropertiesValidator {
         try {
             p.getPlans().compiled();
         } catch (IllegalArgumentException e) {
-            errors.rejectValue("plans.groups", "invalid", e.getMessage());
+            errors.rejectValue("plans.groups", "invalid", String.valueOf(e.getMessage()));
         }
         for (int i = 0; i < p.getExempt().getIps().size(); i++) {
             try {

@@ -11,6 +11,7 @@ import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 
@@ -23,7 +24,7 @@ final class GatewayLimits implements DeclaredLimits {
     static final String PROPERTY = "ratelimit.gateway.limits";
 
     private final NamedLimits limits;
-    private final RateLimitDecisions decisions;
+    private final @Nullable RateLimitDecisions decisions;
 
     /**
      * @param routeKeys whether routes resolve a key of their own (WebFlux's KeyResolver): then the key {@code route}
@@ -36,7 +37,7 @@ final class GatewayLimits implements DeclaredLimits {
             boolean routeKeys,
             Map<String, KeyResolver> resolvers,
             Plans plans,
-            RateLimitDecisions decisions) {
+            @Nullable RateLimitDecisions decisions) {
         Map<String, KeyResolver> kinds = new LinkedHashMap<>(resolvers);
         if (routeKeys) {
             kinds.put("route", RouteCaller::routeKey);
@@ -71,13 +72,15 @@ final class GatewayLimits implements DeclaredLimits {
     }
 
     /** The flow, or null when rate limits are off. */
+    @Nullable
     RateLimitDecisions decisions() {
         return decisions;
     }
 
     /** What the named limits ask of one request (see {@link NamedLimits#call}). */
-    RateLimitDecisions.Call call(List<String> names, String method, String rawPath, CallerContext caller) {
-        return limits.call(names, method, rawPath, caller, decisions);
+    RateLimitDecisions.@Nullable Call call(List<String> names, String method, String rawPath, CallerContext caller) {
+        return limits.call(
+                names, method, rawPath, caller, java.util.Objects.requireNonNull(decisions, "rate limits are off"));
     }
 
     @Override

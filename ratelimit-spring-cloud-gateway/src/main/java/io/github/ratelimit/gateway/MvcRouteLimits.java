@@ -85,6 +85,6 @@ final class MvcRouteLimits {
         }
         return ServerResponse.status(answer.getStatusCode())
                 .headers(headers -> headers.addAll(answer.getHeaders()))
-                .body(answer.getBody());
+                .body(java.util.Objects.requireNonNull(answer.getBody()));
     }
 }

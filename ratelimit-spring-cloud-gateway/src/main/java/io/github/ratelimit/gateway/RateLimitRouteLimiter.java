@@ -5,6 +5,7 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -56,7 +57,9 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
             // checked once per route (routes in properties were checked at startup too); a route added while running
             // that names an unknown limit fails its own requests saying so, the other routes are not affected
             try {
-                names = limits.names(config.getLimits(), "route '" + routeId + "' (ratelimit.limits)");
+                names = limits.names(
+                        java.util.Objects.requireNonNull(config.getLimits()),
+                        "route '" + routeId + "' (ratelimit.limits)");
             } catch (IllegalArgumentException e) {
                 return Mono.error(e);
             }
@@ -68,7 +71,9 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
             return Mono.just(ALLOWED);
         }
         return Mono.deferContextual(context -> {
-            CallerContext caller = new RouteCaller(context.getOrDefault(CallerContext.class, CallerContext.NONE), id);
+            CallerContext caller = new RouteCaller(
+                    java.util.Objects.requireNonNull(context.getOrDefault(CallerContext.class, CallerContext.NONE)),
+                    id);
             ServerHttpRequest request = caller.request() instanceof ServerHttpRequest r ? r : null;
             String method = request == null ? "GET" : request.getMethod().name();
             String path = request == null
@@ -89,10 +94,10 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
     /** What a route gives this limiter: {@code ratelimit.limits}, the names of its limits, separated by commas. */
     public static class Config {
 
-        private String limits;
-        private volatile List<String> names;
+        private @Nullable String limits;
+        private volatile @Nullable List<String> names;
 
-        public String getLimits() {
+        public @Nullable String getLimits() {
             return limits;
         }
 

@@ -2,6 +2,7 @@ package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The caller of a request on a gateway route: the application's caller of the request, and the key the route's
@@ -18,27 +19,27 @@ final class RouteCaller implements CallerContext {
     }
 
     /** The route's key of a caller, or null outside a route that resolves one. */
-    static String routeKey(CallerContext caller) {
+    static @Nullable String routeKey(CallerContext caller) {
         return caller instanceof RouteCaller route ? route.routeKey : null;
     }
 
     @Override
-    public Object request() {
+    public @Nullable Object request() {
         return caller.request();
     }
 
     @Override
-    public String principalName() {
+    public @Nullable String principalName() {
         return caller.principalName();
     }
 
     @Override
-    public String clientAddress() {
+    public @Nullable String clientAddress() {
         return caller.clientAddress();
     }
 
     @Override
-    public String header(String name) {
+    public @Nullable String header(String name) {
         return caller.header(name);
     }
 

@@ -2,6 +2,7 @@ package io.github.ratelimit.test;
 
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextConfigurationAttributes;
 import org.springframework.test.context.ContextCustomizer;
@@ -12,7 +13,7 @@ import org.springframework.test.context.TestContextAnnotationUtils;
 final class EmbeddedRedisContextCustomizerFactory implements ContextCustomizerFactory {
 
     @Override
-    public ContextCustomizer createContextCustomizer(
+    public @Nullable ContextCustomizer createContextCustomizer(
             Class<?> testClass, List<ContextConfigurationAttributes> configAttributes) {
         return TestContextAnnotationUtils.hasAnnotation(testClass, EmbeddedRedis.class) ? new Customizer() : null;
     }

@@ -7,12 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import redis.embedded.RedisServer;
 
 /** The one redis-server of a JVM's tests; started on first use, stopped and deleted when the JVM exits. */
 final class EmbeddedRedisServer {
 
-    private static String url;
+    private static @Nullable String url;
 
     private EmbeddedRedisServer() {}
 

@@ -3,6 +3,7 @@ package io.github.ratelimit.core.internal;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /** Strict IP literal parsing: never a DNS lookup, whatever a client writes in a header. */
 public final class IpAddresses {
@@ -13,7 +14,7 @@ public final class IpAddresses {
     private IpAddresses() {}
 
     /** The address, or null if the text is not an IPv4 or IPv6 literal (brackets, port and zone stripped). */
-    public static InetAddress parse(String text) {
+    public static @Nullable InetAddress parse(@Nullable String text) {
         if (text == null) {
             return null;
         }

@@ -4,6 +4,7 @@ import io.github.ratelimit.autoconfigure.internal.MethodDeclarations;
 import io.github.ratelimit.autoconfigure.internal.MethodLimits;
 import java.lang.reflect.Method;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /** The declarations the advisors compiled, read for documentation; an advisor that is absent declares nothing. */
@@ -26,13 +27,13 @@ final class AdvisorDeclarations implements MethodDeclarations {
     }
 
     @Override
-    public MethodLimits rateLimits(Method method) {
+    public @Nullable MethodLimits rateLimits(Method method) {
         RateLimitAdvisor advisor = rateLimits.getIfAvailable();
         return advisor == null ? null : advisor.declaration(method);
     }
 
     @Override
-    public ConcurrencyLimit concurrencyLimit(Method method) {
+    public @Nullable ConcurrencyLimit concurrencyLimit(Method method) {
         ConcurrencyLimitedAdvisor advisor = concurrencyLimits.getIfAvailable();
         ConcurrencyLimitedAdvisor.Declaration declaration = advisor == null ? null : advisor.declaration(method);
         return declaration == null

@@ -57,7 +57,7 @@ final class AnnotationStartupValidator implements SmartInitializingSingleton {
                             .findFirst()
                             .orElse("RateLimited");
                     throw new InvalidDefinitionException(
-                            annotation, MethodExpressions.describe(method), unsupported.getMessage());
+                            annotation, MethodExpressions.describe(method), String.valueOf(unsupported.getMessage()));
                 }
                 for (ValidatingAdvisor advisor : advisors) {
                     if (advisor.declares(method)) {

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -75,6 +76,7 @@ final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
     }
 
     /** The method's compiled concurrency limit, or null when it has none. */
+    @Nullable
     Declaration declaration(Method method) {
         return declares(method) ? declarations.get(method) : null;
     }
@@ -156,7 +158,7 @@ final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
         }
 
         @Override
-        public Object invoke(MethodInvocation invocation) throws Throwable {
+        public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
             Method method = AnnotationAdvisor.targetMethod(invocation);
             Declaration declaration = declarations.get(method);
             Object deferred = DeferredInvocation.deferredOrNull(

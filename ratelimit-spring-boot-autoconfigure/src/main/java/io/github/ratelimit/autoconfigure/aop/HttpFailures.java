@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure.aop;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 /** Whether a method's result is a failure for {@code countOn = FAILURE}: an HTTP response of status 400 or more. */
@@ -10,7 +11,7 @@ final class HttpFailures {
 
     private HttpFailures() {}
 
-    static boolean isFailure(Object result) {
+    static boolean isFailure(@Nullable Object result) {
         return WEB && result != null && Web.isErrorResponse(result);
     }
 

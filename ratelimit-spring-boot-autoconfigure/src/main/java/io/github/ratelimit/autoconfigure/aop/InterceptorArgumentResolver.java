@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure.aop;
 
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.bind.support.WebDataBinderFactory;
 import org.springframework.web.context.request.NativeWebRequest;
@@ -22,11 +23,11 @@ final class InterceptorArgumentResolver implements HandlerMethodArgumentResolver
     }
 
     @Override
-    public Object resolveArgument(
+    public @Nullable Object resolveArgument(
             MethodParameter parameter,
-            ModelAndViewContainer mavContainer,
+            @Nullable ModelAndViewContainer mavContainer,
             NativeWebRequest webRequest,
-            WebDataBinderFactory binderFactory) {
+            @Nullable WebDataBinderFactory binderFactory) {
         return null;
     }
 }

@@ -5,6 +5,7 @@ import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LockManager;
 import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 
@@ -53,7 +54,7 @@ final class LockedAdvisor extends AnnotationAdvisor {
     }
 
     /** The method's compiled lock, or null when it is not locked. */
-    LockedMethods.LockedMethod declaration(Method method) {
+    LockedMethods.@Nullable LockedMethod declaration(Method method) {
         return declares(method) ? methods.get(method) : null;
     }
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,7 +45,7 @@ final class LockedInterceptor implements MethodInterceptor {
     }
 
     @Override
-    public Object invoke(MethodInvocation invocation) throws Throwable {
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         Method method = AnnotationAdvisor.targetMethod(invocation);
         LockedMethods.LockedMethod declaration = methods.get(method);
         Object deferred = DeferredInvocation.deferredOrNull(
@@ -67,7 +68,7 @@ final class LockedInterceptor implements MethodInterceptor {
                     }
 
                     @Override
-                    public CompletionStage<Throwable> interruption(LockHandle lock) {
+                    public @Nullable CompletionStage<Throwable> interruption(LockHandle lock) {
                         if (!declaration.interruptOnLoss()) {
                             return null;
                         }

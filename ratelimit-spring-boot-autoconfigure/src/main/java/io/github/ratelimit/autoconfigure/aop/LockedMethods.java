@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.annotation.Schedules;
@@ -26,7 +27,7 @@ final class LockedMethods {
     record LockedMethod(
             MethodExpressions expressions,
             String name,
-            KeyExpression key,
+            @Nullable KeyExpression key,
             LockOptions options,
             int handleParameter,
             boolean skipWhenBusy,

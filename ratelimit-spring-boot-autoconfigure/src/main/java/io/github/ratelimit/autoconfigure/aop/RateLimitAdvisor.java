@@ -11,6 +11,7 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.lang.reflect.Method;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 
@@ -82,6 +83,7 @@ final class RateLimitAdvisor extends AnnotationAdvisor implements DeclaredLimits
     }
 
     /** The method's compiled limits, or null when it is not rate limited. */
+    @Nullable
     MethodLimits declaration(Method method) {
         return declares(method) ? methods.get(method) : null;
     }

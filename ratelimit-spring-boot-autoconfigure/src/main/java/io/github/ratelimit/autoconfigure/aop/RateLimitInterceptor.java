@@ -10,12 +10,14 @@ import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -26,7 +28,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
     private final RateLimitedMethods methods;
     private final Supplier<RateLimitDecisions> decisionsProvider;
     private final ObjectProvider<CallerContext> caller;
-    private volatile RateLimitDecisions decisions;
+    private volatile @Nullable RateLimitDecisions decisions;
 
     RateLimitInterceptor(
             RateLimitedMethods methods, Supplier<RateLimitDecisions> decisions, ObjectProvider<CallerContext> caller) {
@@ -45,7 +47,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
     }
 
     @Override
-    public Object invoke(MethodInvocation invocation) throws Throwable {
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         Method method = AnnotationAdvisor.targetMethod(invocation);
         MethodLimits limits = methods.get(method);
         Object deferred = DeferredInvocation.deferredOrNull(
@@ -97,7 +99,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
             MethodLimits limits, MethodInvocation invocation, CallerContext caller) {
         return new RateLimitDecisions.After() {
             @Override
-            public boolean failure(Object result) {
+            public boolean failure(@Nullable Object result) {
                 return HttpFailures.isFailure(result);
             }
 
@@ -112,7 +114,8 @@ final class RateLimitInterceptor implements MethodInterceptor {
             }
 
             @Override
-            public List<RateLimitDecisions.Charge> charged(List<LimitRequest> requests, Object result, boolean failed) {
+            public List<RateLimitDecisions.Charge> charged(
+                    List<LimitRequest> requests, @Nullable Object result, boolean failed) {
                 return limits.charged(
                         requests, invocation.getThis(), invocation.getArguments(), caller, result, failed);
             }
@@ -138,7 +141,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
         static final class Running {
 
             final DecidedCall decided;
-            volatile Object value;
+            volatile @Nullable Object value;
 
             Running(DecidedCall decided) {
                 this.decided = decided;
@@ -190,7 +193,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
             DeferredInvocation.Shape shape,
             java.lang.reflect.Method method,
             MethodLimits limits,
-            Object target,
+            @Nullable Object target,
             Object[] args) {
         return switch (shape) {
             case MONO ->
@@ -198,13 +201,13 @@ final class RateLimitInterceptor implements MethodInterceptor {
                         .onErrorResume(
                                 e -> e instanceof RefusedByLimits refused && refused.refusedBy(limits),
                                 e -> Mono.defer(() -> Mono.from((org.reactivestreams.Publisher<Object>)
-                                        callFallback(limits, target, args, e))));
+                                        Objects.requireNonNull(callFallback(limits, target, args, e)))));
             case FLUX ->
                 ((Flux<Object>) deferred)
                         .onErrorResume(
                                 e -> e instanceof RefusedByLimits refused && refused.refusedBy(limits),
                                 e -> Flux.defer(() -> Flux.from((org.reactivestreams.Publisher<Object>)
-                                        callFallback(limits, target, args, e))));
+                                        Objects.requireNonNull(callFallback(limits, target, args, e)))));
             case STAGE ->
                 ((CompletionStage<Object>) deferred).exceptionallyCompose(error -> {
                     Throwable e = Futures.cause(error);
@@ -214,7 +217,8 @@ final class RateLimitInterceptor implements MethodInterceptor {
                     return CompletableFuture.failedFuture(e);
                 });
             case ADAPTED -> {
-                org.springframework.core.ReactiveAdapter flow = DeferredInvocation.Shape.adapter(method);
+                org.springframework.core.ReactiveAdapter flow =
+                        java.util.Objects.requireNonNull(DeferredInvocation.Shape.adapter(method));
                 yield flow.fromPublisher(Flux.from((org.reactivestreams.Publisher<Object>) flow.toPublisher(deferred))
                         .onErrorResume(
                                 e -> e instanceof RefusedByLimits refused && refused.refusedBy(limits),
@@ -225,9 +229,10 @@ final class RateLimitInterceptor implements MethodInterceptor {
         };
     }
 
-    private static Object callFallback(MethodLimits limits, Object target, Object[] args, Throwable refusal) {
+    private static @Nullable Object callFallback(
+            MethodLimits limits, @Nullable Object target, Object[] args, Throwable refusal) {
         try {
-            return limits.fallback().invoke(target, args, (RefusedByLimits) refusal);
+            return java.util.Objects.requireNonNull(limits.fallback()).invoke(target, args, (RefusedByLimits) refusal);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {

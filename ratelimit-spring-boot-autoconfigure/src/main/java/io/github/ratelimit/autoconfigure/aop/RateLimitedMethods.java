@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.standard.SpelExpression;
@@ -160,7 +161,7 @@ final class RateLimitedMethods {
             }
             return limit.withPenalty(Duration.ofMillis(annotation.penaltyMs())).withShare(annotation.share());
         } catch (IllegalArgumentException e) {
-            throw expressions.invalid(e.getMessage());
+            throw expressions.invalid(String.valueOf(e.getMessage()));
         }
     }
 
@@ -182,7 +183,7 @@ final class RateLimitedMethods {
         try {
             plans = all.group(group);
         } catch (IllegalArgumentException e) {
-            throw expressions.invalid(e.getMessage());
+            throw expressions.invalid(String.valueOf(e.getMessage()));
         }
         String costText = annotation.cost().trim();
         List<KeyExpression> customer =
@@ -191,7 +192,8 @@ final class RateLimitedMethods {
                 plans.plans().values().stream().flatMap(List::stream).toList();
         return new MethodLimits.CompiledLimit(
                 definition(expressions, every, group, customer, annotation),
-                plans.plans().get(plans.defaultPlan()).get(0),
+                java.util.Objects.requireNonNull(plans.plans().get(plans.defaultPlan()))
+                        .get(0),
                 customer,
                 costText.equals("1") ? null : expressions.parse(costText, "cost"),
                 costText,
@@ -201,7 +203,8 @@ final class RateLimitedMethods {
     }
 
     /** The charge after the call, checked: null when the annotation has none. */
-    private static MethodLimits.Charge charge(RateLimited annotation, Method method, MethodExpressions expressions) {
+    private static MethodLimits.@Nullable Charge charge(
+            RateLimited annotation, Method method, MethodExpressions expressions) {
         String text = annotation.charge().trim();
         if (text.isEmpty()) {
             if (annotation.chargeFailures()) {
@@ -230,7 +233,7 @@ final class RateLimitedMethods {
     private static LimitDefinition definition(
             MethodExpressions expressions,
             List<RateLimit> limits,
-            String planGroup,
+            @Nullable String planGroup,
             List<KeyExpression> keys,
             RateLimited annotation) {
         return new LimitDefinition(
@@ -247,7 +250,7 @@ final class RateLimitedMethods {
                 !annotation.charge().isBlank());
     }
 
-    private static Object constantValue(Expression expression) {
+    private static @Nullable Object constantValue(Expression expression) {
         try {
             if (expression instanceof SpelExpression spel
                     && spel.getAST().getChildCount() == 0
@@ -289,7 +292,8 @@ final class RateLimitedMethods {
             compiled.keys().forEach(k -> keys.add(k.text()));
         }
         for (Map.Entry<String, Set<String>> entry : limitsByName.entrySet()) {
-            NamedDefinition mine = new NamedDefinition(source, entry.getValue(), keysByName.get(entry.getKey()));
+            NamedDefinition mine = new NamedDefinition(
+                    source, entry.getValue(), java.util.Objects.requireNonNull(keysByName.get(entry.getKey())));
             NamedDefinition existing = names.putIfAbsent(entry.getKey(), mine);
             if (existing != null && !existing.source().equals(source)) {
                 if (!existing.limits().equals(mine.limits())) {

@@ -4,6 +4,7 @@ import io.github.ratelimit.autoconfigure.internal.AnnotatedMethods;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.SingleUseTokens;
 import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
 
@@ -47,7 +48,7 @@ final class SingleUseAdvisor extends AnnotationAdvisor {
     }
 
     /** The method's compiled token check, or null when it takes no single-use token. */
-    SingleUseMethods.SingleUseMethod declaration(Method method) {
+    SingleUseMethods.@Nullable SingleUseMethod declaration(Method method) {
         return declares(method) ? methods.get(method) : null;
     }
 }

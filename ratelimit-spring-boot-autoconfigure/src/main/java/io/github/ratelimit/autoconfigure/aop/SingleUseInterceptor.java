@@ -10,6 +10,7 @@ import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,7 +36,7 @@ final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInte
     }
 
     @Override
-    public Object invoke(MethodInvocation invocation) throws Throwable {
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Method method = AnnotationAdvisor.targetMethod(invocation);
         SingleUseMethods.SingleUseMethod declaration = methods.get(method);
@@ -48,6 +49,7 @@ final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInte
         if (deferred != null) {
             return deferred;
         }
+        @Nullable
         String token =
                 token(declaration, target, invocation.getArguments(), caller.getIfAvailable(() -> CallerContext.NONE));
         TokenConsumption consumption = tokens.getObject().consume(declaration.purpose(), token);
@@ -74,11 +76,11 @@ final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInte
     private final class Redemption implements DeferredInvocation.Step<TokenConsumption> {
 
         private final SingleUseMethods.SingleUseMethod declaration;
-        private final Object target;
+        private final @Nullable Object target;
         private final Object[] arguments;
-        private volatile String token;
+        private volatile @Nullable String token;
 
-        Redemption(SingleUseMethods.SingleUseMethod declaration, Object target, Object[] arguments) {
+        Redemption(SingleUseMethods.SingleUseMethod declaration, @Nullable Object target, Object[] arguments) {
             this.declaration = declaration;
             this.target = target;
             this.arguments = arguments;
@@ -114,8 +116,11 @@ final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInte
         }
     }
 
-    private String token(
-            SingleUseMethods.SingleUseMethod declaration, Object target, Object[] args, CallerContext context) {
+    private @Nullable String token(
+            SingleUseMethods.SingleUseMethod declaration,
+            @Nullable Object target,
+            Object[] args,
+            CallerContext context) {
         Object value;
         try {
             value = declaration.token().getValue(declaration.expressions().context(target, args, context));
@@ -125,7 +130,7 @@ final class SingleUseInterceptor implements org.aopalliance.intercept.MethodInte
         return value == null ? null : value.toString();
     }
 
-    private void release(SingleUseMethods.SingleUseMethod declaration, String token, Throwable failure) {
+    private void release(SingleUseMethods.SingleUseMethod declaration, @Nullable String token, Throwable failure) {
         try {
             tokens.getObject().release(declaration.purpose(), token);
         } catch (RuntimeException e) {

@@ -6,6 +6,7 @@ import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.MemberCategory;
@@ -26,7 +27,7 @@ import org.springframework.util.ReflectionUtils;
 final class AnnotatedBeansAotProcessor implements BeanRegistrationAotProcessor {
 
     @Override
-    public BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
+    public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
         Class<?> type = ClassUtils.getUserClass(bean.getBeanClass());
         List<Method> annotated;
         try {

@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure.aot;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -32,7 +33,7 @@ final class RateLimitRuntimeHints implements RuntimeHintsRegistrar {
             "org.springframework.http.server.reactive.ReactorServerHttpRequest");
 
     @Override
-    public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+    public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
         hints.resources().registerPattern(SCRIPTS);
         for (String type : SPEL_TYPES) {
             if (ClassUtils.isPresent(type, classLoader)) {

@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -81,6 +82,7 @@ final class OutboundLimits {
     }
 
     /** What a call asks of the rules it matches: null when it matches none. */
+    @Nullable
     Match match(String method, URI uri) {
         List<Rule> matched = null;
         for (Rule rule : rules) {
@@ -184,7 +186,7 @@ final class OutboundLimits {
      * How long {@code Retry-After} says to wait: delay-seconds, or an HTTP date measured from the answer's
      * {@code Date} (the upstream's own clock), else from now. Null when absent, malformed, or not in the future.
      */
-    static Duration retryAfter(String value, String date) {
+    static @Nullable Duration retryAfter(@Nullable String value, @Nullable String date) {
         if (value == null) {
             return null;
         }

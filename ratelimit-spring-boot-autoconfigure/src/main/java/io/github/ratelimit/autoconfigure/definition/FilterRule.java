@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -49,11 +50,11 @@ public final class FilterRule {
     /** The rule's side of its definition: everything but how its key and cost are read from a request. */
     final LimitDefinition definition;
     /** The plan group whose limits apply, or null for the rule's own limits. */
-    final String planGroup;
+    final @Nullable String planGroup;
 
-    private final Expression planExpression;
-    private final String header;
-    private final Expression spel;
+    private final @Nullable Expression planExpression;
+    private final @Nullable String header;
+    private final @Nullable Expression spel;
     private final KeyResolver resolver;
 
     private FilterRule(
@@ -177,7 +178,7 @@ public final class FilterRule {
             period = limit.calendarPeriod();
         } catch (IllegalArgumentException e) {
             throw new InvalidFilterRuleException(
-                    at + (e.getMessage().startsWith("zone") ? ".zone" : ".period"), e.getMessage());
+                    at + (String.valueOf(e.getMessage()).startsWith("zone") ? ".zone" : ".period"), e.getMessage());
         }
         Algorithm algorithm = limit.algorithm() == null ? Algorithm.SLIDING_WINDOW : limit.algorithm();
         RateLimit made;
@@ -238,7 +239,8 @@ public final class FilterRule {
         return expression;
     }
 
-    private static StandardEvaluationContext context(Object request, String principal, String clientAddress) {
+    private static StandardEvaluationContext context(
+            @Nullable Object request, @Nullable String principal, @Nullable String clientAddress) {
         StandardEvaluationContext context = new StandardEvaluationContext();
         context.setVariable("request", request);
         context.setVariable("ip", clientAddress);
@@ -248,6 +250,7 @@ public final class FilterRule {
     }
 
     /** What evaluates the rule's plan expression for one request, or null when the rule has none. */
+    @Nullable
     Supplier<Object> plan(CallerContext caller) {
         return planExpression == null
                 ? null
@@ -346,6 +349,7 @@ public final class FilterRule {
     }
 
     /** The identifier for this request, or null when the key is absent (blank, over-long, no principal). */
+    @Nullable
     ClientIdentifier identifier(CallerContext caller) {
         String value = resolver.resolve(caller);
         if (value == null || value.isBlank() || value.length() > MAX_KEY_LENGTH) {

@@ -1,5 +1,7 @@
 package io.github.ratelimit.autoconfigure.definition;
 
+import org.jspecify.annotations.Nullable;
+
 /** A rate limit rule in the properties is invalid; raised at startup, naming the property and the bad value. */
 public class InvalidFilterRuleException extends IllegalArgumentException {
 
@@ -7,7 +9,7 @@ public class InvalidFilterRuleException extends IllegalArgumentException {
 
     private final String property;
 
-    public InvalidFilterRuleException(String property, String problem) {
+    public InvalidFilterRuleException(String property, @Nullable String problem) {
         super("Invalid rate limit rule: " + property + " " + problem);
         this.property = property;
     }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One declared limit, whatever declared it: a {@code @RateLimited} annotation or a path rule, each compiled into this
@@ -37,7 +38,7 @@ import java.util.Objects;
 public record LimitDefinition(
         String source,
         List<RateLimit> limits,
-        String planGroup,
+        @Nullable String planGroup,
         List<String> keys,
         boolean shadow,
         FailureMode failureMode,

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Limits named in properties, each shaped like a path rule without paths, and applied where something names them (a
@@ -72,11 +73,11 @@ public final class NamedLimits {
      * @param rawPath the path within the application, as counted per path
      * @throws RateLimitEvaluationException when a limit's key is absent from the request (answered 400)
      */
-    public RateLimitDecisions.Call call(
+    public RateLimitDecisions.@Nullable Call call(
             List<String> names, String method, String rawPath, CallerContext view, RateLimitDecisions decisions) {
         RuleCall call = new RuleCall(plans, rawPath, view, decisions);
         for (String name : names) {
-            FilterRule limit = limits.get(name);
+            FilterRule limit = java.util.Objects.requireNonNull(limits.get(name), name); // checked when the route was
             // the route chose the paths: only the limit's methods remain to match
             if (limit.appliesTo(method)) {
                 call.add(limit);

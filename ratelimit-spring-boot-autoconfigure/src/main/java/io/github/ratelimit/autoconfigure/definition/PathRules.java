@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 
@@ -93,7 +94,7 @@ public final class PathRules {
      * @param path the same, parsed
      * @throws RateLimitEvaluationException when a matching rule's key is absent from the request (answered 400)
      */
-    public RateLimitDecisions.Call call(
+    public RateLimitDecisions.@Nullable Call call(
             String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
         if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
             return null;
@@ -114,22 +115,22 @@ public final class PathRules {
     public static CallerContext view(
             Object request, Function<String, String> header, Supplier<String> principal, Supplier<String> client) {
         return new CallerContext() {
-            private String principalName;
-            private String clientAddress;
+            private @Nullable String principalName;
+            private @Nullable String clientAddress;
             private boolean principalRead;
 
             @Override
-            public Object request() {
+            public @Nullable Object request() {
                 return request;
             }
 
             @Override
-            public String header(String name) {
+            public @Nullable String header(String name) {
                 return header.apply(name);
             }
 
             @Override
-            public String principalName() {
+            public @Nullable String principalName() {
                 if (!principalRead) {
                     principalName = principal.get();
                     principalRead = true;
@@ -138,7 +139,7 @@ public final class PathRules {
             }
 
             @Override
-            public String clientAddress() {
+            public @Nullable String clientAddress() {
                 if (clientAddress == null) {
                     clientAddress = client.get();
                 }

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,7 +107,7 @@ public final class Plans {
      * @param named the plan an expression named, or null to ask the source
      * @param customer the caller's identifier value
      */
-    public Resolved resolve(String group, String named, String customer) {
+    public Resolved resolve(String group, @Nullable String named, @Nullable String customer) {
         Group plans = group(group);
         String plan = named;
         if (plan == null) {
@@ -118,7 +119,9 @@ public final class Plans {
             }
         }
         if (plan == null) {
-            return new Resolved(plans.defaultPlan(), plans.plans().get(plans.defaultPlan()));
+            return new Resolved(
+                    plans.defaultPlan(),
+                    java.util.Objects.requireNonNull(plans.plans().get(plans.defaultPlan())));
         }
         List<RateLimit> configured = plans.plans().get(plan);
         if (configured == null) {
@@ -163,7 +166,8 @@ public final class Plans {
      * @param owner what declares the expression, for the log (a method, a rule)
      * @param customer the caller's identifier value
      */
-    public Resolved resolve(String group, Supplier<Object> planExpression, String owner, String customer) {
+    public Resolved resolve(
+            String group, @Nullable Supplier<Object> planExpression, String owner, @Nullable String customer) {
         String named = null;
         if (planExpression != null) {
             Object value;
@@ -198,7 +202,9 @@ public final class Plans {
                     why,
                     group.defaultPlan());
         }
-        return new Resolved(group.defaultPlan(), group.plans().get(group.defaultPlan()));
+        return new Resolved(
+                group.defaultPlan(),
+                java.util.Objects.requireNonNull(group.plans().get(group.defaultPlan())));
     }
 
     /** Groups from bound properties: each plan's limits made into plan limits of the group. */

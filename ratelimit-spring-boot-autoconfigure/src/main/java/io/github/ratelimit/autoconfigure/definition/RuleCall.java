@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the compiled rules that apply to one request ask of the decision flow, rule by rule: the one owner of a rule's
@@ -50,7 +51,8 @@ final class RuleCall {
                         "This request is rate limited by " + rule.keyDescription() + ", which is missing.",
                         null);
             }
-            identifier = ClientIdentifier.of("ip", view.clientAddress());
+            identifier =
+                    ClientIdentifier.of("ip", java.util.Objects.requireNonNull(view.clientAddress(), "client address"));
         }
         failureModes.add(rule.definition.failureMode());
         wait = rule.definition.maxWait().compareTo(wait) > 0 ? rule.definition.maxWait() : wait;
@@ -68,7 +70,7 @@ final class RuleCall {
     }
 
     /** The call, or null when no rule applied. */
-    RateLimitDecisions.Call build(String what) {
+    RateLimitDecisions.@Nullable Call build(String what) {
         return requests.isEmpty()
                 ? null
                 : new RateLimitDecisions.Call(what + " " + names, requests, failureModes, wait);

@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure.definition;
 
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.FunctionReference;
@@ -13,11 +14,11 @@ public final class SpelVariables {
     private SpelVariables() {}
 
     /** The first {@code #variable} (or {@code #function}) the expression names outside {@code known}, or null. */
-    public static String firstUnknown(Expression expression, Set<String> known) {
+    public static @Nullable String firstUnknown(Expression expression, Set<String> known) {
         return expression instanceof SpelExpression spel ? firstUnknown(spel.getAST(), known) : null;
     }
 
-    private static String firstUnknown(SpelNode node, Set<String> known) {
+    private static @Nullable String firstUnknown(SpelNode node, Set<String> known) {
         if (node instanceof VariableReference || node instanceof FunctionReference) {
             String name = node.toStringAST().substring(1);
             int paren = name.indexOf('(');

@@ -7,4 +7,7 @@
  * both web stacks and the gateway module: public for the starter's modules, not for applications; it may change in any
  * version before 1.0.
  */
+@NullMarked
 package io.github.ratelimit.autoconfigure.definition;
+
+import org.jspecify.annotations.NullMarked;

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.convert.DurationStyle;
 
@@ -69,7 +70,11 @@ final class OperatorWrites {
      * over to the new quota (a window's key does not hold its quota); a new window starts its own count.
      */
     WebEndpointResponse<Map<String, Object>> override(
-            String name, Long limit, String window, Boolean shadow, Principal principal) {
+            String name,
+            @Nullable Long limit,
+            @Nullable String window,
+            @Nullable Boolean shadow,
+            @Nullable Principal principal) {
         WebEndpointResponse<Map<String, Object>> refused = overridable(name);
         if (refused != null) {
             return refused;
@@ -98,7 +103,7 @@ final class OperatorWrites {
     }
 
     /** Removes a limit name's override on every instance: {@code DELETE /actuator/ratelimits/{name}/override}. */
-    WebEndpointResponse<Map<String, Object>> removeOverride(String name, Principal principal) {
+    WebEndpointResponse<Map<String, Object>> removeOverride(String name, @Nullable Principal principal) {
         WebEndpointResponse<Map<String, Object>> refused = overridable(name);
         if (refused != null) {
             return refused;
@@ -119,7 +124,7 @@ final class OperatorWrites {
         return new WebEndpointResponse<>(204);
     }
 
-    private WebEndpointResponse<Map<String, Object>> overridable(String name) {
+    private @Nullable WebEndpointResponse<Map<String, Object>> overridable(String name) {
         if (!writeEnabled) {
             return error(403, "writing is disabled; set ratelimit.actuator.write-enabled=true");
         }
@@ -138,8 +143,8 @@ final class OperatorWrites {
         return null;
     }
 
-    static WebEndpointResponse<Map<String, Object>> error(int status, String message) {
-        return new WebEndpointResponse<>(Map.of("error", message), status);
+    static WebEndpointResponse<Map<String, Object>> error(int status, @Nullable String message) {
+        return new WebEndpointResponse<>(Map.of("error", String.valueOf(message)), status);
     }
 
     /**
@@ -147,7 +152,8 @@ final class OperatorWrites {
      * "value": "203.0.113.9", "duration": "30s"}}. Every limited call of the client is refused with 429 and
      * {@code Retry-After} the time left, until the block ends by itself or is lifted. Logged with who made it.
      */
-    WebEndpointResponse<Map<String, Object>> block(String key, String value, String duration, Principal principal) {
+    WebEndpointResponse<Map<String, Object>> block(
+            @Nullable String key, @Nullable String value, @Nullable String duration, @Nullable Principal principal) {
         WebEndpointResponse<Map<String, Object>> refused = writable();
         if (refused != null) {
             return refused;
@@ -186,7 +192,7 @@ final class OperatorWrites {
         return new WebEndpointResponse<>(204);
     }
 
-    private WebEndpointResponse<Map<String, Object>> writable() {
+    private @Nullable WebEndpointResponse<Map<String, Object>> writable() {
         if (!writeEnabled) {
             return new WebEndpointResponse<>(
                     Map.of("error", "writing is disabled; set ratelimit.actuator.write-enabled=true"), 403);
@@ -197,7 +203,7 @@ final class OperatorWrites {
         return null;
     }
 
-    private static String who(Principal principal) {
+    private static String who(@Nullable Principal principal) {
         return principal == null ? "An operator (no principal)" : "Operator '" + principal.getName() + "'";
     }
 
@@ -206,7 +212,7 @@ final class OperatorWrites {
      * {@code DELETE /actuator/ratelimits/{name}/penalty?key=ip&value=203.0.113.9}; its count starts afresh.
      */
     WebEndpointResponse<Map<String, Object>> liftPenalty(
-            String name, List<RateLimit> limits, ClientIdentifier client, Principal principal) {
+            String name, List<RateLimit> limits, ClientIdentifier client, @Nullable Principal principal) {
         WebEndpointResponse<Map<String, Object>> refused = writable();
         if (refused != null) {
             return refused;
@@ -236,7 +242,8 @@ final class OperatorWrites {
     }
 
     /** Lifts a block: {@code DELETE /actuator/ratelimits/blocks?key=ip&value=203.0.113.9}. */
-    WebEndpointResponse<Map<String, Object>> lift(String key, String value, Principal principal) {
+    WebEndpointResponse<Map<String, Object>> lift(
+            @Nullable String key, @Nullable String value, @Nullable Principal principal) {
         WebEndpointResponse<Map<String, Object>> refused = writable();
         if (refused != null) {
             return refused;
@@ -267,7 +274,10 @@ final class OperatorWrites {
      * is held.
      */
     WebEndpointResponse<Map<String, Object>> forceRelease(
-            io.github.ratelimit.core.LockManager locks, String name, String key, Principal principal) {
+            io.github.ratelimit.core.LockManager locks,
+            String name,
+            @Nullable String key,
+            @Nullable Principal principal) {
         WebEndpointResponse<Map<String, Object>> refused = writable();
         if (refused != null) {
             return refused;

@@ -150,7 +150,7 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
                     .map(DeclaredLimit::limit)
                     .distinct()
                     .toList();
-            return writes.liftPenalty(name, limits, addressed.client(), principal);
+            return writes.liftPenalty(name, limits, java.util.Objects.requireNonNull(addressed.client()), principal);
         }
         if (!OVERRIDE.equals(action)) {
             return unknownAction(action);
@@ -168,7 +168,7 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
      * The locks held across the fleet: {@code GET /actuator/ratelimits/locks} answers {@code {"locks": [{"name", "key",
      * "holder", "heldMs", "leaseLeftMs", "fencingToken"}, ...]}}, read in batches from the store.
      */
-    private WebEndpointResponse<Map<String, Object>> heldLocks(String name, String key) {
+    private WebEndpointResponse<Map<String, Object>> heldLocks(@Nullable String name, @Nullable String key) {
         LockManager manager = locks.get();
         if (manager == null) {
             return OperatorWrites.error(404, "this application has no lock manager");
@@ -332,7 +332,7 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             limits = resolved.limits();
         }
         List<LimitRequest> probes = limits.stream()
-                .map(limit -> LimitRequest.of(limit, addressed.client(), 0))
+                .map(limit -> LimitRequest.of(limit, java.util.Objects.requireNonNull(addressed.client()), 0))
                 .toList();
         Decision decision = limiter.tryAcquire(probes); // cost 0: reads, takes nothing
         List<Map<String, Object>> states = new ArrayList<>();
@@ -455,15 +455,17 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
         }
         List<RateLimit> limits =
                 addressed.limits().stream().map(DeclaredLimit::limit).distinct().toList();
-        limits.forEach(limit -> limiter.reset(limit, addressed.client()));
+        limits.forEach(limit -> limiter.reset(limit, java.util.Objects.requireNonNull(addressed.client())));
         return new WebEndpointResponse<>(Map.of("name", name, "reset", limits.size()), 200);
     }
 
     private record Addressed(
-            List<DeclaredLimit> limits, ClientIdentifier client, WebEndpointResponse<Map<String, Object>> error) {}
+            List<DeclaredLimit> limits,
+            @Nullable ClientIdentifier client,
+            @Nullable WebEndpointResponse<Map<String, Object>> error) {}
 
     /** The limits and the client an operator names, built exactly as the request path builds them. */
-    private Addressed address(String name, String key, String value, String path) {
+    private Addressed address(String name, @Nullable String key, @Nullable String value, @Nullable String path) {
         if (key == null || key.isBlank() || value == null || value.isBlank()) {
             return failed(400, "give the client as key and value, as the list shows the limit's keys");
         }
@@ -489,7 +491,7 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             return failed(400, "limit '" + name + "' counts each path apart: give the request path as path");
         }
         ClientIdentifier client = ClientIdentifier.of(kind, value);
-        return new Addressed(matching, perPath ? client.perPath(path) : client, null);
+        return new Addressed(matching, perPath ? client.perPath(java.util.Objects.requireNonNull(path)) : client, null);
     }
 
     private static Addressed failed(int status, String message) {

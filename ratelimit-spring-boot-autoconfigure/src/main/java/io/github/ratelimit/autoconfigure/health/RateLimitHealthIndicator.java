@@ -62,7 +62,7 @@ final class RateLimitHealthIndicator extends AbstractHealthIndicator {
             builder.up().withDetail("degraded", false).withDetail("decisions", "redis");
         } catch (RuntimeException e) {
             int failures = failedInARow.incrementAndGet();
-            builder.withDetail("failedChecksInARow", failures).withDetail("error", e.getMessage());
+            builder.withDetail("failedChecksInARow", failures).withDetail("error", String.valueOf(e.getMessage()));
             if (failures >= FAILED_CHECKS_FOR_DEGRADED || guard.isOpen()) {
                 degraded(builder);
             } else {

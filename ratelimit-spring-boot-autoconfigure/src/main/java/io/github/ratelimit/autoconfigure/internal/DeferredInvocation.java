@@ -5,6 +5,7 @@ import io.github.ratelimit.core.CallerContext;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -13,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.core.KotlinDetector;
@@ -79,7 +81,7 @@ public final class DeferredInvocation {
          * A stage that completes, while the method's result runs, with the error to end it with (its subscription
          * cancelled, its stage completed with the error): a lock lost meanwhile. Null (the default) for none.
          */
-        default CompletionStage<Throwable> interruption(R result) {
+        default @Nullable CompletionStage<Throwable> interruption(R result) {
             return null;
         }
 
@@ -132,7 +134,7 @@ public final class DeferredInvocation {
                 "java.util.concurrent.Future", "kotlinx.coroutines.", "io.reactivex.", "rx.", "io.smallrye.mutiny.");
 
         /** The adapter of a method of shape {@link #ADAPTED}. */
-        public static ReactiveAdapter adapter(Method method) {
+        public static @Nullable ReactiveAdapter adapter(Method method) {
             ReactiveAdapter adapter = ADAPTERS.get(method);
             if (adapter == null) {
                 of(method);
@@ -235,7 +237,7 @@ public final class DeferredInvocation {
      * @param declared the method as declared on the target's class, for the message
      * @param step made only for a deferred method
      */
-    public static <R> Object deferredOrNull(
+    public static <R> @Nullable Object deferredOrNull(
             MethodInvocation invocation,
             Method declared,
             String annotation,
@@ -264,7 +266,7 @@ public final class DeferredInvocation {
                 Flux.deferContextual(
                         context -> subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from));
             case ADAPTED -> {
-                ReactiveAdapter adapter = Shape.adapter(invocation.getMethod());
+                ReactiveAdapter adapter = Objects.requireNonNull(Shape.adapter(invocation.getMethod()));
                 yield adapter.fromPublisher(
                         adapter.isMultiValue()
                                 ? Flux.deferContextual(context ->
@@ -365,8 +367,8 @@ public final class DeferredInvocation {
             published = (Publisher<Object>) returned;
         } else {
             // a type the adapter registry knows (a Kotlin Flow or Deferred, ...)
-            published = (Publisher<Object>) ReactiveAdapterRegistry.getSharedInstance()
-                    .getAdapter(returned.getClass())
+            published = (Publisher<Object>) Objects.requireNonNull(
+                            ReactiveAdapterRegistry.getSharedInstance().getAdapter(returned.getClass()))
                     .toPublisher(returned);
         }
         CompletionStage<Throwable> interruption = step.interruption(result);

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.CoroutinesUtils;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodParameter;
@@ -23,7 +24,7 @@ import org.springframework.util.ReflectionUtils;
 public record Fallback(Method method, boolean withRefusal, boolean suspending) {
 
     /** The fallback the annotations name, or null; an invalid one fails with a message naming both methods. */
-    public static Fallback of(Method limited, Set<RateLimited> annotations, MethodExpressions expressions) {
+    public static @Nullable Fallback of(Method limited, Set<RateLimited> annotations, MethodExpressions expressions) {
         Set<String> names = new LinkedHashSet<>();
         annotations.forEach(a -> {
             if (!a.fallback().isBlank()) {
@@ -82,14 +83,15 @@ public record Fallback(Method method, boolean withRefusal, boolean suspending) {
     }
 
     /** Calls the fallback on the target with the call's arguments (and the refusal); its exceptions as they are. */
-    public Object invoke(Object target, Object[] arguments, RateLimitExceededException refusal) throws Throwable {
+    public @Nullable Object invoke(@Nullable Object target, Object[] arguments, RateLimitExceededException refusal)
+            throws Throwable {
         if (suspending) {
             // the call's continuation stays out: the fallback runs as a coroutine of its own, as a publisher
             Object[] args = Arrays.copyOf(arguments, arguments.length - (withRefusal ? 0 : 1));
             if (withRefusal) {
                 args[arguments.length - 1] = refusal;
             }
-            return CoroutinesUtils.invokeSuspendingFunction(method, target, args);
+            return CoroutinesUtils.invokeSuspendingFunction(method, java.util.Objects.requireNonNull(target), args);
         }
         Object[] args = arguments;
         if (withRefusal) {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
@@ -24,7 +25,8 @@ import org.springframework.expression.Expression;
  * @param resolver the kind's resolver, or null for an expression
  * @param kind what the identifiers are counted under: the expression text, or the kind's name
  */
-public record KeyExpression(String what, String text, Expression expression, KeyResolver resolver, String kind) {
+public record KeyExpression(
+        String what, String text, @Nullable Expression expression, @Nullable KeyResolver resolver, String kind) {
 
     /**
      * Bare words that were SpEL before key kinds existed, and stay SpEL: the root object's properties and the
@@ -60,7 +62,7 @@ public record KeyExpression(String what, String text, Expression expression, Key
         }
         Object value;
         try {
-            value = expression.getValue(context);
+            value = java.util.Objects.requireNonNull(expression).getValue(context);
         } catch (EvaluationException | IllegalStateException e) {
             throw new RateLimitEvaluationException(
                     what + " key '" + text + "' of " + source + " failed: " + e.getMessage(), e);
@@ -80,7 +82,7 @@ public record KeyExpression(String what, String text, Expression expression, Key
         return identifiers;
     }
 
-    private ClientIdentifier identifier(Object value, String source) {
+    private ClientIdentifier identifier(@Nullable Object value, String source) {
         if (value == null) {
             throw new RateLimitEvaluationException(what + " key '" + text + "' of " + source
                     + " evaluated to null; a missing key is an error, never a bucket shared by all callers"

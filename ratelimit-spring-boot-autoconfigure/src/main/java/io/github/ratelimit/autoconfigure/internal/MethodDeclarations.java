@@ -2,14 +2,17 @@ package io.github.ratelimit.autoconfigure.internal;
 
 import java.lang.reflect.Method;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** What the annotations declare, as the annotation support compiled it: for the OpenAPI documentation and the meters. */
 public interface MethodDeclarations {
 
     /** The method's rate limits, or null when it has none (or rate limits are off). */
+    @Nullable
     MethodLimits rateLimits(Method method);
 
     /** The method's concurrency limit, or null when it has none. */
+    @Nullable
     ConcurrencyLimit concurrencyLimit(Method method);
 
     /** Whether the method takes a single-use token. */

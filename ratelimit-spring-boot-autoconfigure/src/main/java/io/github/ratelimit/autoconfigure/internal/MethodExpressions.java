@@ -7,6 +7,7 @@ import java.lang.reflect.Method;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.KotlinDetector;
@@ -111,7 +112,7 @@ public final class MethodExpressions {
     }
 
     /** A context for one invocation: parameters, {@code #request}, {@code #principal}, {@code #ip}, {@code #client}. */
-    public EvaluationContext context(Object target, Object[] args, CallerContext caller) {
+    public EvaluationContext context(@Nullable Object target, Object[] args, CallerContext caller) {
         MethodBasedEvaluationContext context =
                 new MethodBasedEvaluationContext(new Root(method, args, target), method, args, NAMES);
         String principal = caller.principalName();
@@ -138,5 +139,5 @@ public final class MethodExpressions {
     }
 
     /** The SpEL root object: {@code method}, {@code args} and {@code target} are reachable without '#'. */
-    record Root(Method method, Object[] args, Object target) {}
+    record Root(Method method, Object[] args, @Nullable Object target) {}
 }

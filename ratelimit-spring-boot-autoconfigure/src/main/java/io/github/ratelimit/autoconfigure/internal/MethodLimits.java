@@ -16,6 +16,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
@@ -24,13 +25,13 @@ import org.springframework.expression.Expression;
 public record MethodLimits(
         MethodExpressions expressions,
         List<CompiledLimit> limits,
-        Fallback fallback,
+        @Nullable Fallback fallback,
         Set<FailureMode> failureModes,
         Duration maxWait) {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MethodLimits.class);
 
-    public MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, Fallback fallback) {
+    public MethodLimits(MethodExpressions expressions, List<CompiledLimit> limits, @Nullable Fallback fallback) {
         this(expressions, limits, fallback, failureModes(limits), longestWait(limits));
     }
 
@@ -59,11 +60,11 @@ public record MethodLimits(
             LimitDefinition definition,
             RateLimit limit,
             List<KeyExpression> keys,
-            Expression cost,
+            @Nullable Expression cost,
             String costText,
-            Expression plan,
-            Charge charge,
-            Plans plans) {}
+            @Nullable Expression plan,
+            @Nullable Charge charge,
+            @Nullable Plans plans) {}
 
     /**
      * What a charged limit's calls are charged once they ran.
@@ -81,7 +82,7 @@ public record MethodLimits(
 
     /** What one invocation asks of the decision flow: its requests, failure modes and wait. */
     public RateLimitDecisions.Call call(
-            Object target, Object[] args, CallerContext caller, RateLimitDecisions decisions) {
+            @Nullable Object target, Object[] args, CallerContext caller, RateLimitDecisions decisions) {
         return new RateLimitDecisions.Call(
                 expressions.source(), requests(target, args, caller, decisions), failureModes(), maxWait());
     }
@@ -119,10 +120,10 @@ public record MethodLimits(
      */
     public List<RateLimitDecisions.Charge> charged(
             List<LimitRequest> requests,
-            Object target,
+            @Nullable Object target,
             Object[] args,
             CallerContext caller,
-            Object result,
+            @Nullable Object result,
             boolean failed) {
         List<RateLimitDecisions.Charge> charged = new ArrayList<>();
         EvaluationContext context = null;
@@ -152,7 +153,7 @@ public record MethodLimits(
         return charged;
     }
 
-    private Long units(Charge charge, EvaluationContext context) {
+    private @Nullable Long units(Charge charge, EvaluationContext context) {
         Object value;
         try {
             value = charge.units().getValue(context);
@@ -182,7 +183,8 @@ public record MethodLimits(
     }
 
     /** Resolves the keys and costs of one invocation into requests for the limiter. */
-    List<LimitRequest> requests(Object target, Object[] args, CallerContext caller, RateLimitDecisions decisions) {
+    List<LimitRequest> requests(
+            @Nullable Object target, Object[] args, CallerContext caller, RateLimitDecisions decisions) {
         EvaluationContext context = expressions.context(target, args, caller);
         String source = expressions.source();
         List<LimitRequest> requests = new ArrayList<>();
@@ -224,10 +226,11 @@ public record MethodLimits(
         }
         ClientIdentifier identifier = identifiers.get(0);
         String customer = identifier.value();
-        Plans.Resolved resolved = compiled.plans()
+        Expression plan = compiled.plan();
+        Plans.Resolved resolved = java.util.Objects.requireNonNull(compiled.plans())
                 .resolve(
-                        compiled.definition().planGroup(),
-                        compiled.plan() == null ? null : () -> compiled.plan().getValue(context),
+                        java.util.Objects.requireNonNull(compiled.definition().planGroup()),
+                        plan == null ? null : () -> plan.getValue(context),
                         source,
                         customer);
         for (RateLimit limit : resolved.limits()) {

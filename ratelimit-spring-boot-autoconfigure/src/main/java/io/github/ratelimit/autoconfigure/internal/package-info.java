@@ -4,4 +4,7 @@
  * ({@code DeferredInvocation}) and the count of live instances. Public so that those packages can use it; never API
  * (an architecture test pins that the gateway module does not use it).
  */
+@NullMarked
 package io.github.ratelimit.autoconfigure.internal;
+
+import org.jspecify.annotations.NullMarked;

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The meters read from the decision flow's own counters: fallbacks by policy ({@code ratelimit.fallbacks}), units
@@ -12,9 +13,9 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 final class RateLimitMeters implements MeterBinder {
 
-    private final Fallbacks fallbacks;
+    private final @Nullable Fallbacks fallbacks;
 
-    RateLimitMeters(Fallbacks fallbacks) {
+    RateLimitMeters(@Nullable Fallbacks fallbacks) {
         this.fallbacks = fallbacks;
     }
 

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The meters of what the limiter does, told as events: decisions per limit name, plan and outcome
@@ -327,7 +328,7 @@ final class RateLimitMetricsListener implements RateLimitListener {
     }
 
     /** A counter's name and its tags' values (at most three; tag keys are fixed by the name). */
-    private record MeterKey(String name, String first, String second, String third) {}
+    private record MeterKey(String name, @Nullable String first, @Nullable String second, @Nullable String third) {}
 
     /** A counter by its name and tags, kept once made; names and tags are declared ones, so the map stays small. */
     private Counter counter(String name, String description, String... tags) {

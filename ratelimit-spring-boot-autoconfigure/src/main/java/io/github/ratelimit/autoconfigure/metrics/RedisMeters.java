@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The meters of the Redis store: calls that failed or were skipped while the breaker was open
@@ -16,14 +17,14 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 final class RedisMeters implements MeterBinder {
 
-    private final RedisGuard guard;
-    private final LockManager locks;
+    private final @Nullable RedisGuard guard;
+    private final @Nullable LockManager locks;
 
     /**
      * @param guard the Redis guard, or null
      * @param locks the lock manager, or null (its gauge is bound when it is the Redis one)
      */
-    RedisMeters(RedisGuard guard, LockManager locks) {
+    RedisMeters(@Nullable RedisGuard guard, @Nullable LockManager locks) {
         this.guard = guard;
         this.locks = locks;
     }

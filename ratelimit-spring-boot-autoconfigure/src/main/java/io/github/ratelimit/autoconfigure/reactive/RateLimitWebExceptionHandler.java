@@ -56,7 +56,7 @@ final class RateLimitWebExceptionHandler implements WebExceptionHandler, Ordered
         }
         return ServerResponse.status(answer.getStatusCode())
                 .headers(headers -> headers.addAll(answer.getHeaders()))
-                .bodyValue(answer.getBody())
+                .bodyValue(java.util.Objects.requireNonNull(answer.getBody()))
                 .flatMap(response -> response.writeTo(exchange, new ServerResponse.Context() {
                     @Override
                     public List<HttpMessageWriter<?>> messageWriters() {

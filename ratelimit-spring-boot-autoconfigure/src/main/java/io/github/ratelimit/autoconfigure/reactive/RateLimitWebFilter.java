@@ -11,7 +11,9 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.http.server.RequestPath;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -30,7 +32,7 @@ import reactor.core.publisher.Mono;
 final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied {
 
     private final PathRules rules;
-    private final RateLimitDecisions decisions;
+    private final @Nullable RateLimitDecisions decisions;
     private final ClientAddresses clients;
     private final boolean allPolicies;
     private final int order;
@@ -48,7 +50,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied 
     public RateLimitWebFilter(
             List<FilterRuleSpec> rules,
             List<String> excludedPaths,
-            RateLimitDecisions decisions,
+            @Nullable RateLimitDecisions decisions,
             Plans plans,
             ClientAddresses clients,
             boolean allPolicies,
@@ -112,6 +114,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied 
         }
         ServerHttpRequest request = exchange.getRequest();
         RequestPath path = request.getPath();
+        RateLimitDecisions decisions = Objects.requireNonNull(this.decisions); // there are rules, so limits are on
         return FromRedis.mono(decisions.beginAsync(
                         caller,
                         view -> rules.call(

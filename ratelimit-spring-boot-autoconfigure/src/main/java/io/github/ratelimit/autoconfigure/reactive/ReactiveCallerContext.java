@@ -5,6 +5,7 @@ import io.github.ratelimit.autoconfigure.web.RateLimitHeaders;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
 import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -16,13 +17,13 @@ import org.springframework.web.server.ServerWebExchange;
 final class ReactiveCallerContext implements CallerContext {
 
     private final ServerWebExchange exchange;
-    private final String principalName;
+    private final @Nullable String principalName;
     private final ClientAddresses clients;
     private final boolean allPolicies;
-    private String clientAddress;
+    private @Nullable String clientAddress;
 
     ReactiveCallerContext(
-            ServerWebExchange exchange, String principalName, ClientAddresses clients, boolean allPolicies) {
+            ServerWebExchange exchange, @Nullable String principalName, ClientAddresses clients, boolean allPolicies) {
         this.exchange = exchange;
         this.principalName = principalName;
         this.clients = clients;
@@ -30,7 +31,7 @@ final class ReactiveCallerContext implements CallerContext {
     }
 
     /** The client's address of a reactive request (see {@link ClientAddresses}). */
-    static String clientAddress(ClientAddresses clients, ServerHttpRequest request) {
+    static @Nullable String clientAddress(ClientAddresses clients, ServerHttpRequest request) {
         InetSocketAddress remote = request.getRemoteAddress();
         String peer = remote == null
                 ? null
@@ -39,22 +40,22 @@ final class ReactiveCallerContext implements CallerContext {
     }
 
     @Override
-    public Object request() {
+    public @Nullable Object request() {
         return exchange.getRequest();
     }
 
     @Override
-    public String principalName() {
+    public @Nullable String principalName() {
         return principalName;
     }
 
     @Override
-    public String header(String name) {
+    public @Nullable String header(String name) {
         return exchange.getRequest().getHeaders().getFirst(name);
     }
 
     @Override
-    public String clientAddress() {
+    public @Nullable String clientAddress() {
         String address = clientAddress;
         if (address == null) {
             address = clientAddress(clients, exchange.getRequest());

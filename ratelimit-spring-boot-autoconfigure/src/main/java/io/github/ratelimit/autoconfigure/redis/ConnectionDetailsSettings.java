@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure.redis;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 
@@ -15,7 +16,7 @@ final class ConnectionDetailsSettings {
     private ConnectionDetailsSettings() {}
 
     /** The first connection-details bean of the Redis kind among {@code candidates}, or null. */
-    static Object find(List<?> candidates) {
+    static @Nullable Object find(List<?> candidates) {
         return candidates.stream()
                 .filter(DataRedisConnectionDetails.class::isInstance)
                 .findFirst()
@@ -38,7 +39,8 @@ final class ConnectionDetailsSettings {
             cluster = new RedisConnectionSettings.Cluster(
                     nodes(details.getCluster().getNodes()));
         } else {
-            DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+            DataRedisConnectionDetails.Standalone standalone =
+                    java.util.Objects.requireNonNull(details.getStandalone());
             host = standalone.getHost();
             port = standalone.getPort();
             database = standalone.getDatabase();
@@ -57,7 +59,7 @@ final class ConnectionDetailsSettings {
                 cluster);
     }
 
-    static SslBundle sslBundle(Object found) {
+    static @Nullable SslBundle sslBundle(Object found) {
         return ((DataRedisConnectionDetails) found).getSslBundle();
     }
 

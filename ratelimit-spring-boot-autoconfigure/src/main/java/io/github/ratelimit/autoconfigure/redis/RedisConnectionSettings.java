@@ -6,6 +6,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.Config;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -25,22 +26,22 @@ import org.springframework.core.env.Environment;
  * without it, these properties are read here, with the same names and meanings.
  */
 record RedisConnectionSettings(
-        String url,
+        @Nullable String url,
         @DefaultValue("localhost") String host,
         @DefaultValue("6379") int port,
         @DefaultValue("0") int database,
-        String username,
-        String password,
-        Ssl ssl,
-        Duration connectTimeout,
-        String clientName,
-        Sentinel sentinel,
-        Cluster cluster) {
+        @Nullable String username,
+        @Nullable String password,
+        @Nullable Ssl ssl,
+        @Nullable Duration connectTimeout,
+        @Nullable String clientName,
+        @Nullable Sentinel sentinel,
+        @Nullable Cluster cluster) {
 
     /** {@code enabled} defaults to whether a {@code bundle} is named, as in Spring Boot. */
-    record Ssl(Boolean enabled, String bundle) {}
+    record Ssl(@Nullable Boolean enabled, @Nullable String bundle) {}
 
-    record Sentinel(String master, List<String> nodes, String username, String password) {}
+    record Sentinel(String master, List<String> nodes, @Nullable String username, @Nullable String password) {}
 
     record Cluster(List<String> nodes) {}
 
@@ -55,12 +56,12 @@ record RedisConnectionSettings(
      * The time allowed to connect and for the handshake: {@code ratelimit.redis.connect-timeout}, else
      * {@code spring.data.redis.connect-timeout}, else 3 s.
      */
-    Duration connectTimeout(Duration configured) {
+    Duration connectTimeout(@Nullable Duration configured) {
         return connectTimeout(configured, connectTimeout);
     }
 
     /** The rule above, for a caller that has only the two values. */
-    static Duration connectTimeout(Duration configured, Duration springConnectTimeout) {
+    static Duration connectTimeout(@Nullable Duration configured, @Nullable Duration springConnectTimeout) {
         if (configured != null) {
             return configured;
         }
@@ -72,6 +73,7 @@ record RedisConnectionSettings(
     }
 
     /** The name of the SSL bundle to trust (and present), from {@code spring.data.redis.ssl.bundle}, or null. */
+    @Nullable
     String sslBundle() {
         return ssl == null || ssl.bundle() == null || ssl.bundle().isBlank() ? null : ssl.bundle();
     }
@@ -97,7 +99,7 @@ record RedisConnectionSettings(
      * call of the starter carries its own, shorter budget ({@code ratelimit.redis.timeout}). With an SSL bundle
      * ({@code spring.ssl.bundle.*}), TLS trust, client key, protocols and ciphers come from it.
      */
-    Config toRedissonConfig(Duration connectTimeout, SslBundle bundle) {
+    Config toRedissonConfig(Duration connectTimeout, @Nullable SslBundle bundle) {
         Config config = new Config();
         config.setLazyInitialization(true);
         if (sentinel != null && sentinel.master() != null) {
@@ -139,7 +141,12 @@ record RedisConnectionSettings(
         return config;
     }
 
-    private void apply(BaseConfig<?> server, String user, String secret, Duration connect, SslBundle bundle) {
+    private void apply(
+            BaseConfig<?> server,
+            @Nullable String user,
+            @Nullable String secret,
+            Duration connect,
+            @Nullable SslBundle bundle) {
         server.setRetryAttempts(0);
         server.setTimeout(millis(connect, "ratelimit.redis.connect-timeout"));
         server.setConnectTimeout(millis(connect, "ratelimit.redis.connect-timeout"));
@@ -190,7 +197,7 @@ record RedisConnectionSettings(
     }
 
     /** A {@code redis://} or {@code rediss://} URL: user info, host, port and database. */
-    record ParsedUrl(String address, String username, String password, int database) {
+    record ParsedUrl(String address, @Nullable String username, @Nullable String password, int database) {
 
         static ParsedUrl parse(String url) {
             URI uri;

@@ -6,6 +6,7 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
@@ -33,22 +34,22 @@ final class ServletCallerContext implements CallerContext {
     }
 
     @Override
-    public Object request() {
+    public @Nullable Object request() {
         return bound().request();
     }
 
     @Override
-    public String principalName() {
+    public @Nullable String principalName() {
         return bound().principalName();
     }
 
     @Override
-    public String clientAddress() {
+    public @Nullable String clientAddress() {
         return bound().clientAddress();
     }
 
     @Override
-    public String header(String name) {
+    public @Nullable String header(String name) {
         return bound().header(name);
     }
 
@@ -73,30 +74,30 @@ final class ServletCallerContext implements CallerContext {
     private final class Bound implements CallerContext {
 
         private final HttpServletRequest request;
-        private final HttpServletResponse response;
+        private final @Nullable HttpServletResponse response;
 
-        Bound(HttpServletRequest request, HttpServletResponse response) {
+        Bound(HttpServletRequest request, @Nullable HttpServletResponse response) {
             this.request = request;
             this.response = response;
         }
 
         @Override
-        public Object request() {
+        public @Nullable Object request() {
             return request;
         }
 
         @Override
-        public String principalName() {
+        public @Nullable String principalName() {
             return ServletRequests.principalName(request);
         }
 
         @Override
-        public String clientAddress() {
+        public @Nullable String clientAddress() {
             return ServletRequests.clientAddress(clients, request);
         }
 
         @Override
-        public String header(String name) {
+        public @Nullable String header(String name) {
             return request.getHeader(name);
         }
 

@@ -10,6 +10,7 @@ import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the servlet side reads from a request, kept apart from the shared web code so that a reactive application
@@ -23,11 +24,11 @@ final class ServletRequests {
      * The client's address: the peer is read from the innermost request, beneath wrappers such as Spring's
      * {@code ForwardedHeaderFilter}, so that trust is decided by {@link ClientAddresses} alone.
      */
-    static String clientAddress(ClientAddresses clients, HttpServletRequest request) {
+    static @Nullable String clientAddress(ClientAddresses clients, HttpServletRequest request) {
         return clients.clientAddress(innermost(request).getRemoteAddr(), name -> lines(request.getHeaders(name)));
     }
 
-    static String principalName(HttpServletRequest request) {
+    static @Nullable String principalName(HttpServletRequest request) {
         Principal principal = request.getUserPrincipal();
         return principal == null ? null : principal.getName();
     }
@@ -37,7 +38,7 @@ final class ServletRequests {
         return RateLimitHeaders.record(request::getAttribute, request::setAttribute, decision);
     }
 
-    private static List<String> lines(Enumeration<String> headers) {
+    private static @Nullable List<String> lines(@Nullable Enumeration<String> headers) {
         return headers == null ? null : Collections.list(headers);
     }
 

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Who the client is, by network address, in a way a client cannot forge.
@@ -54,7 +55,7 @@ public final class ClientAddresses {
      *     wrappers such as Spring's {@code ForwardedHeaderFilter}, so that trust is decided here alone)
      * @param headerLines every line of a header, in order, by name (null or empty when absent)
      */
-    public String clientAddress(String peerText, Function<String, List<String>> headerLines) {
+    public @Nullable String clientAddress(@Nullable String peerText, Function<String, List<String>> headerLines) {
         InetAddress peer = IpAddresses.parse(peerText);
         if (peer == null) {
             return peerText; // not an IP (a Unix socket, a test double): use it as it is

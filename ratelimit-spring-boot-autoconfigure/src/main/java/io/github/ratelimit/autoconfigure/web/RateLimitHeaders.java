@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The response fields of draft-ietf-httpapi-ratelimit-headers-11 and RFC 9110 for a decision: {@code RateLimit-Policy}
@@ -178,9 +179,9 @@ public final class RateLimitHeaders {
         Map<RateLimit, String> limitNames = new HashMap<>();
         for (RateLimit limit : limits) {
             String name = limit.name();
-            if (perName.get(name) > 1) {
+            if (perName.getOrDefault(name, 0) > 1) {
                 name = name + "-" + window(limit);
-                if (perNameAndWindow.get(name) > 1) {
+                if (perNameAndWindow.getOrDefault(name, 0) > 1) {
                     name = name + "-" + limit.algorithm().name().toLowerCase(Locale.ROOT) + "-" + limit.limit();
                 }
             }
@@ -194,7 +195,7 @@ public final class RateLimitHeaders {
         }
         Map<String, Integer> uses = new HashMap<>();
         names.values().forEach(n -> uses.merge(n, 1, Integer::sum));
-        names.replaceAll((request, name) -> uses.get(name) > 1
+        names.replaceAll((request, name) -> uses.getOrDefault(name, 0) > 1
                 ? name + "-" + HexFormat.of().formatHex(request.identifier().digest(), 0, 3)
                 : name);
         return names;
@@ -205,7 +206,7 @@ public final class RateLimitHeaders {
      * {@code header:x-api-key} gives {@code x-api-key}; null for the default client and for an identifier without a
      * kind.
      */
-    private static String label(String kind) {
+    private static @Nullable String label(@Nullable String kind) {
         if (kind == null) {
             return null;
         }

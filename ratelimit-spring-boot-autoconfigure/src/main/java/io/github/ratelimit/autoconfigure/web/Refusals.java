@@ -11,6 +11,7 @@ import io.github.ratelimit.core.internal.LogThrottle;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -51,7 +52,7 @@ public final class Refusals {
      * @param decisions all rate-limit decisions of the request, the refusing one included (see
      *     {@link RateLimitHeaders#record}); asked only for a rate-limit refusal
      */
-    public static ResponseEntity<ProblemDetail> answer(
+    public static @Nullable ResponseEntity<ProblemDetail> answer(
             Throwable refusal,
             URI instance,
             java.util.function.Supplier<Decision> decisions,

@@ -5,4 +5,7 @@
  * RateLimitHeaders}), and waiting for Redis without blocking ({@code FromRedis}). Public for the starter's modules;
  * not for applications, and it may change in any version before 1.0.
  */
+@NullMarked
 package io.github.ratelimit.autoconfigure.web;
+
+import org.jspecify.annotations.NullMarked;

@@ -161,7 +161,8 @@ public abstract class LockManagerContract extends TwoInstances<LockManager> {
                 .isFalse();
         Poll.until("the former holder to be told", Duration.ofSeconds(5), () -> !told.isEmpty());
         assertThat(told).containsExactly(LossReason.LIFETIME_REACHED);
-        assertThat(successor.get().fencingToken()).isGreaterThan(former.fencingToken());
+        assertThat(java.util.Objects.requireNonNull(successor.get()).fencingToken())
+                .isGreaterThan(former.fencingToken());
         assertThat(successor.get().release()).isTrue();
     }
 

@@ -52,18 +52,27 @@ public record RateLimitFields(Map<String, Map<String, Long>> policies, Map<Strin
     }
 
     public long remaining(String name) {
-        return states.get(name).get("r");
+        return parameter(states, name, "r");
     }
 
     public long reset(String name) {
-        return states.get(name).get("t");
+        return parameter(states, name, "t");
     }
 
     public long quota(String name) {
-        return policies.get(name).get("q");
+        return parameter(policies, name, "q");
     }
 
     public long window(String name) {
-        return policies.get(name).get("w");
+        return parameter(policies, name, "w");
+    }
+
+    private static long parameter(Map<String, Map<String, Long>> items, String name, String parameter) {
+        Map<String, Long> item = items.get(name);
+        Long value = item == null ? null : item.get(parameter);
+        if (value == null) {
+            throw new AssertionError("no " + parameter + " for " + name + " in " + items);
+        }
+        return value;
     }
 }

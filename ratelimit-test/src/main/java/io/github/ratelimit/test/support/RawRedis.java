@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Redis spoken over a plain socket, for what a client library hides: MONITOR, INFO, the server's pid. Not a
@@ -15,7 +16,7 @@ public final class RawRedis implements AutoCloseable {
 
     private final Socket socket;
     private final StringBuilder seen = new StringBuilder();
-    private final Thread reader;
+    private final @Nullable Thread reader;
 
     private RawRedis(Socket socket, boolean keepReading) {
         this.socket = socket;

@@ -3,6 +3,7 @@ package io.github.ratelimit.test.support;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
@@ -25,7 +26,7 @@ public final class RedisCommands {
     }
 
     @SuppressWarnings("unchecked")
-    private static <T> T run(RedissonClient client, String command, String key, Object[] args) {
+    private static <T> T run(RedissonClient client, String command, @Nullable String key, Object[] args) {
         StringBuilder lua =
                 new StringBuilder("return redis.call('").append(command).append('\'');
         if (key != null) {

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -19,7 +20,7 @@ public final class RedisProcess implements AutoCloseable, RedisTopology {
     private final int port;
     private final Path dir;
     private final List<String> settings;
-    private RedisServer server;
+    private @Nullable RedisServer server;
     private long pid;
 
     private RedisProcess(int port, Path dir, List<String> settings) {
@@ -73,7 +74,7 @@ public final class RedisProcess implements AutoCloseable, RedisTopology {
     /** Stops and starts the same server on the same port and data directory. */
     public void restart() {
         try {
-            server.stop();
+            java.util.Objects.requireNonNull(server, "not started").stop();
             startServer();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -1,9 +1,11 @@
 package io.github.ratelimit.test.support;
 
+import org.jspecify.annotations.Nullable;
+
 /** One Redis Cluster for every contract test of a JVM; stopped when the JVM exits. */
 public final class SharedCluster {
 
-    private static RedisClusterProcess cluster;
+    private static @Nullable RedisClusterProcess cluster;
 
     private SharedCluster() {}
 

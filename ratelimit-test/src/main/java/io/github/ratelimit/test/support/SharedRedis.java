@@ -1,9 +1,11 @@
 package io.github.ratelimit.test.support;
 
+import org.jspecify.annotations.Nullable;
+
 /** One redis-server for every test class of a JVM that needs no special settings; stopped when the JVM exits. */
 public final class SharedRedis {
 
-    private static RedisProcess process;
+    private static @Nullable RedisProcess process;
 
     private SharedRedis() {}
 
