@@ -70,7 +70,7 @@ final class MeteringCost {
     }
 
     /** Answers at once, telling its events as the Redis limiter does. */
-    private static final class Answering implements RateLimiter, RateLimitEvents.Source {
+    static final class Answering implements RateLimiter, RateLimitEvents.Source {
         private final RateLimitEvents events = new RateLimitEvents();
         private final Decision decision;
 
@@ -103,7 +103,7 @@ final class MeteringCost {
     }
 
     /** The median of the rounds after the first two (warm-up). */
-    private static double median(List<Double> rounds) {
+    static double median(List<Double> rounds) {
         double[] kept = rounds.subList(Math.min(2, rounds.size() - 1), rounds.size()).stream()
                 .mapToDouble(Double::doubleValue)
                 .sorted()
@@ -111,7 +111,7 @@ final class MeteringCost {
         return kept[kept.length / 2];
     }
 
-    private static String whole(List<Double> rounds) {
+    static String whole(List<Double> rounds) {
         return Arrays.toString(rounds.stream().mapToLong(Math::round).toArray());
     }
 }
