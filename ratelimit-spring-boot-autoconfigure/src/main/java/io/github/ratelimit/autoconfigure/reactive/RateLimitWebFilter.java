@@ -97,11 +97,10 @@ final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied 
         exchange.getResponse()
                 .beforeCommit(() -> Mono.defer(() -> {
                     var status = exchange.getResponse().getStatusCode();
-                    return FromRedis.mono(
-                                    status != null && status.value() >= 400
-                                            ? decided.failedAsync(null)
-                                            : decided.completedAsync(null))
-                            .then();
+                    // a success is not the end yet: the body may still fail once the headers are committed
+                    return status != null && status.value() >= 400
+                            ? FromRedis.mono(decided.failedAsync(null)).then()
+                            : Mono.<Void>empty();
                 }));
         return chain.filter(exchange).onErrorResume(error -> FromRedis.mono(decided.failedAsync(error))
                 .then(Mono.error(error)));
