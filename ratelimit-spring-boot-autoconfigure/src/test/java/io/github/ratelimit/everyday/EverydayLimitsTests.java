@@ -9,6 +9,7 @@ import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.lang.annotation.ElementType;
@@ -242,6 +243,58 @@ class EverydayLimitsTests {
     }
 
     /** Failed logins count, successful ones never; after 3 failures even the right password is refused. */
+    static class Guarded {
+        @RateLimited(name = "guarded", limit = 5, windowMs = 60_000, key = "#user", countOn = CountOn.FAILURE)
+        public String attempt(String user, boolean fail) {
+            if (fail) {
+                throw new IllegalArgumentException("bad");
+            }
+            return "fine";
+        }
+    }
+
+    /** One override, as an operator set it. */
+    record Overridden(String name, LimitOverrides.Change change) implements LimitOverrides {
+        @Override
+        public LimitOverrides.Change get(String limit) {
+            return name.equals(limit) ? change : null;
+        }
+
+        @Override
+        public void set(String limit, LimitOverrides.Change override) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean remove(String limit) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public java.util.Map<String, LimitOverrides.Change> list() {
+            return java.util.Map.of(name, change);
+        }
+    }
+
+    /** Regression: an operator's override made the failures of a limit that counts failures only go uncounted. */
+    @Test
+    void anOverriddenLimitThatCountsFailuresStillCountsThem() {
+        runner("everyday-" + UUID.randomUUID() + ":")
+                .withBean(Guarded.class)
+                .withBean(
+                        LimitOverrides.class,
+                        () -> new Overridden("guarded", new LimitOverrides.Change(2L, null, null)))
+                .run(context -> {
+                    Guarded guarded = context.getBean(Guarded.class);
+                    assertThat(guarded.attempt("ada", false)).isEqualTo("fine");
+                    assertThatThrownBy(() -> guarded.attempt("ada", true)).isInstanceOf(IllegalArgumentException.class);
+                    assertThatThrownBy(() -> guarded.attempt("ada", true)).isInstanceOf(IllegalArgumentException.class);
+                    assertThatThrownBy(() -> guarded.attempt("ada", false))
+                            .as("two failures: the overridden limit of 2 is reached")
+                            .isInstanceOf(RateLimitExceededException.class);
+                });
+    }
+
     @Test
     void onlyFailuresCountExactlyAcrossTwoInstances() {
         String prefix = "everyday-" + UUID.randomUUID() + ":";

@@ -103,8 +103,7 @@ public record MethodLimits(
         List<LimitRequest> failures = new ArrayList<>();
         for (LimitRequest request : requests) {
             for (CompiledLimit compiled : limits) {
-                if (compiled.definition().countOn() == CountOn.FAILURE
-                        && compiled.definition().limits().contains(request.limit())) {
+                if (compiled.definition().countOn() == CountOn.FAILURE && declares(compiled, request)) {
                     failures.add(request.taking());
                     break;
                 }
@@ -134,7 +133,7 @@ public record MethodLimits(
             }
             List<LimitRequest> mine = new ArrayList<>();
             for (LimitRequest request : requests) {
-                if (compiled.definition().limits().contains(request.limit())) {
+                if (declares(compiled, request)) {
                     mine.add(request);
                 }
             }
@@ -175,6 +174,20 @@ public record MethodLimits(
                 expressions.source(),
                 value);
         return null;
+    }
+
+    /**
+     * Whether a request is one of this compiled limit's: by the limit's name, since an operator's override of the name
+     * changes the quota or window the request carries (a plan's limits are never overridden).
+     */
+    private static boolean declares(CompiledLimit compiled, LimitRequest request) {
+        String name = request.limit().name();
+        for (RateLimit declared : compiled.definition().limits()) {
+            if (declared.name().equals(name)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether some limit of the method counts failed calls only. */
