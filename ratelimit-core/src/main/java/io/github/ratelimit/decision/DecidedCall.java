@@ -32,7 +32,7 @@ public final class DecidedCall {
     private final RateLimitDecisions.Outcome outcome;
     private final RateLimitDecisions.After after;
     private final @Nullable RuntimeException refusal;
-    /** What a failure takes and what the call was admitted with; null when nothing follows its end. */
+    /** What a failure of the call takes; null when nothing follows its end. */
     private final RateLimitDecisions.@Nullable Call failures;
 
     private final List<LimitRequest> requests;
