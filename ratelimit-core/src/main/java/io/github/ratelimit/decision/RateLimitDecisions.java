@@ -383,7 +383,8 @@ public final class RateLimitDecisions implements RateLimitEvents.Source {
 
     /**
      * Where listeners of the flow's events are added: decisions made without Redis ({@code fellBack}), calls refused
-     * by a block ({@code blocked}) and charges after calls ({@code charged}); {@link #fallbacks()} is the first. The limiter's own decisions are its events (see {@link RateLimitEvents.Source}).
+     * by a block ({@code blocked}) and charges after calls ({@code charged}); {@link #fallbacks()} is the first. The
+     * limiter's own decisions are its events (see {@link RateLimitEvents.Source}).
      */
     @Override
     public RateLimitEvents events() {

@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -72,6 +73,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     private final int horizonWindows;
     private final @Nullable LocalRefusals localRefusals;
     private final ForgetAnnouncements resets;
+    /** What an announced reset makes this instance forget, made once (asked on every refusal kept). */
+    private final Function<String, CompletionStage<?>> onReset = this::forgetRefusals;
+
     private final RedissonClient redisson;
     /** Give-backs are told apart by this limiter's random 64 bits and a counter (unique, made without blocking). */
     private final long callPrefix = new SecureRandom().nextLong();
@@ -294,10 +298,11 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             List<long[]> replies = read(raw);
             boolean admitted = true;
             Instant decidedAt = Instant.EPOCH;
+            List<List<LimitRequest>> requestsOfGroups =
+                    java.util.Objects.requireNonNull(this.requestsOfGroups); // set by read
             List<Decision> parts = new ArrayList<>(groups.size());
             for (int g = 0; g < replies.size(); g++) {
-                Decision part = RateLimitScriptCodec.toDecision(
-                        java.util.Objects.requireNonNull(requestsOfGroups).get(g), replies.get(g));
+                Decision part = RateLimitScriptCodec.toDecision(requestsOfGroups.get(g), replies.get(g));
                 parts.add(part);
                 admitted &= part.allowed();
                 decidedAt = decidedAt.isAfter(part.decidedAt()) ? decidedAt : part.decidedAt();
@@ -370,21 +375,22 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
      */
     private void rememberRefusal(Decision decision, Map<String, LimitRequest> byKey, long sent, long resetsWhenSent) {
         LocalRefusals refusals = localRefusals;
-        if (refusals == null) {
-            return;
+        if (refusals != null && resets.listen(onReset)) {
+            refusals.remember(decision, byKey, sent, resetsWhenSent);
         }
-        boolean heard = resets.listen(key -> {
+    }
+
+    /** Forgets the refusals kept of an announced key ({@link #FORGET_ALL}: of every key). */
+    private CompletionStage<?> forgetRefusals(String key) {
+        LocalRefusals refusals = localRefusals;
+        if (refusals != null) {
             if (FORGET_ALL.equals(key)) {
                 refusals.forgetAll();
             } else {
                 refusals.forget(key);
             }
-            return CompletableFuture.completedFuture(null);
-        });
-        if (!heard) {
-            return;
         }
-        refusals.remember(decision, byKey, sent, resetsWhenSent);
+        return CompletableFuture.completedFuture(null);
     }
 
     /**

@@ -25,7 +25,6 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ConcurrentReferenceHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -34,17 +33,14 @@ import reactor.core.scheduler.Schedulers;
  * step on the calling thread; one returning {@code Mono}, {@code Flux} or {@code CompletionStage} takes the step
  * without blocking any thread: for a publisher, when it is subscribed (every subscription decides again), with the
  * caller taken from the Reactor context; for a stage, when the method is called. The method itself is called only
- * once the step succeeded, on Reactor's parallel scheduler ({@link #AFTER_REDIS}).
+ * once the step succeeded, on Reactor's parallel scheduler ({@link FromRedis#SCHEDULER}).
  *
  * <p>Whatever the step holds (a lock, a consumed token) is finished exactly once: when the method's result completes,
  * fails or is cancelled, or, when the subscriber cancels before the method ran, as soon as the step completes.
  */
 public final class DeferredInvocation {
 
-    /** Where what follows an answer from Redis runs (see {@link FromRedis#SCHEDULER}). */
-    static final Scheduler AFTER_REDIS = FromRedis.SCHEDULER;
-
-    private static final Executor AFTER_REDIS_EXECUTOR = task -> AFTER_REDIS.schedule(task);
+    private static final Executor AFTER_REDIS_EXECUTOR = task -> FromRedis.SCHEDULER.schedule(task);
 
     private DeferredInvocation() {}
 
@@ -302,7 +298,7 @@ public final class DeferredInvocation {
         // the step's effect is kept when the subscriber leaves before it is known, and given back when it is
         Mono<R> resource = Mono.fromFuture(started, true)
                 .doOnCancel(() -> started.thenAccept(result -> ending.end(result, End.NOT_STARTED)))
-                .publishOn(AFTER_REDIS);
+                .publishOn(FromRedis.SCHEDULER);
         return as.apply(Flux.usingWhen(
                 resource,
                 result -> {
