@@ -180,8 +180,12 @@ final class RedisLock implements LockHandle {
 
     private void scheduleRenewal() {
         long period = Math.max(1, options.lease().toMillis() / 3);
-        manager.activeRenewals.put(
-                this, manager.watchdog.scheduleAtFixedRate(this::renew, period, period, TimeUnit.MILLISECONDS));
+        try {
+            manager.activeRenewals.put(
+                    this, manager.watchdog.scheduleAtFixedRate(this::renew, period, period, TimeUnit.MILLISECONDS));
+        } catch (RejectedExecutionException closed) {
+            // the manager is closed (the application stops): as for the deadline, the lease ends by itself
+        }
     }
 
     /**
