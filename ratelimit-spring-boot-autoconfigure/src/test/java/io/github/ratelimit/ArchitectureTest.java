@@ -307,6 +307,7 @@ class ArchitectureTest {
                     "core.Messages",
                     "core.RateLimit",
                     "core.CalendarPeriod",
+                    "core.Usage",
                     // exceptions
                     "core.ConcurrencyLimitExceededException",
                     "core.LockLostException",
@@ -356,8 +357,12 @@ class ArchitectureTest {
                     "autoconfigure.redis.RateLimitRedisAutoConfiguration",
                     "autoconfigure.redis.RateLimitRedissonAutoConfiguration",
                     "autoconfigure.servlet.RateLimitWebAutoConfiguration",
+                    "autoconfigure.usage.RateLimitUsageAutoConfiguration",
+                    // what application code calls: customers' use of their limits, credits, resets
+                    "autoconfigure.usage.RateLimitUsage",
                     // what both web stacks and the gateway module share, documented in each package-info:
                     // limits declared and compiled (rules, plans, keys) ...
+                    "autoconfigure.definition.ClientLimits",
                     "autoconfigure.definition.DeclaredLimits",
                     "autoconfigure.definition.FilterRule",
                     "autoconfigure.definition.InvalidFilterRuleException",
@@ -382,7 +387,8 @@ class ArchitectureTest {
                     "test.kit.Poll",
                     "test.kit.RateLimiterContract",
                     "test.kit.SingleUseTokensContract",
-                    "test.kit.TwoInstances"),
+                    "test.kit.TwoInstances",
+                    "test.kit.UsageContract"),
             "ratelimit-test",
             List.of(
                     // Spring test support

@@ -110,7 +110,8 @@ public interface RateLimitListener {
     /**
      * A change an operator made for every instance, made through this instance.
      *
-     * @param action {@code block}, {@code lift}, {@code override}, {@code override_removed} or {@code lock_released}
+     * @param action {@code block}, {@code lift}, {@code override}, {@code override_removed}, {@code lock_released}, or
+     *     {@code credit} and {@code reset} made by application code ({@code RateLimitUsage})
      * @param target what it applies to: a client for blocks, a limit's name for overrides
      */
     default void operatorChanged(String action, String target) {}

@@ -84,6 +84,50 @@ public interface RateLimiter {
     }
 
     /**
+     * What each request's identifier has used of its limit, read without counting a call and without refreshing any
+     * expiry: a customer's view of their quota. The requests' costs are ignored; requests for several windows of one
+     * limit name are read together, as calls decide them. Unlike a decision it tells no listener and never answers
+     * from a refusal kept in memory. The default reads through {@link #tryAcquire(List)} with every cost 0, for
+     * limiters whose decisions of cost 0 write nothing.
+     *
+     * @param requests at least one
+     * @throws RedisUnavailableException when the store could not answer in time
+     */
+    default Usage usage(List<LimitRequest> requests) {
+        return Usage.of(tryAcquire(Usage.reads(requests)));
+    }
+
+    /**
+     * {@link #usage(List)} without blocking the calling thread, for reactive callers: the stage fails with
+     * {@link RedisUnavailableException} when the store could not answer in time. The default reads on the calling
+     * thread; implementations that wait for a network override it.
+     */
+    default CompletionStage<Usage> usageAsync(List<LimitRequest> requests) {
+        try {
+            return CompletableFuture.completedFuture(usage(requests));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Grants each request's identifier {@code units} more under its limit for the current window or period, on every
+     * instance (a bill paid, a support ticket): a fixed window and a calendar quota count {@code units} fewer, below
+     * zero if need be, so that more than the limit may be taken until the window or period ends; a sliding window
+     * forgets its newest counted calls and a token bucket refills, each at most what it holds (a credit never carries
+     * into a later window). Requests for several windows of one limit name are credited together. The requests' costs
+     * are ignored. Optional.
+     *
+     * @param requests the limits and identifiers to credit
+     * @param units how many units, at least 1
+     * @return the fewest units any of the requests was granted (less than {@code units} only where less was counted)
+     * @throws RedisUnavailableException when the store could not take the credit in time (it may still take it, once)
+     */
+    default long credit(List<LimitRequest> requests, long units) {
+        throw new UnsupportedOperationException("this rate limiter cannot credit units");
+    }
+
+    /**
      * Forgets everything counted for one identifier under one limit, as if it had never called (an operator
      * unblocking a customer). Optional.
      *

@@ -8,8 +8,10 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.Usage;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -89,6 +91,46 @@ public final class LocalRateLimiter implements RateLimiter {
         return new Decision(allowed, outcomes, Instant.now());
     }
 
+    /** Reads each pair as it stands, creating none and leaving every pair's expiry as it was. */
+    @Override
+    public Usage usage(List<LimitRequest> requests) {
+        Map<Key, LimitRequest> distinct = new LinkedHashMap<>();
+        for (LimitRequest request : Usage.reads(requests)) {
+            distinct.putIfAbsent(Key.of(request), request);
+        }
+        List<LimitOutcome> outcomes = new ArrayList<>(distinct.size());
+        synchronized (this) {
+            long now = nanoTime.getAsLong();
+            distinct.forEach((key, request) -> {
+                State state = states.policy().getIfPresentQuietly(key);
+                outcomes.add((state == null ? State.of(request.limit().algorithm()) : state).check(request, now));
+            });
+        }
+        return Usage.of(new Decision(true, outcomes, Instant.now()));
+    }
+
+    @Override
+    public long credit(List<LimitRequest> requests, long units) {
+        if (units < 1) {
+            throw new IllegalArgumentException(Messages.atLeast("units", 1, units));
+        }
+        Map<Key, LimitRequest> distinct = new LinkedHashMap<>();
+        for (LimitRequest request : requests) {
+            distinct.putIfAbsent(Key.of(request), request);
+        }
+        long granted = units;
+        synchronized (this) {
+            long now = nanoTime.getAsLong();
+            for (Map.Entry<Key, LimitRequest> entry : distinct.entrySet()) {
+                LimitRequest request = entry.getValue();
+                State state = states.get(
+                        entry.getKey(), key -> State.of(request.limit().algorithm()));
+                granted = Math.min(granted, state.credit(request, units, now));
+            }
+        }
+        return granted;
+    }
+
     @Override
     public void reset(RateLimit limit, ClientIdentifier identifier) {
         synchronized (this) {
@@ -155,6 +197,9 @@ public final class LocalRateLimiter implements RateLimiter {
         /** Takes the request's cost (it fits), and says what the caller is told once it was taken. */
         abstract LimitOutcome take(LimitRequest request, long now);
 
+        /** Grants {@code units} more for the current window (see {@link RateLimiter#credit}); the units granted. */
+        abstract long credit(LimitRequest request, long units, long now);
+
         static Duration nanos(long nanos) {
             return Duration.ofNanos(Math.max(0, nanos));
         }
@@ -198,6 +243,24 @@ public final class LocalRateLimiter implements RateLimiter {
             return new LimitOutcome(request, false, remaining, nanos(reset), waitOf(freedAt - now));
         }
 
+        /** Forgets the newest counted units, at most what the window holds. */
+        @Override
+        long credit(LimitRequest request, long units, long now) {
+            expire(now, request.limit().window().toNanos());
+            long left = units;
+            while (left > 0 && !entries.isEmpty()) {
+                long[] newest = entries.peekLast();
+                long taken = Math.min(newest[1], left);
+                newest[1] -= taken;
+                live -= taken;
+                left -= taken;
+                if (newest[1] == 0) {
+                    entries.pollLast();
+                }
+            }
+            return units - left;
+        }
+
         @Override
         LimitOutcome take(LimitRequest request, long now) {
             entries.addLast(new long[] {now, request.cost()});
@@ -211,18 +274,35 @@ public final class LocalRateLimiter implements RateLimiter {
         }
     }
 
-    /** A counter that starts with the window's first admitted call and ends a window later. */
+    /**
+     * A counter that starts with the window's first admitted call (or credit) and ends a window later; a credit may
+     * take it below zero.
+     */
     private static final class FixedWindow extends State {
         private long count;
         private long endsAt;
+        private boolean started;
+
+        /** Whether a window is running; a window that ended leaves nothing counted. */
+        private boolean running(long now) {
+            if (started && now - endsAt >= 0) {
+                started = false;
+                count = 0;
+            }
+            return started;
+        }
+
+        private void start(LimitRequest request, long now) {
+            if (!running(now)) {
+                started = true;
+                endsAt = now + request.limit().window().toNanos();
+            }
+        }
 
         @Override
         LimitOutcome check(LimitRequest request, long now) {
-            if (count > 0 && now - endsAt >= 0) {
-                count = 0;
-            }
+            long left = running(now) ? endsAt - now : request.limit().window().toNanos();
             long limit = request.limit().ceiling();
-            long left = count == 0 ? request.limit().window().toNanos() : endsAt - now;
             long remaining = Math.max(0, limit - count);
             if (count + request.cost() <= limit) {
                 return new LimitOutcome(request, true, remaining, waitOf(left), Duration.ZERO);
@@ -232,12 +312,18 @@ public final class LocalRateLimiter implements RateLimiter {
 
         @Override
         LimitOutcome take(LimitRequest request, long now) {
-            if (count == 0) {
-                endsAt = now + request.limit().window().toNanos();
-            }
+            start(request, now);
             count += request.cost();
             return new LimitOutcome(
                     request, true, request.limit().ceiling() - count, waitOf(endsAt - now), Duration.ZERO);
+        }
+
+        /** Counts {@code units} fewer, below zero if need be, until the window ends (one starts now if none runs). */
+        @Override
+        long credit(LimitRequest request, long units, long now) {
+            start(request, now);
+            count -= units;
+            return units;
         }
     }
 
@@ -271,6 +357,16 @@ public final class LocalRateLimiter implements RateLimiter {
                 return new LimitOutcome(request, true, remaining, nanos(current - now), Duration.ZERO);
             }
             return new LimitOutcome(request, false, remaining, nanos(current - now), waitOf(allowAt - now));
+        }
+
+        /** Refills {@code units}, at most up to a full bucket. */
+        @Override
+        long credit(LimitRequest request, long units, long now) {
+            long interval = interval(request);
+            long owed = tat(now) - now;
+            long granted = Math.min(units, (owed + interval - 1) / interval);
+            tat = Math.max(now, tat(now) - units * interval);
+            return granted;
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
@@ -208,6 +209,46 @@ final class CallKeys {
                 spec.append(',').append(codec.windowSpec(byKey.get(window).limit()));
             }
             args.add(spec.toString());
+        }
+        return args;
+    }
+
+    /**
+     * The credit script's arguments for the keys of one slot (see ratelimit_credit.lua): the marker's life, the units,
+     * then per key its algorithm, limit and window; a calendar quota's the periods around {@code redisNowMs}; a key of
+     * several windows {@code 4} and its windows.
+     */
+    Object[] creditArguments(List<String> scriptKeys, long markerMs, long units, long redisNowMs) {
+        Object[] args = new Object[scriptKeys.size() + 2];
+        args[0] = markerMs;
+        args[1] = units;
+        for (int i = 0; i < scriptKeys.size(); i++) {
+            String key = scriptKeys.get(i);
+            List<String> windows = severalWindows.get(key);
+            StringBuilder spec;
+            if (windows != null) {
+                spec = new StringBuilder("4");
+                for (String window : windows) {
+                    spec.append(',').append(byKey.get(window).limit().windowMs());
+                }
+            } else {
+                RateLimit limit = byKey.get(key).limit();
+                CalendarPeriod period = limit.period();
+                if (period == null) {
+                    spec = new StringBuilder()
+                            .append(RateLimitScriptCodec.algorithmCode(limit))
+                            .append(',')
+                            .append(limit.limit())
+                            .append(',')
+                            .append(limit.windowMs());
+                } else {
+                    spec = new StringBuilder("5,").append(limit.limit()).append(",0");
+                    for (long start : period.boundsAround(java.time.Instant.ofEpochMilli(redisNowMs))) {
+                        spec.append(',').append(start);
+                    }
+                }
+            }
+            args[i + 2] = spec.toString();
         }
         return args;
     }

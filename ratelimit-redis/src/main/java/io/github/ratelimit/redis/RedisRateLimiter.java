@@ -10,6 +10,7 @@ import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.Usage;
 import io.github.ratelimit.core.internal.Futures;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -54,6 +55,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
     /** Charges units after the fact, past zero if need be (ratelimit_charge.lua). */
     static final LuaScript CHARGE = LuaScript.load("ratelimit_charge", "ring");
+
+    /** Grants units more for the current window or period (ratelimit_credit.lua). */
+    static final LuaScript CREDIT = LuaScript.load("ratelimit_credit", "ring");
 
     /**
      * How long a charge's marker keeps a charge sent again from counting twice: beyond its resends (about ten seconds,
@@ -152,6 +156,74 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         return RateLimitEvents.observe(events.deciding(requests), () -> tryAcquireNow(requests));
     }
 
+    /**
+     * Reads with the decision script at cost 0, which writes nothing for such a call: no listener is told and no
+     * refusal kept in memory answers, so the counts are Redis's own.
+     */
+    @Override
+    public Usage usage(List<LimitRequest> requests) {
+        Call call = new Call(Usage.reads(requests), false);
+        return Usage.of(call.decide(guard.call(call::send)));
+    }
+
+    @Override
+    public CompletableFuture<Usage> usageAsync(List<LimitRequest> requests) {
+        Call call;
+        try {
+            call = new Call(Usage.reads(requests), false);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return guard.callAsync(call::send).thenApply(raw -> Usage.of(call.decide(raw)));
+    }
+
+    /**
+     * One credit script call per hash slot (see ratelimit_credit.lua), named by its attempt: an answer lost makes the
+     * credit be sent again until Redis answers (about ten seconds), applied once. Then every instance forgets its
+     * local refusals of the keys credited, as after a reset.
+     */
+    @Override
+    public long credit(List<LimitRequest> requests, long units) {
+        if (units < 1) {
+            throw new IllegalArgumentException(Messages.atLeast("units", 1, units));
+        }
+        CallKeys made = new CallKeys(Usage.reads(requests), keys).plan(cluster);
+        long redisNow = 0;
+        if (made.countsPerPeriod()) {
+            redisNow = redisClock.known() ? redisClock.guess() : guard.call(executor::redisTimeMs);
+        }
+        String attempt = attempts.next();
+        long granted = units;
+        for (List<String> ofSlot : made.scriptKeys.values()) {
+            List<Object> slotKeys = new ArrayList<>(ofSlot.size() + 1);
+            slotKeys.add(RedisKeys.chargeMarker(ofSlot.get(0), attempt));
+            slotKeys.addAll(ofSlot);
+            Object[] args = made.creditArguments(ofSlot, CHARGE_MARKER_MS, units, redisNow);
+            List<Object> reply;
+            try {
+                reply = executor.call(CREDIT, slotKeys, args);
+            } catch (RedisUnavailableException e) {
+                // the answer may be lost after the credit was applied: sent again, applied once
+                GiveBacks.send(
+                        events,
+                        "credit",
+                        () -> executor.callAsync(CREDIT, slotKeys, args),
+                        again -> ScriptExecutor.number(again.get(0)) >= 0);
+                throw e;
+            }
+            for (Object given : reply) {
+                granted = Math.min(granted, Math.max(0, ScriptExecutor.number(given)));
+            }
+        }
+        if (localRefusals != null) {
+            for (String key : made.byKey.keySet()) {
+                localRefusals.forget(key);
+                resets.announceAndWait(key);
+            }
+        }
+        return granted;
+    }
+
     private Decision tryAcquireNow(List<LimitRequest> requests) {
         Call call = new Call(requests);
         return call.local != null ? call.local : call.decide(guard.call(call::send));
@@ -199,10 +271,15 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         final long resetsWhenSent;
 
         Call(List<LimitRequest> requests) {
+            this(requests, true);
+        }
+
+        /** @param refusedLocally whether a refusal kept in memory may answer the call */
+        Call(List<LimitRequest> requests, boolean refusedLocally) {
             CallKeys made = new CallKeys(requests, keys);
             byKey = made.byKey;
             long now = localRefusals == null ? 0 : LocalRefusals.now();
-            local = localRefusals == null ? null : localRefusals.refuse(byKey, now);
+            local = localRefusals == null || !refusedLocally ? null : localRefusals.refuse(byKey, now);
             sent = now;
             resetsWhenSent = localRefusals == null ? 0 : localRefusals.resetsHeard();
             // refused in the JVM: nothing is sent, nothing planned

@@ -25,7 +25,8 @@
 -- cursor lives until the advice it holds.
 --
 -- A calendar quota is a count per period (a day, week or month in a time zone, whose starts Java's time zone rules
--- give): a fixed window that ends at its period's end. A penalty: a key that refuses a call (not a shadow) puts the
+-- give): a fixed window that ends at its period's end. A fixed window's or calendar quota's count may be below zero
+-- after a credit (ratelimit_credit.lua): more than the limit fits until it ends. A penalty: a key that refuses a call (not a shadow) puts the
 -- identifier in its penalty box, a key that holds the box's end and lives as long as the penalty, and deletes its
 -- count; until that end, the key refuses every call, told the time left; then the identifier starts afresh.
 --
@@ -300,11 +301,12 @@ for c = 1, calls do
             end
             if cap == 0 then
                 cap = capacity -- a new ring
-            elseif cap < capacity then
+            elseif cap < capacity and cost > 0 then
                 -- A plan's quota grew beyond the ring's capacity: the ring is rewritten with the new capacity, its
                 -- live entries kept in time order from slot 0, so that a caller keeps what was counted and gets the
                 -- difference at once. (A quota that shrinks keeps the larger ring: its entries still count, and the
-                -- next growth finds them.) Rare (an upgrade), so it may read the live entries.
+                -- next growth finds them.) Rare (an upgrade), so it may read the live entries. A read (cost 0) reads
+                -- the ring as it is and writes nothing.
                 if live == 0 then
                     call('DEL', kn)
                     head, newest, oldest = 0, 0, 0
@@ -367,12 +369,12 @@ for c = 1, calls do
             if g == 5 then
                 -- the period's end, as the period's start tells a counter of the period before (it expired then)
                 ttl, slack = p[PERIOD_END] - now_ms, 0
-                if count > 0 then
+                if count ~= 0 then -- below zero after a credit
                     local pttl = call('PTTL', kn)
                     fresh = not (pttl > 0 and now_ms + pttl > p[PERIOD_START])
                     count = fresh and 0 or count
                 end
-            elseif count > 0 then
+            elseif count ~= 0 then
                 local pttl = call('PTTL', kn)
                 if pttl >= 0 then
                     ttl = pttl

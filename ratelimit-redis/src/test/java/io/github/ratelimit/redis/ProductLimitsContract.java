@@ -100,6 +100,44 @@ abstract class ProductLimitsContract extends TwoRateLimiters {
                 .isEqualTo(until(at("2027-04-01T00:00", UTC), inMarch));
     }
 
+    /**
+     * A customer's monthly quota, on Redis's real clock: reading it says what was used and that the month ends at the
+     * next month's start, and spends nothing; a credit of two on one instance lets the other, which refused a moment
+     * ago, admit exactly two more this month.
+     */
+    @Test
+    void aMonthlyQuotaIsReadAndCreditedForTheCurrentMonth() {
+        RateLimit limit = monthly("monthly-usage", 3, UTC);
+        List<io.github.ratelimit.core.LimitRequest> requests =
+                List.of(io.github.ratelimit.core.LimitRequest.of(limit, fresh(), 1));
+        for (int i = 0; i < 3; i++) {
+            assertThat(instanceA.tryAcquire(requests).allowed()).isTrue();
+        }
+        assertThat(instanceB.tryAcquire(requests).allowed()).isFalse();
+
+        io.github.ratelimit.core.Usage usage = instanceB.usage(requests);
+        io.github.ratelimit.core.Usage.Window window = usage.windows().get(0);
+        assertThat(window.used()).isEqualTo(3);
+        assertThat(window.remaining()).isZero();
+        assertThat(window.resetsAt())
+                .isEqualTo(usage.readAt()
+                        .atZone(UTC)
+                        .toLocalDate()
+                        .withDayOfMonth(1)
+                        .plusMonths(1)
+                        .atStartOfDay(UTC)
+                        .toInstant());
+
+        assertThat(instanceA.credit(requests, 2)).isEqualTo(2);
+
+        assertThat(instanceB.usage(requests).windows().get(0).remaining()).isEqualTo(2);
+        int admitted = 0;
+        for (int i = 0; i < 3; i++) {
+            admitted += instanceB.tryAcquire(requests).allowed() ? 1 : 0;
+        }
+        assertThat(admitted).isEqualTo(2);
+    }
+
     /** The example: a refusal at 23:59:30 local time on the last day of the month advises 30 s. */
     @Test
     void aRefusalThirtySecondsBeforeTheMonthEndsAdvisesThirtySeconds() {

@@ -8,14 +8,19 @@ import io.github.ratelimit.test.kit.ConcurrencyLimiterContract;
 import io.github.ratelimit.test.kit.LockManagerContract;
 import io.github.ratelimit.test.kit.RateLimiterContract;
 import io.github.ratelimit.test.kit.SingleUseTokensContract;
+import io.github.ratelimit.test.kit.UsageContract;
 import io.github.ratelimit.test.support.RedisClusterProcess;
 import io.github.ratelimit.test.support.RedisTopology;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.TestInstance;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.ByteArrayCodec;
 
 /**
  * The SPI test kit run against the Redis implementations: each instance of an implementation has a Redis client of its
@@ -50,6 +55,29 @@ abstract class TestKitOnRedis {
         @Override
         protected boolean callsAreAtomic() {
             return !(topology() instanceof RedisClusterProcess);
+        }
+    }
+
+    @Nested
+    class Usages extends UsageContract {
+        private final RedissonClient reader = client();
+
+        @Override
+        protected RateLimiter newInstance() {
+            return new RedisRateLimiter(client(), "kit:", Guards.patient());
+        }
+
+        /** Every key of the limit name on every master: its bytes and its time to live. */
+        @Override
+        protected Map<String, String> storedState(String limitName) {
+            Map<String, String> state = new TreeMap<>();
+            for (String key : RedisKeys.scan(reader, "kit:*}:" + limitName + ":*", 1_000)) {
+                byte[] value =
+                        reader.<byte[]>getBucket(key, ByteArrayCodec.INSTANCE).get();
+                long ttl = reader.getBucket(key).remainTimeToLive();
+                state.put(key, HexFormat.of().formatHex(value) + "|ttl=" + ttl);
+            }
+            return state;
         }
     }
 

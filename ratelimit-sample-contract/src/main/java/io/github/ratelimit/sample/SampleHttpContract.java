@@ -923,6 +923,89 @@ abstract class SampleHttpContract implements HostileInputContract {
         assertThat(monthly(null).status()).as("no key").isEqualTo(400);
     }
 
+    RawHttp.Response usage(String apiKey) {
+        return RawHttp.get("127.0.0.95", port, "/api/usage", Map.of("X-Api-Key", apiKey));
+    }
+
+    static Map<String, Object> limitNamed(RawHttp.Response usage, String name) {
+        List<Map<String, Object>> limits = JsonPath.parse(usage.body()).read("$.limits[?(@.name == '" + name + "')]");
+        assertThat(limits).as("%s in %s", name, usage.body()).hasSize(1);
+        return limits.get(0);
+    }
+
+    /**
+     * A customer reads their own quota: five reads of {@code /api/usage} spend nothing (the monthly quota of the
+     * default plan, 3, is then used exactly three times), each read saying what was used, what is left and that it
+     * resets at the next month's start by Redis's clock; the plan's report limit is listed too. The operator's credit
+     * of two more (anyone else gets 401) lets exactly two more calls through this month.
+     */
+    @Test
+    void aCustomerSeesTheirOwnQuotaAndAnOperatorCreditsIt() {
+        String key = "k-" + UUID.randomUUID();
+        for (int i = 0; i < 5; i++) {
+            RawHttp.Response read = usage(key);
+            assertThat(read.status()).isEqualTo(200);
+            Map<String, Object> monthly = limitNamed(read, "monthly");
+            assertThat(monthly)
+                    .containsEntry("limit", 3)
+                    .containsEntry("used", 0)
+                    .containsEntry("remaining", 3);
+            assertThat(limitNamed(read, "reports")).containsEntry("limit", 1);
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(monthly(key).status())
+                    .as("monthly call %d after five reads", i + 1)
+                    .isEqualTo(200);
+        }
+        assertThat(monthly(key).status()).isEqualTo(429);
+
+        long before = RedisCommands.timeMs(redisson);
+        Map<String, Object> used = limitNamed(usage(key), "monthly");
+        long after = RedisCommands.timeMs(redisson);
+        assertThat(used).containsEntry("used", 3).containsEntry("remaining", 0);
+        java.time.Instant resetsAt = java.time.Instant.parse((String) used.get("resetsAt"));
+        assertThat(resetsAt)
+                .isIn(startOfNextMonth(before), startOfNextMonth(after))
+                .isAfter(java.time.Instant.ofEpochMilli(after));
+
+        String credit = "{\"key\": \"" + key + "\", \"name\": \"monthly\", \"units\": 2}";
+        assertThat(RawHttp.post("127.0.0.1", port, "/api/usage/credit", Map.of(), null)
+                        .status())
+                .as("no credential (sent without a body, which a server that refuses may not read)")
+                .isEqualTo(401);
+        RawHttp.Response credited = RawHttp.post("127.0.0.1", port, "/api/usage/credit", RawHttp.OPERATOR, credit);
+        assertThat(credited.status()).as(credited.body()).isEqualTo(200);
+        assertThat(JsonPath.parse(credited.body()).<Integer>read("$.granted")).isEqualTo(2);
+        assertThat(limitNamed(credited, "monthly")).containsEntry("remaining", 2);
+        for (int i = 0; i < 2; i++) {
+            assertThat(monthly(key).status()).as("credited call %d", i + 1).isEqualTo(200);
+        }
+        assertThat(monthly(key).status()).isEqualTo(429);
+
+        assertThat(RawHttp.post(
+                                "127.0.0.1",
+                                port,
+                                "/api/usage/credit",
+                                RawHttp.OPERATOR,
+                                "{\"key\": \"" + key + "\", \"name\": \"yearly\", \"units\": 2}")
+                        .status())
+                .as("a limit the application does not declare")
+                .isEqualTo(404);
+        assertThat(RawHttp.get("127.0.0.95", port, "/api/usage", Map.of()).status())
+                .as("no key")
+                .isEqualTo(400);
+    }
+
+    static java.time.Instant startOfNextMonth(long epochMs) {
+        return java.time.Instant.ofEpochMilli(epochMs)
+                .atZone(java.time.ZoneOffset.UTC)
+                .toLocalDate()
+                .withDayOfMonth(1)
+                .plusMonths(1)
+                .atStartOfDay(java.time.ZoneOffset.UTC)
+                .toInstant();
+    }
+
     RawHttp.Response pinLogin(String user, String pin) {
         return RawHttp.post(
                 "127.0.0.97", port, "/api/pin-login", Map.of(), "{\"user\":\"" + user + "\",\"pin\":\"" + pin + "\"}");

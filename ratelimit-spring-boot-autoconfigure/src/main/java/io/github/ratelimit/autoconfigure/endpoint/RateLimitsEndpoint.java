@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure.endpoint;
 
+import io.github.ratelimit.autoconfigure.definition.ClientLimits;
 import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
 import io.github.ratelimit.autoconfigure.definition.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.autoconfigure.definition.Plans;
@@ -86,7 +87,10 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
         this.plans = plans;
         this.blocks = blocks;
         this.writes = new OperatorWrites(limiter, this::declared, blocks, overrides, writeEnabled, maxBlock, events);
+        this.clients = new ClientLimits(this::declared, plans, overrides::get);
     }
+
+    private final ClientLimits clients;
 
     private final Supplier<ClientBlocks> blocks;
     private final Supplier<LimitOverrides> overrides;
@@ -142,15 +146,13 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             return writes.forceRelease(locks.get(), action, key, principal);
         }
         if (PENALTY.equals(action)) {
-            Addressed addressed = address(name, key, value, path);
-            if (addressed.error() != null) {
-                return addressed.error();
+            ClientLimits.Found found;
+            try {
+                found = clients.find(name, key, value, path);
+            } catch (ClientLimits.NotFoundException e) {
+                return notFound(e);
             }
-            List<RateLimit> limits = addressed.limits().stream()
-                    .map(DeclaredLimit::limit)
-                    .distinct()
-                    .toList();
-            return writes.liftPenalty(name, limits, java.util.Objects.requireNonNull(addressed.client()), principal);
+            return writes.liftPenalty(name, found.declared(), found.client(), principal);
         }
         if (!OVERRIDE.equals(action)) {
             return unknownAction(action);
@@ -318,21 +320,15 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
         if (key == null && value == null && path == null) {
             return limit(name);
         }
-        Addressed addressed = address(name, key, value, path);
-        if (addressed.error() != null) {
-            return addressed.error();
+        ClientLimits.Found found;
+        try {
+            found = clients.find(name, key, value, path);
+        } catch (ClientLimits.NotFoundException e) {
+            return notFound(e);
         }
-        List<RateLimit> limits =
-                addressed.limits().stream().map(DeclaredLimit::limit).distinct().toList();
-        String plan = null;
-        if (limits.get(0).plan() != null) {
-            // a plan group: the client's own plan's limits, as its calls would get them
-            Plans.Resolved resolved = plans.resolve(name, null, value);
-            plan = resolved.plan();
-            limits = resolved.limits();
-        }
-        List<LimitRequest> probes = limits.stream()
-                .map(limit -> LimitRequest.of(limit, java.util.Objects.requireNonNull(addressed.client()), 0))
+        String plan = found.plan();
+        List<LimitRequest> probes = found.requests().stream()
+                .map(request -> LimitRequest.of(request.limit(), request.identifier(), 0))
                 .toList();
         Decision decision = limiter.tryAcquire(probes); // cost 0: reads, takes nothing
         List<Map<String, Object>> states = new ArrayList<>();
@@ -449,53 +445,19 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             return new WebEndpointResponse<>(
                     Map.of("error", "resetting is disabled; set ratelimit.actuator.reset-enabled=true"), 403);
         }
-        Addressed addressed = address(name, key, value, path);
-        if (addressed.error() != null) {
-            return addressed.error();
+        ClientLimits.Found found;
+        try {
+            found = clients.find(name, key, value, path);
+        } catch (ClientLimits.NotFoundException e) {
+            return notFound(e);
         }
-        List<RateLimit> limits =
-                addressed.limits().stream().map(DeclaredLimit::limit).distinct().toList();
-        limits.forEach(limit -> limiter.reset(limit, java.util.Objects.requireNonNull(addressed.client())));
-        return new WebEndpointResponse<>(Map.of("name", name, "reset", limits.size()), 200);
+        found.declared().forEach(limit -> limiter.reset(limit, found.client()));
+        return new WebEndpointResponse<>(
+                Map.of("name", name, "reset", found.declared().size()), 200);
     }
 
-    private record Addressed(
-            List<DeclaredLimit> limits,
-            @Nullable ClientIdentifier client,
-            @Nullable WebEndpointResponse<Map<String, Object>> error) {}
-
-    /** The limits and the client an operator names, built exactly as the request path builds them. */
-    private Addressed address(String name, @Nullable String key, @Nullable String value, @Nullable String path) {
-        if (key == null || key.isBlank() || value == null || value.isBlank()) {
-            return failed(400, "give the client as key and value, as the list shows the limit's keys");
-        }
-        String kind = ClientIdentifier.normalizeKind(key);
-        List<DeclaredLimit> named =
-                declared().stream().filter(d -> d.limit().name().equals(name)).toList();
-        if (named.isEmpty()) {
-            return failed(404, "no limit named '" + name + "'");
-        }
-        List<DeclaredLimit> matching =
-                named.stream().filter(d -> d.keys().contains(kind)).toList();
-        if (matching.isEmpty()) {
-            return failed(
-                    404,
-                    "limit '" + name + "' has no key " + kind + "; its keys are "
-                            + named.stream()
-                                    .flatMap(d -> d.keys().stream())
-                                    .distinct()
-                                    .toList());
-        }
-        boolean perPath = matching.stream().anyMatch(DeclaredLimit::perPath);
-        if (perPath && (path == null || path.isBlank())) {
-            return failed(400, "limit '" + name + "' counts each path apart: give the request path as path");
-        }
-        ClientIdentifier client = ClientIdentifier.of(kind, value);
-        return new Addressed(matching, perPath ? client.perPath(java.util.Objects.requireNonNull(path)) : client, null);
-    }
-
-    private static Addressed failed(int status, String message) {
-        return new Addressed(List.of(), null, new WebEndpointResponse<>(Map.of("error", message), status));
+    private static WebEndpointResponse<Map<String, Object>> notFound(ClientLimits.NotFoundException e) {
+        return OperatorWrites.error(e.badRequest() ? 400 : 404, e.getMessage());
     }
 
     private List<DeclaredLimit> declared() {

@@ -1,0 +1,37 @@
+package io.github.ratelimit.autoconfigure.usage;
+
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.definition.ClientLimits;
+import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
+import io.github.ratelimit.autoconfigure.definition.Plans;
+import io.github.ratelimit.core.LimitOverrides;
+import io.github.ratelimit.core.RateLimiter;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/** {@link RateLimitUsage}: customers' use of their limits, credits and resets, for application code. */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+public final class RateLimitUsageAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RateLimiter.class)
+    RateLimitUsage rateLimitUsage(
+            RateLimiter limiter,
+            ObjectProvider<DeclaredLimits> declared,
+            ObjectProvider<Plans> plans,
+            ObjectProvider<LimitOverrides> overrides) {
+        ClientLimits clients = new ClientLimits(
+                () -> declared.stream()
+                        .flatMap(source -> source.declaredLimits().stream())
+                        .toList(),
+                plans.getIfAvailable(() -> Plans.NONE),
+                overrides::getIfAvailable);
+        return new RateLimitUsage(clients, limiter);
+    }
+}
