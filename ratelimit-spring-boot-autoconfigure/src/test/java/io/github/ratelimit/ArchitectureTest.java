@@ -358,6 +358,7 @@ class ArchitectureTest {
                     "autoconfigure.redis.RateLimitRedissonAutoConfiguration",
                     "autoconfigure.servlet.RateLimitWebAutoConfiguration",
                     "autoconfigure.usage.RateLimitUsageAutoConfiguration",
+                    "autoconfigure.refresh.RateLimitRefreshAutoConfiguration",
                     // what application code calls: customers' use of their limits, credits, resets
                     "autoconfigure.usage.RateLimitUsage",
                     // what both web stacks and the gateway module share, documented in each package-info:
@@ -371,6 +372,7 @@ class ArchitectureTest {
                     "autoconfigure.definition.LimitDefinition",
                     "autoconfigure.definition.NamedLimits",
                     "autoconfigure.definition.PathRules",
+                    "autoconfigure.definition.RefreshableLimits",
                     "autoconfigure.definition.Plans",
                     "autoconfigure.definition.SpelVariables",
                     // ... and the HTTP side: client addresses, refusals' answers, RateLimit fields, Redis's answers

@@ -15,7 +15,6 @@ import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.function.IntSupplier;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -100,8 +99,7 @@ public final class RateLimitAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         PlanSource rateLimitPlanSource(RateLimitProperties properties) {
-            Map<String, String> customers = Map.copyOf(properties.getPlans().getCustomers());
-            return (group, customer) -> customers.get(customer);
+            return new ConfiguredCustomers(properties.getPlans().getCustomers());
         }
     }
 

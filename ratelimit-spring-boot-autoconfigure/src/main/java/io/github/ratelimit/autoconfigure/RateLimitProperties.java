@@ -122,7 +122,7 @@ public class RateLimitProperties implements Validator {
         }
 
         /** The groups as the plan resolution uses them; throws naming the property of the first invalid value. */
-        Map<String, Plans.Group> compiled() {
+        public Map<String, Plans.Group> compiled() {
             Map<String, Map<String, List<Quota>>> quotas = new LinkedHashMap<>();
             Map<String, String> defaults = new LinkedHashMap<>();
             groups.forEach((name, group) -> {

@@ -5,6 +5,7 @@ import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
 import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
 import io.github.ratelimit.autoconfigure.definition.NamedLimits;
 import io.github.ratelimit.autoconfigure.definition.Plans;
+import io.github.ratelimit.autoconfigure.definition.RefreshableLimits;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.decision.RateLimitDecisions;
@@ -19,12 +20,14 @@ import org.springframework.beans.factory.ObjectProvider;
  * The limits of {@code ratelimit.gateway.limits}, compiled once, and the decision flow they are decided by: what both
  * gateway servers share.
  */
-final class GatewayLimits implements DeclaredLimits {
+final class GatewayLimits implements DeclaredLimits, RefreshableLimits {
 
     static final String PROPERTY = "ratelimit.gateway.limits";
 
-    private final NamedLimits limits;
+    private volatile NamedLimits limits;
     private final @Nullable RateLimitDecisions decisions;
+    private final KeyResolvers keys;
+    private final String defaultKey;
 
     /**
      * @param routeKeys whether routes resolve a key of their own (WebFlux's KeyResolver): then the key {@code route}
@@ -42,13 +45,29 @@ final class GatewayLimits implements DeclaredLimits {
         if (routeKeys) {
             kinds.put("route", RouteCaller::routeKey);
         }
-        this.limits = new NamedLimits(
-                properties.getGateway().getLimits(),
-                PROPERTY,
-                plans,
-                new KeyResolvers(kinds),
-                routeKeys ? "route" : "client");
+        this.keys = new KeyResolvers(kinds);
+        this.defaultKey = routeKeys ? "route" : "client";
+        this.limits = new NamedLimits(properties.getGateway().getLimits(), PROPERTY, plans, keys, defaultKey);
         this.decisions = decisions;
+    }
+
+    /**
+     * The limits of refreshed properties, compiled now, in force from the next request. Routes name limits, and were
+     * checked at startup against the names there were: a refresh may change every limit, and add limits, but remove
+     * none.
+     */
+    @Override
+    public Runnable prepare(RateLimitProperties properties, Plans plans) {
+        Map<String, io.github.ratelimit.autoconfigure.FilterRuleSpec> specs =
+                properties.getGateway().getLimits();
+        for (String name : limits.names()) {
+            if (!specs.containsKey(name)) {
+                throw new IllegalArgumentException(PROPERTY + "." + name + " is gone from the refreshed properties;"
+                        + " routes may name it, so a refresh cannot remove it (a restart can)");
+            }
+        }
+        NamedLimits refreshed = new NamedLimits(specs, PROPERTY, plans, keys, defaultKey);
+        return () -> limits = refreshed;
     }
 
     /** The limits of the properties, with the application's key resolvers, plans and decision flow. */

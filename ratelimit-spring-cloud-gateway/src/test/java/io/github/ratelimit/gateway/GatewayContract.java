@@ -121,6 +121,48 @@ abstract class GatewayContract extends GatewayFixture {
                 .isEqualTo(200);
     }
 
+    /**
+     * Spring Cloud's refresh (a changed property source, then its {@code EnvironmentChangeEvent}) raises the route's
+     * limit from 5 to 7: a client that used its 5 makes exactly 2 more, counted where they were; a refresh with a limit
+     * that is not valid is refused as a whole, the raised limit staying.
+     */
+    @Test
+    void aRefreshRaisesARoutesLimitKeepingWhatWasCounted() {
+        String prefix = "gw-" + UUID.randomUUID() + ":";
+        ConfigurableApplicationContext context = instance(prefix, redis.url(), "per-client");
+        int port = port(context);
+        List<Integer> before = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            before.add(Upstream.get(port, "/api/items", "carol").statusCode());
+        }
+        assertThat(before).containsExactly(200, 200, 200, 200, 200, 429);
+
+        // a list is bound from the one source that has it (Boot does not merge lists): the new source has all of it
+        Map<String, Object> changed = new java.util.HashMap<>(Map.of(
+                "ratelimit.gateway.limits.per-client.limits[0].limit", "7",
+                "ratelimit.gateway.limits.per-client.limits[0].window", "1m"));
+        context.getEnvironment()
+                .getPropertySources()
+                .addFirst(new org.springframework.core.env.MapPropertySource("refreshed", changed));
+        context.publishEvent(new org.springframework.cloud.context.environment.EnvironmentChangeEvent(
+                context, java.util.Set.of("ratelimit.gateway.limits.per-client.limits[0].limit")));
+
+        List<Integer> after = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            after.add(Upstream.get(port, "/api/items", "carol").statusCode());
+        }
+        assertThat(after).containsExactly(200, 200, 429);
+
+        changed.put("ratelimit.gateway.limits.per-client.limits[0].limit", "0");
+        context.publishEvent(new org.springframework.cloud.context.environment.EnvironmentChangeEvent(
+                context, java.util.Set.of("ratelimit.gateway.limits.per-client.limits[0].limit")));
+        assertThat(Upstream.get(port, "/api/items", "dave").statusCode())
+                .as("an invalid limit refused: the route still limits")
+                .isEqualTo(200);
+        RateLimitFields fields = fields(Upstream.get(port, "/api/items", "dave"));
+        assertThat(fields.quota(fields.names().get(0))).isEqualTo(7);
+    }
+
     @Test
     void pathRulesStillApplyInFrontOfRoutes() {
         String prefix = "gw-" + UUID.randomUUID() + ":";

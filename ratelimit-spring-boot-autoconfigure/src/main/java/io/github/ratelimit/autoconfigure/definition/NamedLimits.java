@@ -86,6 +86,11 @@ public final class NamedLimits {
         return call.build("limits");
     }
 
+    /** The names of the limits. */
+    public java.util.Set<String> names() {
+        return limits.keySet();
+    }
+
     /** The limits of every name. */
     public List<DeclaredLimit> declaredLimits() {
         List<DeclaredLimit> all = new ArrayList<>();

@@ -62,7 +62,7 @@ public final class Plans {
         INVALID_LIMITS
     }
 
-    private final Map<String, Group> groups;
+    private volatile Map<String, Group> groups;
     private final Supplier<PlanSource> source;
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
     private volatile BiConsumer<String, Fallback> onFallback = (group, reason) -> {};
@@ -74,6 +74,21 @@ public final class Plans {
     public Plans(Map<String, Group> groups, Supplier<PlanSource> source) {
         this.groups = Map.copyOf(groups);
         this.source = source;
+    }
+
+    /**
+     * The same plans with other groups (checked as the constructor checks them), sharing this one's source and
+     * fallback listener: what a refresh of the properties compiles rules against before it puts them in force.
+     */
+    public Plans withGroups(Map<String, Group> groups) {
+        Plans plans = new Plans(groups, source);
+        plans.onFallback = onFallback;
+        return plans;
+    }
+
+    /** Puts the groups of {@code refreshed} (made by {@link #withGroups}) in force here, for the next call. */
+    public void replaceGroups(Plans refreshed) {
+        this.groups = refreshed.groups;
     }
 
     /** Called with every fallback to a default plan (the metrics count them). */

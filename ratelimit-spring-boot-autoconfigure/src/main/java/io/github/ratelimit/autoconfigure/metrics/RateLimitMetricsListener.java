@@ -64,7 +64,16 @@ final class RateLimitMetricsListener implements RateLimitListener {
         this.lockWait = Timer.builder("ratelimit.locks.wait")
                 .description("Time spent acquiring locks, waiting included")
                 .register(registry);
-        for (String action : List.of("block", "lift", "override", "override_removed", "lock_released")) {
+        for (String action : List.of(
+                "block",
+                "lift",
+                "override",
+                "override_removed",
+                "lock_released",
+                "credit",
+                "reset",
+                "refresh",
+                "refresh_rejected")) {
             operatorChanges(action); // shown at zero before the first change
         }
         for (Wait outcome : Wait.values()) {
@@ -322,7 +331,7 @@ final class RateLimitMetricsListener implements RateLimitListener {
     private Counter operatorChanges(String action) {
         return counter(
                 "ratelimit.operator.changes",
-                "Changes operators made through the ratelimits endpoint",
+                "Changes made for every instance: by operators, credits and resets, refreshes of the limits",
                 "action",
                 action);
     }

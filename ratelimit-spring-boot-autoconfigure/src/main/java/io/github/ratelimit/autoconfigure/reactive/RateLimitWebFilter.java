@@ -1,10 +1,12 @@
 package io.github.ratelimit.autoconfigure.reactive;
 
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
 import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
 import io.github.ratelimit.autoconfigure.definition.PathRules;
 import io.github.ratelimit.autoconfigure.definition.Plans;
+import io.github.ratelimit.autoconfigure.definition.RefreshableLimits;
 import io.github.ratelimit.autoconfigure.web.ClientAddresses;
 import io.github.ratelimit.autoconfigure.web.FromRedis;
 import io.github.ratelimit.core.CallerContext;
@@ -29,9 +31,10 @@ import reactor.core.publisher.Mono;
  * reactive {@code @RateLimited}, {@code @SingleUse} and {@code @Locked} methods find it. Refusals are error signals
  * that {@link RateLimitWebExceptionHandler} answers.
  */
-final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied {
+final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied, RefreshableLimits {
 
-    private final PathRules rules;
+    private volatile PathRules rules;
+    private final KeyResolvers keys;
     private final @Nullable RateLimitDecisions decisions;
     private final ClientAddresses clients;
     private final boolean allPolicies;
@@ -57,6 +60,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied 
             int order,
             KeyResolvers keys) {
         this.rules = new PathRules(decisions == null ? List.of() : rules, excludedPaths, plans, keys);
+        this.keys = keys;
         this.decisions = decisions;
         this.clients = clients;
         this.allPolicies = allPolicies;
@@ -71,6 +75,15 @@ final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied 
     @Override
     public PathRules pathRules() {
         return rules;
+    }
+
+    /** The rules and exclusions of refreshed properties, compiled now, in force from the next request. */
+    @Override
+    public Runnable prepare(RateLimitProperties properties, Plans plans) {
+        RateLimitProperties.Filter filter = properties.getFilter();
+        PathRules refreshed =
+                new PathRules(decisions == null ? List.of() : filter.getRules(), filter.getExclude(), plans, keys);
+        return () -> rules = refreshed;
     }
 
     @Override
@@ -108,6 +121,7 @@ final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.Applied 
 
     /** Completes with the decided call when the request may go on; fails with the refusal otherwise. */
     private Mono<DecidedCall> decide(ServerWebExchange exchange, ReactiveCallerContext caller) {
+        PathRules rules = this.rules; // one set of rules per request, whatever a refresh does meanwhile
         if (rules.isEmpty()) {
             return Mono.just(DecidedCall.notLimited());
         }

@@ -1,10 +1,12 @@
 package io.github.ratelimit.autoconfigure.servlet;
 
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
 import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
 import io.github.ratelimit.autoconfigure.definition.PathRules;
 import io.github.ratelimit.autoconfigure.definition.Plans;
+import io.github.ratelimit.autoconfigure.definition.RefreshableLimits;
 import io.github.ratelimit.autoconfigure.web.ClientAddresses;
 import io.github.ratelimit.autoconfigure.web.RateLimitHeaders;
 import io.github.ratelimit.core.CallerContext;
@@ -31,9 +33,10 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
  * request are decided in one round trip, all or nothing, with the same 429 answer as {@code @RateLimited}.
  * Counters are per rule (the rule's name), not per concrete path, unless a rule asks for per-path counts.
  */
-final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Applied {
+final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Applied, RefreshableLimits {
 
-    private final PathRules rules;
+    private volatile PathRules rules;
+    private final KeyResolvers keys;
     private final RateLimitDecisions decisions;
     private final ClientAddresses clients;
     private final Supplier<HandlerExceptionResolver> exceptionResolver;
@@ -59,6 +62,7 @@ final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Ap
             boolean allPolicies,
             KeyResolvers keys) {
         this.rules = new PathRules(rules, excludedPaths, plans, keys);
+        this.keys = keys;
         this.decisions = decisions;
         this.clients = clients;
         this.exceptionResolver = exceptionResolver;
@@ -68,6 +72,14 @@ final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Ap
     @Override
     public PathRules pathRules() {
         return rules;
+    }
+
+    /** The rules and exclusions of refreshed properties, compiled now, in force from the next request. */
+    @Override
+    public Runnable prepare(RateLimitProperties properties, Plans plans) {
+        RateLimitProperties.Filter filter = properties.getFilter();
+        PathRules refreshed = new PathRules(filter.getRules(), filter.getExclude(), plans, keys);
+        return () -> rules = refreshed;
     }
 
     @Override

@@ -1,0 +1,28 @@
+package io.github.ratelimit.autoconfigure;
+
+import io.github.ratelimit.autoconfigure.definition.Plans;
+import io.github.ratelimit.autoconfigure.definition.RefreshableLimits;
+import io.github.ratelimit.core.PlanSource;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/** The plans of {@code ratelimit.plans.customers}, the starter's {@link PlanSource}; a refresh replaces them. */
+final class ConfiguredCustomers implements PlanSource, RefreshableLimits {
+
+    private volatile Map<String, String> customers;
+
+    ConfiguredCustomers(Map<String, String> customers) {
+        this.customers = Map.copyOf(customers);
+    }
+
+    @Override
+    public @Nullable String planOf(String group, @Nullable String customer) {
+        return customer == null ? null : customers.get(customer);
+    }
+
+    @Override
+    public Runnable prepare(RateLimitProperties properties, Plans plans) {
+        Map<String, String> refreshed = Map.copyOf(properties.getPlans().getCustomers());
+        return () -> customers = refreshed;
+    }
+}
