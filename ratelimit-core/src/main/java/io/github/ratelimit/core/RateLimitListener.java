@@ -110,9 +110,10 @@ public interface RateLimitListener {
     /**
      * A change an operator made for every instance, made through this instance.
      *
-     * @param action {@code block}, {@code lift}, {@code override}, {@code override_removed}, {@code lock_released}, or
-     *     {@code credit} and {@code reset} made by application code ({@code RateLimitUsage})
-     * @param target what it applies to: a client for blocks, a limit's name for overrides
+     * @param action {@code block}, {@code lift}, {@code override}, {@code override_removed}, {@code lock_released};
+     *     {@code credit} and {@code reset} made by application code ({@code RateLimitUsage}); {@code refresh} and
+     *     {@code refresh_rejected}, limits rebuilt (or not) by a refresh of the properties
+     * @param target what it applies to: a client for blocks, a limit's name for overrides, credits and resets
      */
     default void operatorChanged(String action, String target) {}
 

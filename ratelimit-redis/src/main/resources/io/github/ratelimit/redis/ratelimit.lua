@@ -370,8 +370,10 @@ for c = 1, calls do
                 -- the period's end, as the period's start tells a counter of the period before (it expired then)
                 ttl, slack = p[PERIOD_END] - now_ms, 0
                 if count ~= 0 then -- below zero after a credit
+                    -- PTTL says 0 for a key that has less than a millisecond left, which the script still sees (Redis
+                    -- checks expiry at the script's start): that counter is the current period's until it ends
                     local pttl = call('PTTL', kn)
-                    fresh = not (pttl > 0 and now_ms + pttl > p[PERIOD_START])
+                    fresh = not (pttl >= 0 and now_ms + pttl > p[PERIOD_START])
                     count = fresh and 0 or count
                 end
             elseif count ~= 0 then

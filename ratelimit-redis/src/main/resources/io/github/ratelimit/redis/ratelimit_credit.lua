@@ -151,7 +151,7 @@ for i = 2, #KEYS do
         local from, to = v[8], v[9]
         local pttl = call('PTTL', kn)
         -- a count that expires before the period starts is the last period's: replaced
-        given = credit_count(kn, pttl > 0 and now_ms + pttl > from, to)
+        given = credit_count(kn, pttl >= 0 and now_ms + pttl > from, to)
     elseif g == 3 then
         local limit, window = v[2], v[3]
         local interval = window * 1000 / limit

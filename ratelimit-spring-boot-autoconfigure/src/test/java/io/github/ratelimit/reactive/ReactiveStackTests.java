@@ -133,7 +133,7 @@ class ReactiveStackTests {
         }
 
         @GetMapping("/reports")
-        @RateLimited(limit = 5, windowMs = 60_000, key = "#tenant")
+        @RateLimited(limit = 5, windowMs = 60_000, name = "reports", key = "#tenant")
         Mono<String> report(@RequestParam(required = false) String tenant) {
             return Mono.just("report for " + tenant);
         }
@@ -178,7 +178,8 @@ class ReactiveStackTests {
                     RateLimitAutoConfiguration.class,
                     io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                     RateLimitReactiveWebAutoConfiguration.class,
-                    io.github.ratelimit.autoconfigure.aop.RateLimitArgumentResolversAutoConfiguration.class))
+                    io.github.ratelimit.autoconfigure.aop.RateLimitArgumentResolversAutoConfiguration.class,
+                    io.github.ratelimit.autoconfigure.usage.RateLimitUsageAutoConfiguration.class))
             .withPropertyValues(
                     "spring.data.redis.url=" + SharedRedis.get().url(),
                     "ratelimit.redis.require-at-startup=true",
@@ -434,6 +435,35 @@ class ReactiveStackTests {
                     .hasMessageContaining("non-blocking thread")
                     .hasMessageContaining("return Mono, Flux or CompletionStage");
             assertThat(api.plain()).isEqualTo("plain"); // on a thread that may block, it decides as before
+        });
+    }
+
+    /**
+     * A customer's use of a limit is read without blocking: asked on a parallel thread (non-blocking, as an event loop
+     * is), answered on Redisson's, spending nothing.
+     */
+    @Test
+    void aCustomersUsageIsReadWithoutBlockingAThread() {
+        runner.run(context -> {
+            WebTestClient client =
+                    WebTestClient.bindToApplicationContext(context).build();
+            for (int i = 0; i < 2; i++) {
+                client.get()
+                        .uri("/reports?tenant=acme")
+                        .exchange()
+                        .expectStatus()
+                        .isOk();
+            }
+            io.github.ratelimit.autoconfigure.usage.RateLimitUsage usage =
+                    context.getBean(io.github.ratelimit.autoconfigure.usage.RateLimitUsage.class);
+            for (int i = 0; i < 3; i++) {
+                io.github.ratelimit.core.Usage read = Mono.defer(
+                                () -> Mono.fromCompletionStage(usage.ofAsync("reports", null, "acme")))
+                        .subscribeOn(Schedulers.parallel())
+                        .block(Duration.ofSeconds(10));
+                assertThat(read.windows().get(0).used()).isEqualTo(2);
+                assertThat(read.windows().get(0).remaining()).isEqualTo(3);
+            }
         });
     }
 
