@@ -5,6 +5,8 @@ import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.Usage;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -23,19 +25,37 @@ import org.slf4j.LoggerFactory;
  * {@link UnknownLimitException} for a name or key the application does not declare, and
  * {@link io.github.ratelimit.core.RedisUnavailableException} when the store could not answer in time. A reactive
  * caller reads with {@link #ofAsync}; credits and resets wait for the other instances, so it makes them on a thread that
- * may block ({@code Schedulers.boundedElastic()}).
+ * may block ({@code Schedulers.boundedElastic()}). While rate limits are off ({@code ratelimit.enabled=false}) the bean
+ * stays: reads answer no window, credits grant nothing.
  */
 public final class RateLimitUsage implements RateLimitEvents.Source {
 
     private static final Logger audit = LoggerFactory.getLogger("io.github.ratelimit.audit");
 
-    private final ClientLimits clients;
+    private final @Nullable ClientLimits clients;
     private final RateLimiter limiter;
     private final RateLimitEvents events = new RateLimitEvents();
 
+    /**
+     * @param clients how names and values become limits and identifiers
+     * @param limiter where the counts are
+     */
     public RateLimitUsage(ClientLimits clients, RateLimiter limiter) {
         this.clients = clients;
         this.limiter = limiter;
+    }
+
+    private RateLimitUsage(RateLimiter limiter) {
+        this.clients = null;
+        this.limiter = limiter;
+    }
+
+    /**
+     * While rate limits are off ({@code ratelimit.enabled=false}): nothing is counted, so every read answers no window,
+     * a credit grants nothing and a reset forgets nothing; code that shows or credits quotas keeps working.
+     */
+    static RateLimitUsage off(RateLimiter limiter) {
+        return new RateLimitUsage(limiter);
     }
 
     /** Where listeners of the credits and resets made here are added. */
@@ -62,6 +82,9 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
      *     one
      */
     public Usage of(String name, @Nullable String key, String value) {
+        if (clients == null) {
+            return new Usage(Instant.now(), List.of());
+        }
         return limiter.usage(find(name, key, value).requests());
     }
 
@@ -71,6 +94,9 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
      */
     public CompletionStage<Usage> ofAsync(String name, @Nullable String key, String value) {
         try {
+            if (clients == null) {
+                return CompletableFuture.completedFuture(of(name, key, value));
+            }
             return limiter.usageAsync(find(name, key, value).requests());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -95,6 +121,9 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
         if (units < 1) {
             throw new IllegalArgumentException(Messages.atLeast("units", 1, units));
         }
+        if (clients == null) {
+            return 0;
+        }
         ClientLimits.Found found = find(name, key, value);
         long granted = limiter.credit(found.requests(), units);
         events.operatorChanged("credit", name);
@@ -116,6 +145,9 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
      * @param by who resets it, for the audit log; null when unknown
      */
     public void reset(String name, @Nullable String key, String value, @Nullable String by) {
+        if (clients == null) {
+            return;
+        }
         ClientLimits.Found found = find(name, key, value);
         found.declared().forEach(limit -> limiter.reset(limit, found.client()));
         events.operatorChanged("reset", name);
@@ -148,7 +180,7 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
 
     private ClientLimits.Found find(String name, @Nullable String key, String value) {
         try {
-            return clients.find(name, key, value, null);
+            return java.util.Objects.requireNonNull(clients).find(name, key, value, null);
         } catch (ClientLimits.NotFoundException e) {
             throw new UnknownLimitException(e);
         }

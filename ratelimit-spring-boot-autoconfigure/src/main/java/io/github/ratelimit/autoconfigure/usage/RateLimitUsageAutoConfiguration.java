@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure.usage;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.autoconfigure.definition.ClientLimits;
 import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
 import io.github.ratelimit.autoconfigure.definition.Plans;
@@ -9,13 +10,11 @@ import io.github.ratelimit.core.RateLimiter;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
 /** {@link RateLimitUsage}: customers' use of their limits, credits and resets, for application code. */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
-@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 public final class RateLimitUsageAutoConfiguration {
 
     @Bean
@@ -25,7 +24,11 @@ public final class RateLimitUsageAutoConfiguration {
             RateLimiter limiter,
             ObjectProvider<DeclaredLimits> declared,
             ObjectProvider<Plans> plans,
-            ObjectProvider<LimitOverrides> overrides) {
+            ObjectProvider<LimitOverrides> overrides,
+            RateLimitProperties properties) {
+        if (!properties.isEnabled()) {
+            return RateLimitUsage.off(limiter); // the bean stays, so that code showing quotas keeps working
+        }
         ClientLimits clients = new ClientLimits(
                 () -> declared.stream()
                         .flatMap(source -> source.declaredLimits().stream())

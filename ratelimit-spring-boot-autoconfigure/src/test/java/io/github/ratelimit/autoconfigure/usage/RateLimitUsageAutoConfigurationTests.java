@@ -26,7 +26,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
  * {@link RateLimitUsage} as application code meets it, on the store in memory: by a limit's name and the value its key
  * gives, plan groups by the customer's plan; reading spends nothing; credits and resets are audited and told to the
  * listeners; names and keys the application does not declare are refused naming what there is; the bean backs off for
- * the application's own and is absent while rate limits are off.
+ * the application's own and stays, counting nothing, while rate limits are off.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RateLimitUsageAutoConfigurationTests {
@@ -165,12 +165,24 @@ class RateLimitUsageAutoConfigurationTests {
         });
     }
 
+    /**
+     * While rate limits are off the bean stays (code that injects it keeps starting): reads answer no window, credits
+     * grant nothing.
+     */
     @Test
-    void backsOffForTheApplicationsOwnAndIsAbsentWhileRateLimitsAreOff() {
+    void backsOffForTheApplicationsOwnAndAnswersNothingCountedWhileRateLimitsAreOff() {
         runner.withBean("mine", RateLimitUsage.class, () -> new RateLimitUsage(null, null))
                 .run(context ->
                         assertThat(context).getBean(RateLimitUsage.class).isSameAs(context.getBean("mine")));
-        runner.withPropertyValues("ratelimit.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean(RateLimitUsage.class));
+        runner.withPropertyValues("ratelimit.enabled=false").run(context -> {
+            RateLimitUsage usage = context.getBean(RateLimitUsage.class);
+            assertThat(usage.of("search", "ann").windows()).isEmpty();
+            assertThat(usage.ofAsync("search", null, "ann")
+                            .toCompletableFuture()
+                            .join()
+                            .windows())
+                    .isEmpty();
+            assertThat(usage.credit("search", "ann", 2, null)).isZero();
+        });
     }
 }
