@@ -5,8 +5,6 @@ import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.Usage;
-import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -83,7 +81,7 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
      */
     public Usage of(String name, @Nullable String key, String value) {
         if (clients == null) {
-            return new Usage(Instant.now(), List.of());
+            return NothingCounted.read();
         }
         return limiter.usage(find(name, key, value).requests());
     }
