@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * limit's; operators' overrides apply as on calls.
  *
  * <p>Reading spends nothing and refreshes no expiry. A credit ({@link #credit}) and a reset ({@link #reset}) apply on
- * every instance before they return, and are logged on {@code io.github.ratelimit.audit} with who made them and told to
+ * every instance before they return, and are logged on {@code io.github.ratelimit.audit} with who made them (the
+ * customer named by the start of the SHA-256 of its value, never the value, which may be a secret) and told to
  * the listeners ({@code operatorChanged("credit" | "reset", name)}), as operators' changes are. Every method may throw
  * {@link UnknownLimitException} for a name or key the application does not declare, and
  * {@link io.github.ratelimit.core.RedisUnavailableException} when the store could not answer in time. A reactive
@@ -129,7 +130,7 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
                 "{} credited {} {} with {} units of '{}' on every instance ({} granted)",
                 who(by),
                 found.client().kind(),
-                Messages.printable(found.client().value()),
+                fingerprint(found.client().value()),
                 units,
                 name,
                 granted);
@@ -153,7 +154,7 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
                 "{} reset {} {} under '{}' on every instance",
                 who(by),
                 found.client().kind(),
-                Messages.printable(found.client().value()),
+                fingerprint(found.client().value()),
                 name);
     }
 
@@ -181,6 +182,20 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
             return java.util.Objects.requireNonNull(clients).find(name, key, value, null);
         } catch (ClientLimits.NotFoundException e) {
             throw new UnknownLimitException(e);
+        }
+    }
+
+    /**
+     * A customer's value as the audit log names it: the start of its SHA-256, never the value, which may be a secret
+     * (an API key); an auditor who has the value finds its lines.
+     */
+    static String fingerprint(String value) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "sha256:" + java.util.HexFormat.of().formatHex(digest, 0, 6);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by the Java platform", e);
         }
     }
 

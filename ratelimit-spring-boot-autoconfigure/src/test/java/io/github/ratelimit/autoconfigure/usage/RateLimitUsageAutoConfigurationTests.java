@@ -115,7 +115,11 @@ class RateLimitUsageAutoConfigurationTests {
             assertThat(context.getBean(Changes.class).told).containsExactly("credit search");
         });
         assertThat(output.getOut())
-                .contains("'billing' credited #user ann with 2 units of 'search' on every instance (2 granted)");
+                .contains("'billing' credited #user " + RateLimitUsage.fingerprint("ann")
+                        + " with 2 units of 'search' on every instance (2 granted)")
+                .as("the customer's value, which may be an API key, is never logged")
+                .doesNotContain("#user ann");
+        assertThat(RateLimitUsage.fingerprint("ann")).matches("sha256:[0-9a-f]{12}");
     }
 
     @Test
@@ -140,7 +144,9 @@ class RateLimitUsageAutoConfigurationTests {
             assertThat(usage.of("search", "bob").windows().get(0).used()).isZero();
             assertThat(context.getBean(Changes.class).told).containsExactly("reset search");
         });
-        assertThat(output.getOut()).contains("Application code (no principal) reset #user bob under 'search'");
+        assertThat(output.getOut())
+                .contains("Application code (no principal) reset #user " + RateLimitUsage.fingerprint("bob")
+                        + " under 'search'");
     }
 
     @Test
