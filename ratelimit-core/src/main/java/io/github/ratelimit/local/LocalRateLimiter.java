@@ -61,10 +61,7 @@ public final class LocalRateLimiter implements RateLimiter {
         if (requests.isEmpty()) {
             throw new IllegalArgumentException("at least one request");
         }
-        Map<Key, LimitRequest> distinct = new LinkedHashMap<>();
-        for (LimitRequest request : requests) {
-            distinct.putIfAbsent(Key.of(request), request);
-        }
+        Map<Key, LimitRequest> distinct = distinct(requests);
         List<LimitOutcome> outcomes = new ArrayList<>(distinct.size());
         boolean allowed = true;
         synchronized (this) {
@@ -94,10 +91,7 @@ public final class LocalRateLimiter implements RateLimiter {
     /** Reads each pair as it stands, creating none and leaving every pair's expiry as it was. */
     @Override
     public Usage usage(List<LimitRequest> requests) {
-        Map<Key, LimitRequest> distinct = new LinkedHashMap<>();
-        for (LimitRequest request : Usage.reads(requests)) {
-            distinct.putIfAbsent(Key.of(request), request);
-        }
+        Map<Key, LimitRequest> distinct = distinct(Usage.reads(requests));
         List<LimitOutcome> outcomes = new ArrayList<>(distinct.size());
         synchronized (this) {
             long now = nanoTime.getAsLong();
@@ -114,10 +108,7 @@ public final class LocalRateLimiter implements RateLimiter {
         if (units < 1) {
             throw new IllegalArgumentException(Messages.atLeast("units", 1, units));
         }
-        Map<Key, LimitRequest> distinct = new LinkedHashMap<>();
-        for (LimitRequest request : requests) {
-            distinct.putIfAbsent(Key.of(request), request);
-        }
+        Map<Key, LimitRequest> distinct = distinct(requests);
         long granted = units;
         synchronized (this) {
             long now = nanoTime.getAsLong();
@@ -129,6 +120,15 @@ public final class LocalRateLimiter implements RateLimiter {
             }
         }
         return granted;
+    }
+
+    /** The requests by the pair each counts, the first of each pair kept, in order. */
+    private static Map<Key, LimitRequest> distinct(List<LimitRequest> requests) {
+        Map<Key, LimitRequest> distinct = new LinkedHashMap<>();
+        for (LimitRequest request : requests) {
+            distinct.putIfAbsent(Key.of(request), request);
+        }
+        return distinct;
     }
 
     @Override

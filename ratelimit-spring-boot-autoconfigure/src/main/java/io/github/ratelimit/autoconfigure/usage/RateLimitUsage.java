@@ -1,10 +1,12 @@
 package io.github.ratelimit.autoconfigure.usage;
 
 import io.github.ratelimit.autoconfigure.definition.ClientLimits;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.Usage;
+import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -19,7 +21,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Reading spends nothing and refreshes no expiry. A credit ({@link #credit}) and a reset ({@link #reset}) apply on
  * every instance before they return, and are logged on {@code io.github.ratelimit.audit} with who made them (the
- * customer named by the start of the SHA-256 of its value, never the value, which may be a secret) and told to
+ * customer named by the start of its identifier's digest, never the value, which may be a secret) and told to
  * the listeners ({@code operatorChanged("credit" | "reset", name)}), as operators' changes are. Every method may throw
  * {@link UnknownLimitException} for a name or key the application does not declare, and
  * {@link io.github.ratelimit.core.RedisUnavailableException} when the store could not answer in time. A reactive
@@ -130,7 +132,7 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
                 "{} credited {} {} with {} units of '{}' on every instance ({} granted)",
                 who(by),
                 found.client().kind(),
-                fingerprint(found.client().value()),
+                fingerprint(found.client()),
                 units,
                 name,
                 granted);
@@ -154,7 +156,7 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
                 "{} reset {} {} under '{}' on every instance",
                 who(by),
                 found.client().kind(),
-                fingerprint(found.client().value()),
+                fingerprint(found.client()),
                 name);
     }
 
@@ -186,17 +188,11 @@ public final class RateLimitUsage implements RateLimitEvents.Source {
     }
 
     /**
-     * A customer's value as the audit log names it: the start of its SHA-256, never the value, which may be a secret
-     * (an API key); an auditor who has the value finds its lines.
+     * A customer as the audit log names it: the start of the identifier's digest (its kind and value, as its keys are
+     * made), never the value, which may be a secret (an API key); an auditor who has the value finds its lines.
      */
-    static String fingerprint(String value) {
-        try {
-            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return "sha256:" + java.util.HexFormat.of().formatHex(digest, 0, 6);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required by the Java platform", e);
-        }
+    static String fingerprint(ClientIdentifier client) {
+        return "sha256:" + HexFormat.of().formatHex(client.digest(), 0, 6);
     }
 
     private static String who(@Nullable String by) {

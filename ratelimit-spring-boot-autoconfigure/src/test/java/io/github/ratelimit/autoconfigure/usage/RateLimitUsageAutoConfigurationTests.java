@@ -8,6 +8,7 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.memory.RateLimitMemoryAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.Usage;
@@ -115,11 +116,12 @@ class RateLimitUsageAutoConfigurationTests {
             assertThat(context.getBean(Changes.class).told).containsExactly("credit search");
         });
         assertThat(output.getOut())
-                .contains("'billing' credited #user " + RateLimitUsage.fingerprint("ann")
+                .contains("'billing' credited #user " + RateLimitUsage.fingerprint(ClientIdentifier.of("#user", "ann"))
                         + " with 2 units of 'search' on every instance (2 granted)")
                 .as("the customer's value, which may be an API key, is never logged")
                 .doesNotContain("#user ann");
-        assertThat(RateLimitUsage.fingerprint("ann")).matches("sha256:[0-9a-f]{12}");
+        assertThat(RateLimitUsage.fingerprint(ClientIdentifier.of("#user", "ann")))
+                .matches("sha256:[0-9a-f]{12}");
     }
 
     @Test
@@ -145,8 +147,8 @@ class RateLimitUsageAutoConfigurationTests {
             assertThat(context.getBean(Changes.class).told).containsExactly("reset search");
         });
         assertThat(output.getOut())
-                .contains("Application code (no principal) reset #user " + RateLimitUsage.fingerprint("bob")
-                        + " under 'search'");
+                .contains("Application code (no principal) reset #user "
+                        + RateLimitUsage.fingerprint(ClientIdentifier.of("#user", "bob")) + " under 'search'");
     }
 
     @Test
