@@ -36,7 +36,7 @@ record LuaScript(String name, String source, String sha1) {
         }
     }
 
-    private static String sha1(String source) {
+    static String sha1(String source) {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-1");
             return HexFormat.of().formatHex(digest.digest(source.getBytes(StandardCharsets.UTF_8)));

@@ -13,7 +13,6 @@ import org.redisson.api.RedissonClient;
 final class RedisHealthProbe {
 
     private static final List<LuaScript> SCRIPTS = List.of(
-            RedisRateLimiter.SCRIPT,
             RedisRateLimiter.GIVE_BACK,
             RedisSingleUseTokens.ISSUE,
             RedisSingleUseTokens.CONSUME,

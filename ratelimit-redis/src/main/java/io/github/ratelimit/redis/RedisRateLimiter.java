@@ -47,7 +47,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
     private final RateLimitEvents events = new RateLimitEvents();
 
-    static final LuaScript SCRIPT = LuaScript.load("ratelimit", "ring");
+    /** The decision scripts, one per shape of call (DecisionScripts, from the pieces in decide/). */
+    private final DecisionScripts scripts = new DecisionScripts();
+
     static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback", "ring");
 
     /** Pauses a limit (ratelimit_pause.lua). */
@@ -136,7 +138,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         this.horizonWindows = horizonWindows;
         this.redisson = redisson;
         this.executor = new ScriptExecutor(redisson, guard);
-        this.batcher = new ScriptBatcher(executor, SCRIPT);
+        this.batcher = new ScriptBatcher(executor, scripts::forCall);
         this.guard = guard;
         this.keys = new RedisKeys(keyPrefix);
         this.codec = new RateLimitScriptCodec(horizonWindows);

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,8 +32,9 @@ final class ScriptBatcher {
     static final int MAX_KEYS = 256;
 
     private final ScriptExecutor executor;
-    private final LuaScript script;
-    private final ConcurrentMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
+    private final Function<List<String>, LuaScript> scripts;
+    /** Per slot, a lane per script: calls of one shape share a script call. */
+    private final ConcurrentMap<Integer, ConcurrentMap<LuaScript, Lane>> lanes = new ConcurrentHashMap<>();
 
     /** Tests only: how far ahead of its clock the script reads Redis's time (see ratelimit.lua). */
     private volatile long clockShiftMs;
@@ -45,9 +47,10 @@ final class ScriptBatcher {
         return clockShiftMs;
     }
 
-    ScriptBatcher(ScriptExecutor executor, LuaScript script) {
+    /** @param scripts the script for a call's arguments (its shape's, see {@link DecisionScripts}) */
+    ScriptBatcher(ScriptExecutor executor, Function<List<String>, LuaScript> scripts) {
         this.executor = executor;
-        this.script = script;
+        this.scripts = scripts;
     }
 
     /**
@@ -58,7 +61,10 @@ final class ScriptBatcher {
      */
     CompletableFuture<Object> submit(int slot, List<String> keys, List<String> args) {
         Pending pending = new Pending(keys, args, new CompletableFuture<>());
-        lanes.computeIfAbsent(slot, s -> new Lane()).submit(pending);
+        LuaScript script = scripts.apply(args);
+        lanes.computeIfAbsent(slot, s -> new ConcurrentHashMap<>())
+                .computeIfAbsent(script, Lane::new)
+                .submit(pending);
         return pending.reply;
     }
 
@@ -78,11 +84,16 @@ final class ScriptBatcher {
 
     private record Pending(List<String> keys, List<String> args, CompletableFuture<Object> reply) {}
 
-    /** The calls of one slot: a queue, and how many script calls are on their way. */
+    /** The calls of one slot and shape: a queue, and how many script calls are on their way. */
     private final class Lane {
 
+        private final LuaScript script;
         private final ArrayDeque<Pending> queue = new ArrayDeque<>();
         private int inFlight;
+
+        Lane(LuaScript script) {
+            this.script = script;
+        }
 
         void submit(Pending pending) {
             List<Pending> batch;
@@ -139,7 +150,7 @@ final class ScriptBatcher {
                     sent.whenComplete((reply, error) -> {
                         List<Pending> following = next(); // taken before the callers of this batch wake up
                         try {
-                            complete(current, reply, error);
+                            complete(script, current, reply, error);
                         } finally {
                             send(following); // whatever happens, what was taken is sent, so the lane never stalls
                         }
@@ -148,7 +159,7 @@ final class ScriptBatcher {
                 }
                 List<Pending> current = batch;
                 batch = next();
-                sent.whenComplete((reply, error) -> complete(current, reply, error)); // done: runs here and now
+                sent.whenComplete((reply, error) -> complete(script, current, reply, error)); // done: here and now
             }
         }
     }
@@ -171,7 +182,7 @@ final class ScriptBatcher {
         return args.toArray();
     }
 
-    private void complete(List<Pending> batch, List<Object> reply, Throwable error) {
+    private static void complete(LuaScript script, List<Pending> batch, List<Object> reply, Throwable error) {
         if (error == null && (reply == null || reply.size() != batch.size())) {
             error = new IllegalStateException("Unexpected reply from script " + script.name() + ": " + reply);
         }

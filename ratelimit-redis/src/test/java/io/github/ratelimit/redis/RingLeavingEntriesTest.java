@@ -90,7 +90,8 @@ class RingLeavingEntriesTest {
     }
 
     private String call(String key, String spec) {
-        List<Object> reply = executor.call(RedisRateLimiter.SCRIPT, List.of(key), new Object[] {"1", "1", spec});
+        List<Object> reply = executor.call(
+                new DecisionScripts().forCall(List.of("1", spec)), List.of(key), new Object[] {"1", "1", spec});
         String answer = String.valueOf(reply.get(0));
         assertThat(answer).as("admitted").startsWith("1,");
         return answer;

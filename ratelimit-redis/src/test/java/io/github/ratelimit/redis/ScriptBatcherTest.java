@@ -38,7 +38,7 @@ class ScriptBatcherTest {
         redis = RedisProcess.start();
         client = redis.newClient();
         RedisGuard guard = new RedisGuard(Duration.ofSeconds(10), 5, Duration.ofSeconds(1));
-        batcher = new ScriptBatcher(new ScriptExecutor(client, guard), RedisRateLimiter.SCRIPT);
+        batcher = new ScriptBatcher(new ScriptExecutor(client, guard), new DecisionScripts()::forCall);
     }
 
     @AfterAll
