@@ -189,7 +189,15 @@ public final class Benchmarks {
      */
     static String scriptDigests() throws Exception {
         List<String> digests = new ArrayList<>();
-        for (String name : List.of("ring.lua", "ratelimit.lua", "ratelimit_giveback.lua")) {
+        digests.add("decide/*.lua (3 windows x 2 ids) "
+                + HexFormat.of()
+                        .formatHex(
+                                MessageDigest.getInstance("SHA-1")
+                                        .digest(ScriptProfile.decisionScript("w3.w3")
+                                                .getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                                0,
+                                6));
+        for (String name : List.of("ring.lua", "ratelimit_giveback.lua")) {
             try (InputStream in = RedisRateLimiter.class.getResourceAsStream(name)) {
                 if (in == null) {
                     throw new IllegalStateException("No script " + name + " next to " + RedisRateLimiter.class);

@@ -106,56 +106,62 @@ final class ScriptProfile {
     static void compare(String url, Path otherDir) throws Exception {
         ScriptProfile profile = new ScriptProfile(url);
         try {
-            Map<String, String> versions = new LinkedHashMap<>();
-            versions.put(
-                    "other (" + otherDir.getFileName() + ")",
-                    Files.readString(otherDir.resolve("ring.lua")) + "\n"
-                            + Files.readString(otherDir.resolve("ratelimit.lua")));
-            versions.put("this jar's", jarScript());
-            versions.put("its commands alone (three-windows-floor.lua)", floorScript());
-            RScript script = profile.redisson.getScript(StringCodec.INSTANCE);
-            Map<String, String> shas = new LinkedHashMap<>();
-            versions.forEach((name, source) -> shas.put(name, script.scriptLoad(source)));
-            System.out.println(
-                    "| scripts, 3 windows x 2 ids, 10,000 keys | calls per script call | Redis µs per decision"
-                            + " (median of " + KEYS / CHUNK + " chunks) | ratio to the other |");
-            System.out.println("|---|---:|---:|---:|");
-            for (int batch : new int[] {1, 10}) {
-                for (int pass = 0; pass < 2; pass++) {
-                    for (String sha : shas.values()) {
-                        pass(script, sha, batch, 0, KEYS);
-                    }
-                    Thread.sleep(1_100);
-                }
-                Map<String, List<Double>> perChunk = new LinkedHashMap<>();
-                List<String> names = new ArrayList<>(shas.keySet());
-                names.forEach(name -> perChunk.put(name, new ArrayList<>()));
-                for (int first = 0; first < KEYS; first += CHUNK) {
-                    // each chunk starts with the next version: the one run first in a chunk pays more (measured with
-                    // the same script twice), so every version goes first as often
-                    for (int v = 0; v < names.size(); v++) {
-                        String name = names.get((first / CHUNK + v) % names.size());
-                        long[] before = profile.evalsha();
-                        pass(script, shas.get(name), batch, first, first + CHUNK);
-                        long[] after = profile.evalsha();
-                        perChunk.get(name).add((after[1] - before[1]) / (double) CHUNK);
-                    }
-                }
-                double other = median(perChunk.values().iterator().next());
-                for (Map.Entry<String, List<Double>> version : perChunk.entrySet()) {
-                    double median = median(version.getValue());
-                    System.out.printf(
-                            Locale.ROOT,
-                            "| %s | %d | %.1f | %.2f |%n",
-                            version.getKey(),
-                            batch,
-                            median,
-                            median / other);
-                }
-            }
+            String other = Files.readString(otherDir.resolve("ring.lua")) + "\n"
+                    + Files.readString(otherDir.resolve("ratelimit.lua"));
+            String otherName = "other (" + otherDir.getFileName() + ")";
+            Map<String, String> threeByTwo = new LinkedHashMap<>();
+            threeByTwo.put(otherName, other);
+            threeByTwo.put("this jar's", jarScript());
+            threeByTwo.put("its commands alone (three-windows-floor.lua)", floorScript());
+            profile.compare("3 windows x 2 ids", threeByTwo, SPEC, 2);
+            Map<String, String> oneWindow = new LinkedHashMap<>();
+            oneWindow.put(otherName, other);
+            oneWindow.put("this jar's", decisionScript("1"));
+            profile.compare("1 sliding window x 1 id", oneWindow, ONE_WINDOW, 1);
         } finally {
             profile.redisson.shutdown();
         }
+    }
+
+    /** One sliding window of 1,000,000 per second (always admitted). */
+    private static final String ONE_WINDOW = "1,1000000,1000,1,0,10000";
+
+    private void compare(String layout, Map<String, String> versions, String spec, int ids) throws Exception {
+        RScript script = redisson.getScript(StringCodec.INSTANCE);
+        Map<String, String> shas = new LinkedHashMap<>();
+        versions.forEach((name, source) -> shas.put(name, script.scriptLoad(source)));
+        System.out.println("| scripts, " + layout + ", 10,000 keys | calls per script call | Redis µs per decision"
+                + " (median of " + KEYS / CHUNK + " chunks) | ratio to the other |");
+        System.out.println("|---|---:|---:|---:|");
+        for (int batch : new int[] {1, 10}) {
+            for (int pass = 0; pass < 2; pass++) {
+                for (String sha : shas.values()) {
+                    pass(script, sha, batch, 0, KEYS, spec, ids);
+                }
+                Thread.sleep(1_100);
+            }
+            Map<String, List<Double>> perChunk = new LinkedHashMap<>();
+            List<String> names = new ArrayList<>(shas.keySet());
+            names.forEach(name -> perChunk.put(name, new ArrayList<>()));
+            for (int first = 0; first < KEYS; first += CHUNK) {
+                // each chunk starts with the next version: the one run first in a chunk pays more (measured with
+                // the same script twice), so every version goes first as often
+                for (int v = 0; v < names.size(); v++) {
+                    String name = names.get((first / CHUNK + v) % names.size());
+                    long[] before = evalsha();
+                    pass(script, shas.get(name), batch, first, first + CHUNK, spec, ids);
+                    long[] after = evalsha();
+                    perChunk.get(name).add((after[1] - before[1]) / (double) CHUNK);
+                }
+            }
+            double first = median(perChunk.values().iterator().next());
+            for (Map.Entry<String, List<Double>> version : perChunk.entrySet()) {
+                double median = median(version.getValue());
+                System.out.printf(
+                        Locale.ROOT, "| %s | %d | %.1f | %.2f |%n", version.getKey(), batch, median, median / first);
+            }
+        }
+        System.out.println();
     }
 
     private static double median(List<Double> values) {
@@ -170,7 +176,7 @@ final class ScriptProfile {
         s = insertAfter(
                 s, "local call = redis.call\n", "local __prof = {}\nlocal __last\ndo " + T + " __last = __t end\n");
         s = insertBefore(s, "-- the format of up to 24 integers", mark("1 parse the arguments"));
-        s = insertBefore(s, "    local m, position = 2, 0\n", mark("2 check the keys"));
+        s = insertBefore(s, "    -- the call is admitted: each key with room", mark("2 check the keys"));
         s = insertBefore(s, "    -- one bulk string, cheaper to read", mark("3 commit and report"));
         s = insertAfter(s, "    replies[c] = format(f, unpack(out, 1, m))\n", mark("4 the reply"));
         s = insertBefore(
@@ -223,16 +229,24 @@ final class ScriptProfile {
 
     /** Keys {@code from} to {@code to} (exclusive) once each, {@code batch} calls per script call. */
     private static void pass(RScript script, String sha, int batch, int from, int to) {
+        pass(script, sha, batch, from, to, SPEC, 2);
+    }
+
+    /** The same with {@code ids} keys of {@code spec} per call (1: the ip's only). */
+    private static void pass(RScript script, String sha, int batch, int from, int to, String spec, int ids) {
         for (int first = from; first < to; first += batch) {
             List<Object> keys = new ArrayList<>();
             List<Object> argv = new ArrayList<>();
             argv.add(String.valueOf(batch));
             for (int i = first; i < first + batch; i++) {
-                keys.add("bench:" + sha.substring(0, 8) + ":{ip-" + i + "}:profile");
-                keys.add("bench:" + sha.substring(0, 8) + ":{user-" + i + "}:profile");
-                argv.add("2");
-                argv.add(SPEC);
-                argv.add(SPEC);
+                // a layout's own keys: a key of 3 windows read as one of one window is not a ring of one window
+                keys.add("bench:" + sha.substring(0, 8) + ":" + ids + ":{ip-" + i + "}:profile");
+                argv.add(String.valueOf(ids));
+                argv.add(spec);
+                if (ids == 2) {
+                    keys.add("bench:" + sha.substring(0, 8) + ":" + ids + ":{user-" + i + "}:profile");
+                    argv.add(spec);
+                }
             }
             script.evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LIST, keys, argv.toArray());
         }
@@ -252,9 +266,17 @@ final class ScriptProfile {
         return Long.parseLong(line.substring(at + name.length(), line.indexOf(',', at)));
     }
 
-    /** The jar's rate limit script as Redis runs it: ring.lua, then ratelimit.lua. */
+    /** The jar's decision script for 3 windows x 2 ids, as Redis runs it. */
     private static String jarScript() throws Exception {
-        return read(RedisRateLimiter.class, "ring.lua") + "\n" + read(RedisRateLimiter.class, "ratelimit.lua");
+        return decisionScript("w3.w3");
+    }
+
+    /** The jar's decision script for a shape (see DecisionScripts, package-private in the starter's Redis module). */
+    static String decisionScript(String shape) throws Exception {
+        java.lang.reflect.Method assemble =
+                Class.forName("io.github.ratelimit.redis.DecisionScripts").getDeclaredMethod("assemble", String.class);
+        assemble.setAccessible(true);
+        return (String) assemble.invoke(null, shape);
     }
 
     /** The floor script (its commands alone), after the ring.lua it calls. */

@@ -195,8 +195,15 @@ final class DecisionScripts {
         if (sliding) {
             s.append(section("sliding", "state", global));
         }
+        List<String> declared = new ArrayList<>();
         for (int i = 0; i < kinds.size(); i++) {
-            s.append(section(kinds.get(i).algorithm() == 'w' ? "windows" : "spec", "declare", tokens.get(i)));
+            if (!declared.contains(kinds.get(i).token())) {
+                declared.add(kinds.get(i).token());
+                s.append(section("spec", "declare", tokens.get(i))); // one table of specs per kind
+            }
+            if (kinds.get(i).algorithm() == 'w') {
+                s.append(section("windows", "declare", tokens.get(i)));
+            }
         }
         s.append(section("decide", "check", global));
         for (int i = 0; i < kinds.size(); i++) {
@@ -271,6 +278,7 @@ final class DecisionScripts {
             Kind kind = kinds.get(i);
             Map<String, String> t = new LinkedHashMap<>(global);
             t.put("i", Integer.toString(i + 1));
+            t.put("kind", kind.known() ? kind.token() : "unknown");
             t.put("k", Integer.toString(name));
             t.put("cursor", Integer.toString(name + 1));
             t.put("box", Integer.toString(name + (kind.advice() ? 2 : 1)));
@@ -312,7 +320,7 @@ final class DecisionScripts {
 
     private static final Pattern INSERT = Pattern.compile("^\\s*\\$\\{(\\w+)}\\s*$");
     private static final Pattern TOKEN = Pattern.compile("\\$([a-z]+)");
-    private static final Pattern LIST = Pattern.compile("\\$\\[([^\\]]*)]");
+    private static final Pattern LIST = Pattern.compile("\\$(or|cat)?\\[([^\\]]*)]");
     private static final Pattern EXPRESSION = Pattern.compile("\\$\\(([^)]*)\\)");
 
     /** A section of a piece with its tokens replaced. */
@@ -358,9 +366,9 @@ final class DecisionScripts {
         String text = replace(LIST, line, m -> {
             List<String> items = new ArrayList<>();
             for (int w = 1; w <= windows; w++) {
-                items.add(line(m.group(1), tokens, w));
+                items.add(line(m.group(2), tokens, w));
             }
-            return String.join(", ", items);
+            return String.join(m.group(1) == null ? ", " : m.group(1).equals("or") ? " or " : "", items);
         });
         text = replace(EXPRESSION, text, m -> Integer.toString(evaluate(m.group(1), v -> j)));
         return replace(TOKEN, text, m -> {

@@ -12,7 +12,7 @@
 
 --- plain
     local text = ARGV[a + $i]
-    if not specs$i[text] then
+    if not specs_$kind[text] then
         local g, l, w, q, f, h = string.match(text or '', '^(%d),(%d+),(%d+),(%d+),(%d+),(%d+)$')
         if not g then
             return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
@@ -21,12 +21,12 @@
         if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 7 or (f % 4 >= 2) ~= $advice then
             return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
         end
-        specs$i[text] = {g, l, w, q, f, h, format('%d', w), l, 0}
+        specs_$kind[text] = {g, l, w, q, f, h, format('%d', w), l, 0}
     end
 
 --- options
     local text = ARGV[a + $i]
-    if not specs$i[text] then
+    if not specs_$kind[text] then
         local g, l, w, q, f, h, cap, penalty, rest =
             string.match(text or '', '^(%d),(%d+),(%d+),(%d+),(%d+),(%d+)|(%d+),(%d+)(.*)$')
         if not g then
@@ -57,19 +57,19 @@
                     .. ' application differ by more than a period)')
             end
         end
-        specs$i[text] = p
+        specs_$kind[text] = p
     end
 
 --- unknown
     return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
 
 --- key
-    local p$i = specs$i[ARGV[a + $i]]
+    local p$i = specs_$kind[ARGV[a + $i]]
     local kn$i, cost$i, flags$i = KEYS[kb + $k], p$i[4], p$i[5]
     local allowed$i, remaining$i, reset$i, retry$i
 
 --- declare
-local specs$i = {} -- key $i's specs by text
+local specs_$kind = {} -- the specs of keys of this kind, by text
 
 --- refused
     if allowed$i == 0 and flags$i % 2 == 0 then -- refused by a key that is not a shadow

@@ -14,39 +14,28 @@
 -- end. A key met once, as most are, costs one GETRANGE, one SETRANGE of its entry and one of its header.
 
 --- declare
-local specs$i = {} -- key $i's specs by text
 local kept$i, dirty$i, kspec$i = nil, false, nil -- the key whose header is kept, whether it waits to be written
 local head$i, cap$i, newest$i, renew$i = 0, 0, 0, 0
 local $[live$i_$j, oldest$i_$j]
 local run_first$i, run_count$i, run_time$i = 0, 0, 0
--- the current call's answer per window: allowed, remaining, reset, retry (a table reused by every call: Lua allows a
--- function 200 locals)
+-- the current call's check per window: whether it has room, and for a refusal its remaining count, reset and retry (a
+-- table reused by every call: Lua allows a function 200 locals). What has room is answered from the live counts.
 local found$i = {$[0, 0, 0, 0]}
 
 --- spec
     local text = ARGV[a + $i]
-    if not specs$i[text] then
-        local v = {}
-        if text and string.match(text, '^4,[%d,]*%d$') and not string.find(text, ',,', 1, true) then
-            for part in string.gmatch(string.sub(text, 3), '[^,]+') do
-                v[#v + 1] = tonumber(part)
-            end
-        end
-        if #v ~= $values then
+    if not specs_$kind[text] then
+        local q, $[l$j, w$j] = string.match(text or '', '^4,(%d+)$cat[,(%d+),(%d+)]$')
+        if not q then
             return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
         end
-        local cost, largest, longest = v[1], 0, 0
-        local p = {4, 0, 0, cost, 0}
-        for j = 1, $windows do
-            local l, w = v[2 * j], v[2 * j + 1]
-            if l < 1 or w < 1 or cost > l then
-                return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
-            end
-            p[8 + 2 * j], p[9 + 2 * j], largest, longest = l, w, max(largest, l), max(longest, w)
+        q, $[l$j, w$j] = tonumber(q), $[tonumber(l$j), tonumber(w$j)]
+        if $or[l$j < 1 or w$j < 1 or q > l$j] then
+            return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
         end
+        local longest = max($[w$j])
         local slack = ceil(longest / 8)
-        p[6], p[7], p[8], p[9] = largest, longest, format('%d', longest + slack), slack
-        specs$i[text] = p
+        specs_$kind[text] = {4, 0, 0, q, 0, max($[l$j]), longest, format('%d', longest + slack), slack, $[l$j, w$j]}
     end
 
 --- write_run
@@ -75,7 +64,7 @@ local found$i = {$[0, 0, 0, 0]}
         end
 
 --- check
-    local p$i = specs$i[ARGV[a + $i]]
+    local p$i = specs_$kind[ARGV[a + $i]]
     local kn$i, cost$i, allowed$i = KEYS[kb + $k], p$i[4], 1
     if kn$i ~= kept$i then
         ${flush}
@@ -108,15 +97,15 @@ local found$i = {$[0, 0, 0, 0]}
                 live$i_$j, oldest$i_$j = live, oldest
             end
         end
-        local reset = live > 0 and newest$i + w - now$i or 0
-        if cost$i == 0 then
-            found$i[$(4 * j - 3)], found$i[$(4 * j - 2)], found$i[$(4 * j - 1)], found$i[$(4 * j)] = 1, l - live, reset, 0
-        elseif live + cost$i > l then
+        if live + cost$i > l and cost$i > 0 then
+            -- the oldest live entries must leave until the cost fits: the last of them is the (live + cost - limit)-th
+            -- oldest live entry; counted from now_ms, the time the caller sees
             local needed = entry(kn$i, $base, head$i, cap$i, cap$i - l + cost$i - 1)
-            found$i[$(4 * j - 3)], found$i[$(4 * j - 2)], found$i[$(4 * j - 1)], found$i[$(4 * j)] = 0, l - live, reset, needed + w - now_ms
+            found$i[$(4 * j - 3)], found$i[$(4 * j - 2)], found$i[$(4 * j - 1)], found$i[$(4 * j)] =
+                0, l - live, newest$i + w - now$i, needed + w - now_ms
             allowed$i = 0
         else
-            found$i[$(4 * j - 3)], found$i[$(4 * j - 2)], found$i[$(4 * j - 1)], found$i[$(4 * j)] = 1, l - live - cost$i, w, 0
+            found$i[$(4 * j - 3)] = 1
         end
     end
     --- end each
@@ -149,17 +138,19 @@ local found$i = {$[0, 0, 0, 0]}
 
 --- answer
     --- each window
-    do -- window $j: room reports what is left after taking the cost; if it took nothing, the cost is added back
-        local allowed, remaining, reset, retry =
-            found$i[$(4 * j - 3)], found$i[$(4 * j - 2)], found$i[$(4 * j - 1)], found$i[$(4 * j)]
-        if allowed == 1 and not took$i then
-            remaining = remaining + cost$i
-        end
-        if allowed == 1 and retry == 0 and reset == p$i[$(9 + 2 * j)] and remaining >= 0 then
-            out[m + 1], m = remaining, m + 1
+    if found$i[$(4 * j - 3)] == 1 then
+        -- window $j had room: what is left is its limit less its live count (the cost in it if the call took it); the
+        -- reset is a whole window for a call that costs, else when its oldest live entry leaves
+        local l, w = p$i[$(8 + 2 * j)], p$i[$(9 + 2 * j)]
+        local reset = cost$i > 0 and w or live$i_$j > 0 and newest$i + w - now$i or 0
+        if reset == w and l >= live$i_$j then
+            out[m + 1], m = l - live$i_$j, m + 1
         else
-            out[m + 1], out[m + 2], out[m + 3], out[m + 4], m = allowed - 2, remaining, reset, retry, m + 4
+            out[m + 1], out[m + 2], out[m + 3], out[m + 4], m = -1, l - live$i_$j, reset, 0, m + 4
         end
+    else
+        out[m + 1], out[m + 2], out[m + 3], out[m + 4], m =
+            -2, found$i[$(4 * j - 2)], found$i[$(4 * j - 1)], found$i[$(4 * j)], m + 4
     end
     --- end each
 
