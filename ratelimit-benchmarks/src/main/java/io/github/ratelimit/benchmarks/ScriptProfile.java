@@ -178,7 +178,7 @@ final class ScriptProfile {
         s = insertBefore(s, "-- the format of up to 24 integers", mark("1 parse the arguments"));
         s = insertBefore(s, "    -- the call is admitted: each key with room", mark("2 check the keys"));
         s = insertBefore(s, "    -- one bulk string, cheaper to read", mark("3 commit and report"));
-        s = insertAfter(s, "    replies[c] = format(f, unpack(out, 1, m))\n", mark("4 the reply"));
+        s = insertAfter(s, "    -- the call is decided and answered\n", mark("4 the reply"));
         s = insertBefore(
                 s,
                 "return replies\n",
@@ -194,7 +194,7 @@ final class ScriptProfile {
     private static String insertBefore(String source, String anchor, String text) {
         int at = source.indexOf(anchor);
         if (at < 0) {
-            throw new IllegalStateException("ratelimit.lua no longer has the line this profile marks: " + anchor);
+            throw new IllegalStateException("The decision script no longer has the line this profile marks: " + anchor);
         }
         return source.substring(0, at) + text + source.substring(at);
     }
@@ -202,7 +202,7 @@ final class ScriptProfile {
     private static String insertAfter(String source, String anchor, String text) {
         int at = source.indexOf(anchor);
         if (at < 0) {
-            throw new IllegalStateException("ratelimit.lua no longer has the line this profile marks: " + anchor);
+            throw new IllegalStateException("The decision script no longer has the line this profile marks: " + anchor);
         }
         return source.substring(0, at + anchor.length()) + text + source.substring(at + anchor.length());
     }

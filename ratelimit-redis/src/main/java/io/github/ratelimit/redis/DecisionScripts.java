@@ -178,8 +178,12 @@ final class DecisionScripts {
             kinds.add(Kind.of(token));
         }
         int keys = kinds.stream().mapToInt(Kind::names).sum();
-        Map<String, String> global =
-                Map.of("positions", Integer.toString(kinds.size()), "keys", Integer.toString(keys));
+        int answers = kinds.stream().mapToInt(Kind::answers).sum();
+        Map<String, String> global = Map.of(
+                "positions", Integer.toString(kinds.size()),
+                "keys", Integer.toString(keys),
+                "answers", Integer.toString(answers),
+                "common", "%d,".repeat(answers + 1) + "%d");
         boolean known = kinds.stream().allMatch(Kind::known);
         boolean rings = known && kinds.stream().anyMatch(k -> k.algorithm() == '1' || k.algorithm() == 'w');
         boolean sliding = known && kinds.stream().anyMatch(k -> k.algorithm() == '1');

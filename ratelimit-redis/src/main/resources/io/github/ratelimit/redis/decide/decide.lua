@@ -63,6 +63,7 @@ end
 --- call
 -- the format of up to 24 integers joined by commas (a call's answers are usually fewer)
 local JOINED, JOINED_MAX = '%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d', 24
+local COMMON = '$common' -- a call's reply when each of its $answers answers is the common one
 local replies = {}
 local out = {0, 0, 0} -- the current call's answers (reused: a call's reply is made of the first m)
 for c = 1, calls do
@@ -84,8 +85,13 @@ for c = 1, calls do
         m = m + #capped
     end
     -- one bulk string, cheaper to read than a list: the answers joined by commas, made with %d (see ring.lua)
-    local f = m <= JOINED_MAX and string.sub(JOINED, 1, 3 * m - 1) or rep('%d,', m - 1) .. '%d'
-    replies[c] = format(f, unpack(out, 1, m))
+    if m == $answers + 2 then
+        replies[c] = format(COMMON, unpack(out, 1, m))
+    else
+        local f = m <= JOINED_MAX and string.sub(JOINED, 1, 3 * m - 1) or rep('%d,', m - 1) .. '%d'
+        replies[c] = format(f, unpack(out, 1, m))
+    end
+    -- the call is decided and answered
 end
 
 --- tail
