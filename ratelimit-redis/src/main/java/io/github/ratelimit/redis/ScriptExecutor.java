@@ -156,17 +156,13 @@ final class ScriptExecutor {
      * meet another flush in between, so a few attempts are allowed.
      */
     private static <T> CompletionStage<T> retryingNoScript(IntFunction<CompletionStage<T>> send, int attempt) {
-        return send.apply(attempt)
-                .handle((reply, error) -> {
-                    if (error == null) {
-                        return CompletableFuture.completedFuture(reply);
-                    }
-                    if (isNoScript(error) && attempt < MAX_NOSCRIPT_ATTEMPTS) {
-                        return retryingNoScript(send, attempt + 1);
-                    }
-                    return CompletableFuture.<T>failedFuture(Futures.cause(error));
-                })
-                .thenCompose(stage -> stage);
+        // an answer passes straight through (no stage is added for it); only an error is looked at
+        return send.apply(attempt).toCompletableFuture().exceptionallyCompose(error -> {
+            if (isNoScript(error) && attempt < MAX_NOSCRIPT_ATTEMPTS) {
+                return retryingNoScript(send, attempt + 1);
+            }
+            return CompletableFuture.<T>failedFuture(Futures.cause(error));
+        });
     }
 
     /** Redis's clock, epoch ms (a script without keys: any node of a Cluster). */
