@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntUnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The decision scripts, one per shape of call: the kind of each of its keys in order (algorithm, window count,
@@ -33,6 +35,8 @@ final class DecisionScripts {
     /** Shapes kept assembled at most (a shape evicted is assembled again, to the same script). */
     static final int MAX_SHAPES = 512;
 
+    private static final Logger log = LoggerFactory.getLogger(DecisionScripts.class);
+
     private static final Map<String, Map<String, String>> PIECES = new LinkedHashMap<>();
     private static final String RING = read("ring.lua");
 
@@ -50,7 +54,11 @@ final class DecisionScripts {
     /** The script for a shape as {@link #shape} names it. */
     LuaScript forShape(String shape) {
         return scripts.get(shape, s -> {
-            assembled.incrementAndGet();
+            log.info(
+                    "Rate limit decision script assembled for calls of the shape {} ({} so far, at most {} kept)",
+                    s,
+                    assembled.incrementAndGet(),
+                    MAX_SHAPES);
             String source = assemble(s);
             return new LuaScript("ratelimit[" + s + "]", source, LuaScript.sha1(source));
         });
