@@ -37,7 +37,19 @@ final class DecisionScripts {
 
     private static final Logger log = LoggerFactory.getLogger(DecisionScripts.class);
 
+    /**
+     * Every piece's sections, read when the class is loaded: a shape first met at run time is assembled on the caller's
+     * thread, which may be an event loop's, so assembling reads no file.
+     */
     private static final Map<String, Map<String, String>> PIECES = new LinkedHashMap<>();
+
+    static {
+        for (String piece :
+                List.of("decide", "spec", "sliding", "windows", "fixed", "calendar", "bucket", "penalty", "advice")) {
+            PIECES.put(piece, parse(read("decide/" + piece + ".lua")));
+        }
+    }
+
     private static final String RING = read("ring.lua");
 
     private final Cache<String, LuaScript> scripts = Caffeine.newBuilder()
@@ -54,7 +66,9 @@ final class DecisionScripts {
     /** The script for a shape as {@link #shape} names it. */
     LuaScript forShape(String shape) {
         return scripts.get(shape, s -> {
-            log.info(
+            // DEBUG: a shape first met at run time is assembled on the caller's thread, maybe an event loop's, where
+            // writing a log line at the default level would block
+            log.debug(
                     "Rate limit decision script assembled for calls of the shape {} ({} so far, at most {} kept)",
                     s,
                     assembled.incrementAndGet(),
@@ -423,27 +437,34 @@ final class DecisionScripts {
         return total;
     }
 
-    private static synchronized Map<String, String> sections(String piece) {
-        return PIECES.computeIfAbsent(piece, p -> {
-            Map<String, String> sections = new LinkedHashMap<>();
-            String name = null;
-            StringBuilder text = new StringBuilder();
-            for (String line : read("decide/" + p + ".lua").split("\n", -1)) {
-                if (line.startsWith("--- ")) {
-                    if (name != null) {
-                        sections.put(name, text.toString().stripTrailing() + "\n");
-                    }
-                    name = line.substring(4).strip();
-                    text.setLength(0);
-                } else if (name != null) {
-                    text.append(line).append('\n');
+    private static Map<String, String> sections(String piece) {
+        Map<String, String> sections = PIECES.get(piece);
+        if (sections == null) {
+            throw new IllegalStateException("No Lua piece decide/" + piece + ".lua");
+        }
+        return sections;
+    }
+
+    /** A piece's sections by name: each from a line {@code --- name} to the next (the text before the first is its doc). */
+    private static Map<String, String> parse(String piece) {
+        Map<String, String> sections = new LinkedHashMap<>();
+        String name = null;
+        StringBuilder text = new StringBuilder();
+        for (String line : piece.split("\n", -1)) {
+            if (line.startsWith("--- ")) {
+                if (name != null) {
+                    sections.put(name, text.toString().stripTrailing() + "\n");
                 }
+                name = line.substring(4).strip();
+                text.setLength(0);
+            } else if (name != null) {
+                text.append(line).append('\n');
             }
-            if (name != null) {
-                sections.put(name, text.toString().stripTrailing() + "\n");
-            }
-            return sections;
-        });
+        }
+        if (name != null) {
+            sections.put(name, text.toString().stripTrailing() + "\n");
+        }
+        return sections;
     }
 
     private static String read(String resource) {
