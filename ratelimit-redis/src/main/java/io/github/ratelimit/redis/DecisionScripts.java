@@ -2,10 +2,6 @@ package io.github.ratelimit.redis;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,9 +59,28 @@ final class DecisionScripts {
         return forShape(shape(args));
     }
 
+    /**
+     * The script of the shapes too wide for a script of their own (see {@link #LOCALS}): {@code ratelimit.lua}, which
+     * decides any shape, with {@code ring.lua} before it.
+     */
+    static final LuaScript ANY_SHAPE = LuaScript.load("ratelimit", "ring");
+
+    /**
+     * Locals a script of its own may declare at most, as {@link #locals} counts them. Lua allows a function 200 active
+     * locals, and a shape's script keeps each key's values in locals: about 9 keys of one sliding window, 13 fixed
+     * windows or 6 keys of three windows fit (counted by {@code DecisionScriptsTest}); a wider call takes
+     * {@link #ANY_SHAPE}.
+     */
+    static final int LOCALS = 190;
+
     /** The script for a shape as {@link #shape} names it. */
     LuaScript forShape(String shape) {
         return scripts.get(shape, s -> {
+            String source = assemble(s);
+            if (locals(source) > LOCALS) {
+                log.debug("Calls of the shape {} are decided by the script of any shape: too wide for their own", s);
+                return ANY_SHAPE;
+            }
             // DEBUG: a shape first met at run time is assembled on the caller's thread, maybe an event loop's, where
             // writing a log line at the default level would block
             log.debug(
@@ -73,9 +88,26 @@ final class DecisionScripts {
                     s,
                     assembled.incrementAndGet(),
                     MAX_SHAPES);
-            String source = assemble(s);
             return new LuaScript("ratelimit[" + s + "]", source, LuaScript.sha1(source));
         });
+    }
+
+    private static final Pattern LOCAL =
+            Pattern.compile("^ {0,4}local\\s+(function\\s+\\w+|[A-Za-z_][\\w\\s,]*?)\\s*(=.*)?$");
+
+    /**
+     * The locals a script declares at the top of its main function or of its loop over calls (each key's values), a
+     * little more than Lua counts (ring.lua's functions' own are counted too): what bounds a shape's width.
+     */
+    static int locals(String source) {
+        int locals = 0;
+        for (String line : source.split("\n")) {
+            Matcher m = LOCAL.matcher(line);
+            if (m.matches()) {
+                locals += m.group(1).startsWith("function") ? 1 : m.group(1).split(",").length;
+            }
+        }
+        return locals;
     }
 
     /** How many scripts were assembled so far (one per shape met, again after an eviction). */
@@ -468,13 +500,6 @@ final class DecisionScripts {
     }
 
     private static String read(String resource) {
-        try (InputStream in = DecisionScripts.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("Lua piece not found on the classpath: " + resource);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot read Lua piece " + resource, e);
-        }
+        return LuaScript.read(resource);
     }
 }

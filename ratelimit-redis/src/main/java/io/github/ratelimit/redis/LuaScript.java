@@ -18,14 +18,14 @@ record LuaScript(String name, String source, String sha1) {
     static LuaScript load(String name, String... shared) {
         StringBuilder source = new StringBuilder();
         for (String part : shared) {
-            source.append(read(part)).append('\n');
+            source.append(read(part + ".lua")).append('\n');
         }
-        source.append(read(name));
+        source.append(read(name + ".lua"));
         return new LuaScript(name, source.toString(), sha1(source.toString()));
     }
 
-    private static String read(String name) {
-        String resource = name + ".lua";
+    /** A Lua file next to this class ({@code resource}: its path from here, {@code .lua} included). */
+    static String read(String resource) {
         try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("Lua script not found on the classpath: " + resource);

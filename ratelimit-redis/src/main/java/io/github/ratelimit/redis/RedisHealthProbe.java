@@ -13,6 +13,7 @@ import org.redisson.api.RedissonClient;
 final class RedisHealthProbe {
 
     private static final List<LuaScript> SCRIPTS = List.of(
+            DecisionScripts.ANY_SHAPE,
             RedisRateLimiter.GIVE_BACK,
             RedisSingleUseTokens.ISSUE,
             RedisSingleUseTokens.CONSUME,

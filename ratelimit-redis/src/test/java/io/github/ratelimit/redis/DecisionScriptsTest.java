@@ -3,8 +3,13 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.LimitRequest;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.test.support.RedisProcess;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -71,6 +76,55 @@ class DecisionScriptsTest {
 
             assertThat(script.scriptLoad(source)).as(shape).isEqualTo(LuaScript.sha1(source));
         }
+    }
+
+    /**
+     * Lua allows a function 200 locals: the widest shape of each kind that takes a script of its own loads, and one key
+     * more takes the script of any shape, which decides it.
+     */
+    @Test
+    void aShapeTooWideForItsOwnScriptTakesTheScriptOfAnyShape() {
+        RScript script = client.getScript(StringCodec.INSTANCE);
+        DecisionScripts scripts = new DecisionScripts();
+        for (String kind : List.of("1", "1oap", "2", "2oap", "3op", "5oap", "w3", "w16")) {
+            int keys = 1;
+            while (DecisionScripts.locals(DecisionScripts.assemble(widths(kind, keys + 1))) <= DecisionScripts.LOCALS) {
+                keys++;
+            }
+            String widest = DecisionScripts.assemble(widths(kind, keys));
+
+            assertThat(script.scriptLoad(widest))
+                    .as("%d keys of %s", keys, kind)
+                    .isEqualTo(LuaScript.sha1(widest));
+            assertThat(scripts.forShape(widths(kind, keys)).source()).isEqualTo(widest);
+            assertThat(scripts.forShape(widths(kind, keys + 1))).isSameAs(DecisionScripts.ANY_SHAPE);
+        }
+    }
+
+    /** A call of 20 limits, too wide for a script of its own, is decided exactly, all or nothing. */
+    @Test
+    void aWideCallIsDecidedAllOrNothing() {
+        RedisRateLimiter limiter =
+                new RedisRateLimiter(client, "wide:" + UUID.randomUUID() + ":", Guards.patient(), 10, 0);
+        List<LimitRequest> call = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            RateLimit limit = RateLimit.of("wide-" + i, Algorithm.SLIDING_WINDOW, i == 19 ? 2 : 5, 60_000);
+            call.add(LimitRequest.of(limit, "client", 1));
+        }
+        assertThat(DecisionScripts.locals(DecisionScripts.assemble(widths("1", 20))))
+                .isGreaterThan(DecisionScripts.LOCALS);
+
+        List<Boolean> admitted = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            admitted.add(limiter.tryAcquire(call).allowed());
+        }
+
+        assertThat(admitted).containsExactly(true, true, false, false);
+        assertThat(limiter.usage(call.subList(0, 1)).windows().get(0).used()).isEqualTo(2);
+    }
+
+    private static String widths(String kind, int keys) {
+        return String.join(".", java.util.Collections.nCopies(keys, kind));
     }
 
     @Test
