@@ -31,6 +31,8 @@ import org.jspecify.annotations.Nullable;
  * @param period the calendar period of a quota, or null for a window of {@code window}
  * @param penalty how long an identifier this limit refused is refused by it, {@link Duration#ZERO} for none
  * @param share the share of {@code limit} that calls of this limit may use, above 0 and at most 1
+ * @param lease 0 for a limit decided in Redis on every call; above 0 and at most 1 for a leased limit (see
+ *     {@link #withLease}): the most one instance's lease holds, as a share of {@code limit}
  */
 public record RateLimit(
         String name,
@@ -40,7 +42,8 @@ public record RateLimit(
         @Nullable String plan,
         @Nullable CalendarPeriod period,
         Duration penalty,
-        double share) {
+        double share,
+        double lease) {
 
     /** A limit that is not a plan's. */
     public RateLimit(String name, Algorithm algorithm, long limit, Duration window) {
@@ -49,7 +52,20 @@ public record RateLimit(
 
     /** A limit without a calendar period, penalty or share. */
     public RateLimit(String name, Algorithm algorithm, long limit, Duration window, @Nullable String plan) {
-        this(name, algorithm, limit, window, plan, null, Duration.ZERO, 1.0);
+        this(name, algorithm, limit, window, plan, null, Duration.ZERO, 1.0, 0);
+    }
+
+    /** A limit that is not leased. */
+    public RateLimit(
+            String name,
+            Algorithm algorithm,
+            long limit,
+            Duration window,
+            @Nullable String plan,
+            @Nullable CalendarPeriod period,
+            Duration penalty,
+            double share) {
+        this(name, algorithm, limit, window, plan, period, penalty, share, 0);
     }
 
     public RateLimit {
@@ -93,32 +109,49 @@ public record RateLimit(
             throw new IllegalArgumentException("share " + share + " of limit " + limit
                     + " leaves less than one unit (limit '" + name + "'); raise the share or the limit");
         }
+        if (!(lease >= 0 && lease <= 1)) {
+            throw new IllegalArgumentException("lease must be 0 (not leased), or above 0 and at most 1, but was "
+                    + lease + " (limit '" + name + "')");
+        }
+        if (lease > 0) {
+            String without = algorithm != Algorithm.FIXED_WINDOW
+                    ? "algorithm " + algorithm + " (a leased limit counts per fixed window: use FIXED_WINDOW)"
+                    : plan != null
+                            ? "a plan"
+                            : period != null
+                                    ? "a calendar period"
+                                    : !penalty.isZero() ? "a penalty" : share < 1 ? "a share" : null;
+            if (without != null) {
+                throw new IllegalArgumentException("limit '" + name + "' is leased (lease " + lease
+                        + ") and cannot have " + without + "; leave the lease out to decide it in Redis on every call");
+            }
+        }
     }
 
     /** The same limit as one plan's quota in the plan group of this limit's name. */
     public RateLimit forPlan(String plan, long quota) {
-        return new RateLimit(name, algorithm, quota, window, plan, period, penalty, share);
+        return new RateLimit(name, algorithm, quota, window, plan, period, penalty, share, lease);
     }
 
     /** The same limit with another quota (and window, unless it counts per calendar period), its options kept. */
     public RateLimit withQuota(long quota, Duration window) {
-        return new RateLimit(name, algorithm, quota, window, plan, period, penalty, share);
+        return new RateLimit(name, algorithm, quota, window, plan, period, penalty, share, lease);
     }
 
     /** The same limit counted per calendar period: a {@link Algorithm#FIXED_WINDOW} quota per day, week or month. */
     public RateLimit inCalendar(CalendarPeriod period) {
         Objects.requireNonNull(period, "period");
-        return new RateLimit(name, algorithm, limit, period.longest(), plan, period, penalty, share);
+        return new RateLimit(name, algorithm, limit, period.longest(), plan, period, penalty, share, lease);
     }
 
     /** The same limit with a penalty ({@link Duration#ZERO}: none). */
     public RateLimit withPenalty(Duration penalty) {
-        return new RateLimit(name, algorithm, limit, window, plan, period, penalty, share);
+        return new RateLimit(name, algorithm, limit, window, plan, period, penalty, share, lease);
     }
 
     /** The same limit, allowed {@code share} of its budget (1: all of it). */
     public RateLimit withShare(double share) {
-        return new RateLimit(name, algorithm, limit, window, plan, period, penalty, share);
+        return new RateLimit(name, algorithm, limit, window, plan, period, penalty, share, lease);
     }
 
     /**
@@ -131,6 +164,29 @@ public record RateLimit(
 
     private static long ceilingOf(long limit, double share) {
         return (long) Math.floor(limit * share + 1e-9);
+    }
+
+    /**
+     * The same limit, leased: each instance takes permits from Redis in leases of at most {@code lease} times the
+     * limit (one script call each), decides from its lease in the JVM, and asks again when it is spent. A lease holds
+     * permits of one fixed window of the Redis server's clock and is spent only before that window ends (the instance
+     * times it from before it asked), so a window never admits more than the limit across the fleet, whatever
+     * instances die or lose Redis. What a window may admit less: the permits left in leases at its end, at most
+     * {@code lease} times the limit per instance. 0: not leased. Only a {@link Algorithm#FIXED_WINDOW} limit without
+     * a plan, period, penalty or share can be leased.
+     */
+    public RateLimit withLease(double lease) {
+        return new RateLimit(name, algorithm, limit, window, plan, period, penalty, share, lease);
+    }
+
+    /** Whether this limit is leased ({@link #withLease}). */
+    public boolean leased() {
+        return lease > 0;
+    }
+
+    /** The most one lease may hold: {@code lease} times the limit, rounded down, at least 1; 0 when not leased. */
+    public long leaseCeiling() {
+        return lease == 0 ? 0 : Math.max(1, (long) Math.floor(limit * lease + 1e-9));
     }
 
     /** Shorthand for a window given in milliseconds. */

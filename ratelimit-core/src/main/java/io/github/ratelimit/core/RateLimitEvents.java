@@ -187,6 +187,11 @@ public final class RateLimitEvents implements RateLimitListener {
     }
 
     @Override
+    public void leased(String name, Lease outcome, long units) {
+        tellEach(l -> l.leased(name, outcome, units));
+    }
+
+    @Override
     public void lockSkipped(String name) {
         tellEach(listener -> listener.lockSkipped(name));
     }

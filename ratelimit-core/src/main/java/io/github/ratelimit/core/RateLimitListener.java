@@ -138,6 +138,23 @@ public interface RateLimitListener {
     default void waited(List<LimitRequest> requests, Wait outcome, java.time.Duration waited) {}
 
     /** How a call that may wait ended. */
+    /**
+     * Permits of a leased limit ({@link RateLimit#withLease}) this instance took from Redis, gave back unused, or lost
+     * (left in a lease when its window ended, or granted by a script call whose answer never came): what the fleet may
+     * admit less than the limit in a window.
+     */
+    default void leased(String name, Lease outcome, long units) {}
+
+    /** What became of leased permits. */
+    enum Lease {
+        /** Taken from Redis into this instance's lease. */
+        TAKEN,
+        /** Given back to Redis unused, for other instances to take. */
+        RETURNED,
+        /** Never spent: left when the lease's window ended, or in a grant whose answer was lost. */
+        LOST
+    }
+
     enum Wait {
         /** Admitted, at once or after waiting. */
         ADMITTED,

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -43,7 +44,7 @@ import org.redisson.client.codec.StringCodec;
  * <p>Under load, concurrent calls for the same slot share a script call (see {@code ScriptBatcher}); each is
  * still decided on its own, all or nothing, in the order it was queued.
  */
-public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Source {
+public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Source, AutoCloseable {
 
     private final RateLimitEvents events = new RateLimitEvents();
 
@@ -79,6 +80,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     private final int horizonWindows;
     private final @Nullable LocalRefusals localRefusals;
     private final ForgetAnnouncements resets;
+    /** The leases of leased limits (see {@link RateLimit#withLease}), decided in the JVM while they last. */
+    private final Leases leases;
     /** What an announced reset makes this instance forget, made once (asked on every refusal kept). */
     private final Function<String, CompletionStage<?>> onReset = this::forgetRefusals;
 
@@ -145,6 +148,16 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         this.cluster = redisson.getConfig().isClusterConfig();
         this.localRefusals = localRefusals == 0 ? null : new LocalRefusals(localRefusals);
         this.resets = new ForgetAnnouncements(redisson, guard, keys.resetChannel());
+        this.leases = new Leases(executor, keys, events);
+    }
+
+    /**
+     * Gives back what the leases of leased limits hold unused, for the other instances (waiting at most the latency
+     * budget). Nothing else: the client is not closed.
+     */
+    @Override
+    public void close() {
+        leases.giveBackAll().join();
     }
 
     /** Where listeners of this implementation's events are added. */
@@ -164,12 +177,18 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
      */
     @Override
     public Usage usage(List<LimitRequest> requests) {
+        if (Leases.any(requests)) {
+            return Usage.of(tryAcquireNow(Usage.reads(requests)));
+        }
         Call call = new Call(Usage.reads(requests), false);
         return Usage.of(call.decide(guard.call(call::send)));
     }
 
     @Override
     public CompletableFuture<Usage> usageAsync(List<LimitRequest> requests) {
+        if (Leases.any(requests)) {
+            return tryAcquireNowAsync(Usage.reads(requests)).thenApply(Usage::of);
+        }
         Call call;
         try {
             call = new Call(Usage.reads(requests), false);
@@ -186,6 +205,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
      */
     @Override
     public long credit(List<LimitRequest> requests, long units) {
+        if (Leases.any(requests)) {
+            throw Leases.unsupported("a credit", requests);
+        }
         if (units < 1) {
             throw new IllegalArgumentException(Messages.atLeast("units", 1, units));
         }
@@ -227,6 +249,14 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     }
 
     private Decision tryAcquireNow(List<LimitRequest> requests) {
+        if (Leases.any(requests)) {
+            // a lease's future is complete unless it asks Redis, within the guard's budget
+            try {
+                return leases.decide(requests, this::tryAcquireNowAsync).join();
+            } catch (CompletionException e) {
+                throw Futures.cause(e) instanceof RuntimeException cause ? cause : e;
+            }
+        }
         Call call = new Call(requests);
         return call.local != null ? call.local : call.decide(guard.call(call::send));
     }
@@ -238,6 +268,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     }
 
     private CompletableFuture<Decision> tryAcquireNowAsync(List<LimitRequest> requests) {
+        if (Leases.any(requests)) {
+            return leases.decide(requests, this::tryAcquireNowAsync);
+        }
         Call call;
         try {
             call = new Call(requests);
@@ -481,6 +514,11 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     public void reset(RateLimit limit, ClientIdentifier identifier) {
         String tag = RedisKeys.tag(identifier);
         String key = keys.rateLimitKey(limit, tag);
+        if (limit.leased()) {
+            executor.delete(leases.keyOf(LimitRequest.of(limit, identifier, 0)));
+            leases.forget(limit, identifier);
+            return;
+        }
         executor.delete(key);
         if (!limit.penalty().isZero()) {
             executor.delete(RedisKeys.penaltyKey(key)); // out of the box too
@@ -538,6 +576,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     public CompletableFuture<Void> chargeAsync(List<LimitRequest> requests, long units) {
         if (units < 0) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(Messages.negative("units", units)));
+        }
+        if (Leases.any(requests)) {
+            return CompletableFuture.failedFuture(Leases.unsupported("a charge after the call", requests));
         }
         if (units == 0 || requests.isEmpty()) {
             return CompletableFuture.completedFuture(null);
@@ -606,6 +647,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
      */
     @Override
     public void forgetLocalState() {
+        leases.giveBackAll();
         if (localRefusals != null) {
             localRefusals.forgetAll();
             resets.announceAndWait(FORGET_ALL);
