@@ -32,10 +32,11 @@ if not (limit and window and want and ceiling and last and back and backWindow)
     return redis.error_reply('ratelimit: bad lease arguments')
 end
 
+-- in microseconds, and the time to the window's end rounded down: an instance never counts on more than is left
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local index = math.floor(now / window)
-local ends = (index + 1) * window - now
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local index = math.floor(now / (window * 1000))
+local ends = math.floor(((index + 1) * window * 1000 - now) / 1000)
 
 local state = redis.call('HMGET', KEYS[1], 'w', 'u', 'l', 'p')
 local used, lessees, before = 0, 0, 0
@@ -63,5 +64,5 @@ if want > 0 then
 end
 
 redis.call('HSET', KEYS[1], 'w', index, 'u', used, 'l', lessees, 'p', before)
-redis.call('PEXPIRE', KEYS[1], ends + window)
+redis.call('PEXPIRE', KEYS[1], ends + 1 + window)
 return {granted, math.max(0, limit - used), ends, index, returned}
