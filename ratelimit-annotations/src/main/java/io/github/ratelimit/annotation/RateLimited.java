@@ -76,6 +76,18 @@ public @interface RateLimited {
     double share() default 1.0;
 
     /**
+     * Leases this limit, for one limit of the whole fleet that one Redis key could not decide fast enough (a public
+     * API's total, an upstream's quota): each instance takes permits from Redis in leases (one script call each, sized
+     * to its own recent rate), decides calls from its lease in the JVM, and asks again when it is spent. The value is
+     * the most one lease holds, as a share of {@link #limit()}: above 0 and at most 1, such as 0.1. A window (of the
+     * Redis server's clock) never admits more than the limit, whatever instances die or lose Redis; it may admit less,
+     * by what leases hold unused at its end (at most this share of the limit per instance). Only with
+     * {@code algorithm = FIXED_WINDOW}, without a plan, period, penalty, share, charge or {@code countOn = FAILURE}.
+     * 0 (the default): decided in Redis on every call.
+     */
+    double lease() default 0;
+
+    /**
      * A plan group of {@code ratelimit.plans.groups} whose limits apply instead of {@link #limit()} and
      * {@link #windowMs()}: the caller's plan's (free, pro, a contract), resolved on every call. The customer is the
      * value of the one {@link #key()}, such as an API key; its plan comes from {@link #plan()}, else from the

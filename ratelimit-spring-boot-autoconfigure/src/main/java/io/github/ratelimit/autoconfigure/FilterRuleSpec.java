@@ -71,6 +71,10 @@ public record FilterRuleSpec(
      *     when left out
      * @param share the share of the budget (the limits of the same name and key) that requests of this limit may use,
      *     above 0 and at most 1 (such as 0.8 for non-critical paths); 1 when left out
+     * @param lease for one limit of the whole fleet that one Redis key could not decide fast enough: the most one
+     *     instance's lease of permits holds, as a share of the limit (above 0 and at most 1, such as 0.1); the limit is
+     *     then decided in the JVM from leases taken from Redis, and never admits more than it per window (only with
+     *     {@code algorithm: fixed-window}); decided in Redis on every request when left out
      */
     public record LimitSpec(
             long limit,
@@ -79,7 +83,8 @@ public record FilterRuleSpec(
             @Nullable String period,
             @Nullable String zone,
             @Nullable Duration penalty,
-            @Nullable Double share) {
+            @Nullable Double share,
+            @Nullable Double lease) {
 
         /** As properties bind it. */
         @ConstructorBinding
@@ -87,7 +92,7 @@ public record FilterRuleSpec(
 
         /** A limit per window without options. */
         public LimitSpec(long limit, Duration window, Algorithm algorithm) {
-            this(limit, window, algorithm, null, null, null, null);
+            this(limit, window, algorithm, null, null, null, null, null);
         }
 
         /** The calendar period, or null; throws {@link IllegalArgumentException} naming what is wrong. */

@@ -132,6 +132,10 @@ public class RateLimitProperties implements Validator {
                     for (int i = 0; i < limits.size(); i++) {
                         FilterRuleSpec.LimitSpec l = limits.get(i);
                         try {
+                            if (l.lease() != null) {
+                                throw new IllegalArgumentException("a plan's quota cannot be leased (its counts follow"
+                                        + " the caller's plan); leave out lease");
+                            }
                             planQuotas.add(new Quota(
                                     l.limit(),
                                     l.window() == null ? Duration.ZERO : l.window(),

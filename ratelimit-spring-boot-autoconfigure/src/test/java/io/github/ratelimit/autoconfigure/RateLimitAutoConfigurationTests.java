@@ -174,6 +174,10 @@ class RateLimitAutoConfigurationTests {
         assertStartFails(NegativePenalty.class, "NegativePenalty$Service.call()", "penaltyMs must be at least 0");
         assertStartFails(TinyShare.class, "TinyShare$Service.call()", "leaves less than one unit");
         assertStartFails(ShareOfSeveral.class, "ShareOfSeveral$Service.call()", "counts in its name's only window");
+        assertStartFails(SlidingLease.class, "SlidingLease$Service.call()", "is leased (lease 0.1) and cannot have");
+        assertStartFails(SlidingLease.class, "SlidingLease$Service.call()", "use FIXED_WINDOW");
+        assertStartFails(LeaseCharged.class, "LeaseCharged$Service.call()", "a leased limit is taken from its lease");
+        assertStartFails(LeaseTooBig.class, "LeaseTooBig$Service.call()", "lease must be 0 (not leased)");
     }
 
     @Test
@@ -298,6 +302,51 @@ class RateLimitAutoConfigurationTests {
 
         static class Service {
             @RateLimited(limit = 5, windowMs = 1000, share = 0.1, key = "'k'")
+            public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SlidingLease {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 50, windowMs = 1000, lease = 0.1, key = "'all'")
+            public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LeaseCharged {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(
+                    limit = 50,
+                    windowMs = 1000,
+                    algorithm = Algorithm.FIXED_WINDOW,
+                    lease = 0.1,
+                    countOn = CountOn.FAILURE,
+                    key = "'all'")
+            public void call() {}
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LeaseTooBig {
+        @Bean
+        Service service() {
+            return new Service();
+        }
+
+        static class Service {
+            @RateLimited(limit = 50, windowMs = 1000, algorithm = Algorithm.FIXED_WINDOW, lease = 2, key = "'all'")
             public void call() {}
         }
     }

@@ -159,7 +159,17 @@ final class RateLimitedMethods {
             if (annotation.penaltyMs() < 0) {
                 throw new IllegalArgumentException(Messages.atLeast("penaltyMs", 0, annotation.penaltyMs()));
             }
-            return limit.withPenalty(Duration.ofMillis(annotation.penaltyMs())).withShare(annotation.share());
+            if (annotation.lease() != 0
+                    && (annotation.countOn() == CountOn.FAILURE
+                            || !annotation.charge().isBlank()
+                            || annotation.chargeFailures())) {
+                throw new IllegalArgumentException("lease = " + annotation.lease()
+                        + " with countOn = FAILURE or a charge; a leased limit is taken from its lease before the"
+                        + " call, never after it");
+            }
+            return limit.withPenalty(Duration.ofMillis(annotation.penaltyMs()))
+                    .withShare(annotation.share())
+                    .withLease(annotation.lease());
         } catch (IllegalArgumentException e) {
             throw expressions.invalid(String.valueOf(e.getMessage()));
         }
@@ -170,6 +180,10 @@ final class RateLimitedMethods {
         String group = annotation.plans();
         if (annotation.limit() != 0 || annotation.windowMs() != 0) {
             throw expressions.invalid("plans = '" + group + "' gives the limits; leave out limit and windowMs");
+        }
+        if (annotation.lease() != 0) {
+            throw expressions.invalid("plans = '" + group + "' with lease; a plan's quota cannot be leased (its counts"
+                    + " follow the caller's plan); leave out lease");
         }
         if (!annotation.name().isEmpty()) {
             throw expressions.invalid("plans = '" + group + "' names the limit; leave out name");

@@ -213,6 +213,13 @@ public final class FilterRule {
                 throw new InvalidFilterRuleException(at + ".share", e.getMessage());
             }
         }
+        if (limit.lease() != null) {
+            try {
+                made = made.withLease(limit.lease());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidFilterRuleException(at + ".lease", e.getMessage());
+            }
+        }
         return made;
     }
 

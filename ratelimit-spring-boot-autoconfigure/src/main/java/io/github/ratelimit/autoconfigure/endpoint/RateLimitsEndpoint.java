@@ -375,6 +375,10 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             entry.put("share", limit.share());
             entry.put("ceiling", limit.ceiling());
         }
+        if (limit.leased()) {
+            entry.put("lease", limit.lease());
+            entry.put("leaseCeiling", limit.leaseCeiling());
+        }
     }
 
     /** A limit name's declared limits, its override if any, and the limits in force. */

@@ -186,6 +186,19 @@ final class RateLimitMetricsListener implements RateLimitListener {
     }
 
     @Override
+    public void leased(String name, Lease outcome, long units) {
+        counter(
+                        "ratelimit.leases",
+                        "Permits of leased limits this instance took from Redis, gave back unused, or lost (left in a"
+                                + " lease at its window's end, or in a grant whose answer was lost)",
+                        "name",
+                        name,
+                        "outcome",
+                        outcome.name().toLowerCase(Locale.ROOT))
+                .increment(units);
+    }
+
+    @Override
     public void operatorChanged(String action, String target) {
         operatorChanges(action).increment();
     }
