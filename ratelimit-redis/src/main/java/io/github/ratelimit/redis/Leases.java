@@ -33,9 +33,9 @@ import org.jspecify.annotations.Nullable;
  * after the window. An instance that cannot reach Redis decides from what it holds, and refuses past it (the script
  * call fails as an exact decision's would).
  *
- * <p>How big a lease is: what the instance asked for over its own recent past, at that rate over half a window (or
- * what is left of the window), capped by the limit's lease ceiling and, in the script, by an even share of what is
- * left among the instances leasing the limit. A quiet instance holds little, a busy one asks a few times a window.
+ * <p>How big a lease is: what the instance would ask for until the window's end at its own recent rate, capped by the
+ * limit's lease ceiling and, in the script, by an even share of what is left among the instances leasing the limit. A
+ * quiet instance holds little; a busy one asks about once per lease ceiling's worth of calls.
  */
 final class Leases {
 
@@ -330,9 +330,7 @@ final class Leases {
                 leftMs = windowMs;
             }
             long short_ = window.over(now) ? cost : Math.max(0, cost - window.permits.get());
-            long want = cost == 0
-                    ? 0
-                    : Math.max(Math.max(1, short_), (long) Math.ceil(ratePerMs * Math.min(windowMs / 2.0, leftMs)));
+            long want = cost == 0 ? 0 : Math.max(Math.max(1, short_), (long) Math.ceil(ratePerMs * leftMs));
             long sent = System.nanoTime();
             CompletableFuture<Void> asking = executor.callAsync(LEASE, List.of(key), new Object[] {
                         limit.limit(), windowMs, want, limit.leaseCeiling(), window.index, 0, -1

@@ -5,9 +5,10 @@
 -- many took one in the window before. Leases of a window sum to at most the limit, and an instance spends a lease only
 -- before its window ends (it times the window from before it asked), so a window never admits more than the limit.
 --
--- A grant is the least of: what the instance asks for (its own recent rate over its horizon), the limit's lease
--- ceiling, an even share of what is left among the instances that lease this limit (so that a quiet instance does not
--- strand what a busy one needs) and what is left.
+-- A grant is the least of: what the instance asks for (its own recent rate until the window's end), the limit's lease
+-- ceiling, what is left, and an even share of what is left among the instances that lease this limit (so that one
+-- instance does not hold what the others need), though never less than half an even share of the limit (so that the
+-- last permits of a window are not handed out a few at a time, a script call each).
 --
 -- KEYS[1]  the leased limit's key (one hash)
 -- ARGV[1]  the limit (at least 1)
@@ -59,7 +60,8 @@ if want > 0 then
     end
     local left = math.max(0, limit - used)
     local sharing = math.max(lessees, before, 1)
-    granted = math.min(want, ceiling, math.ceil(left / sharing), left)
+    local share = math.max(math.ceil(left / sharing), math.ceil(limit / (2 * sharing)))
+    granted = math.min(want, ceiling, share, left)
     used = used + granted
 end
 
