@@ -139,15 +139,16 @@ public interface RateLimitListener {
 
     /** How a call that may wait ended. */
     /**
-     * Permits of a leased limit ({@link RateLimit#withLease}) this instance took from Redis, gave back unused, or lost
-     * (left in a lease when its window ended, or granted by a script call whose answer never came): what the fleet may
-     * admit less than the limit in a window.
+     * A lease of a leased limit ({@link RateLimit#withLease}): a script call that asked Redis for permits (TAKEN, with
+     * what it granted, 0 when the window had none left), permits given back unused (RETURNED), or permits never spent
+     * (LOST: left in a lease when its window ended, or granted by a script call whose answer never came), which the
+     * fleet admits less than the limit in that window.
      */
     default void leased(String name, Lease outcome, long units) {}
 
     /** What became of leased permits. */
     enum Lease {
-        /** Taken from Redis into this instance's lease. */
+        /** Asked of Redis for this instance's lease (one script call), with what it granted. */
         TAKEN,
         /** Given back to Redis unused, for other instances to take. */
         RETURNED,

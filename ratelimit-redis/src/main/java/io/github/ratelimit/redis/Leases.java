@@ -34,8 +34,8 @@ import org.jspecify.annotations.Nullable;
  * call fails as an exact decision's would).
  *
  * <p>How big a lease is: what the instance would ask for until the window's end at its own recent rate, capped by the
- * limit's lease ceiling and, in the script, by an even share of what is left among the instances leasing the limit. A
- * quiet instance holds little; a busy one asks about once per lease ceiling's worth of calls.
+ * limit's lease ceiling and, in the script, by an even share of the limit among the instances leasing it. A quiet
+ * instance holds little; a busy one asks about once per lease's worth of calls.
  */
 final class Leases {
 
@@ -206,8 +206,12 @@ final class Leases {
 
         final long index;
 
-        /** nanoTime before which the window's permits may be spent: its end, counted from before Redis was asked. */
-        final long deadline;
+        /**
+         * nanoTime before which the window's permits may be spent: its end, counted from before Redis was asked; moved
+         * later by a later grant of the same window whose call took less time (the first may have waited for the
+         * script to load).
+         */
+        volatile long deadline;
 
         /** Redis's time (ms) when the window's first grant was sent, and the nanoTime then. */
         final long redisMsAtSend;
@@ -362,6 +366,10 @@ final class Leases {
             Window window = current;
             if (index == window.index) {
                 window.permits.addAndGet(granted);
+                long ends = sent + TimeUnit.MILLISECONDS.toNanos(endsMs);
+                if (ends - window.deadline > 0) {
+                    window.deadline = ends;
+                }
             } else {
                 long unused = window.permits.getAndSet(0);
                 if (unused > 0) {
@@ -373,7 +381,7 @@ final class Leases {
             window.left = left;
             window.spent = left == 0;
             current = window;
-            if (granted > 0) {
+            if (want > 0) {
                 events.leased(limit.name(), Lease.TAKEN, granted);
             }
         }

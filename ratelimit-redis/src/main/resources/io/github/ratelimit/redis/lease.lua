@@ -6,9 +6,8 @@
 -- before its window ends (it times the window from before it asked), so a window never admits more than the limit.
 --
 -- A grant is the least of: what the instance asks for (its own recent rate until the window's end), the limit's lease
--- ceiling, what is left, and an even share of what is left among the instances that lease this limit (so that one
--- instance does not hold what the others need), though never less than half an even share of the limit (so that the
--- last permits of a window are not handed out a few at a time, a script call each).
+-- ceiling, an even share of the limit among the instances that lease it in this window or did in the last one (so
+-- that what instances may hold unused together stays within the limit whatever their number), and what is left.
 --
 -- KEYS[1]  the leased limit's key (one hash)
 -- ARGV[1]  the limit (at least 1)
@@ -60,8 +59,7 @@ if want > 0 then
     end
     local left = math.max(0, limit - used)
     local sharing = math.max(lessees, before, 1)
-    local share = math.max(math.ceil(left / sharing), math.ceil(limit / (2 * sharing)))
-    granted = math.min(want, ceiling, share, left)
+    granted = math.min(want, ceiling, math.ceil(limit / sharing), left)
     used = used + granted
 end
 

@@ -187,14 +187,24 @@ final class RateLimitMetricsListener implements RateLimitListener {
 
     @Override
     public void leased(String name, Lease outcome, long units) {
+        String tag = outcome.name().toLowerCase(Locale.ROOT);
         counter(
                         "ratelimit.leases",
-                        "Permits of leased limits this instance took from Redis, gave back unused, or lost (left in a"
-                                + " lease at its window's end, or in a grant whose answer was lost)",
+                        "Leases of leased limits: script calls that asked Redis for one (taken, granted or not),"
+                                + " given back unused (returned), or ended with permits unspent (lost)",
                         "name",
                         name,
                         "outcome",
-                        outcome.name().toLowerCase(Locale.ROOT))
+                        tag)
+                .increment();
+        counter(
+                        "ratelimit.leases.permits",
+                        "Permits of leased limits taken from Redis, given back unused, or lost (left in a lease at its"
+                                + " window's end, or in a grant whose answer was lost): what the fleet may admit less",
+                        "name",
+                        name,
+                        "outcome",
+                        tag)
                 .increment(units);
     }
 
