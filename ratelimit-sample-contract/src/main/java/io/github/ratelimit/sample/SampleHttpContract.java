@@ -1106,6 +1106,30 @@ abstract class SampleHttpContract implements HostileInputContract {
     }
 
     /**
+     * The README's leased limit: {@code GET /api/global}, 50 a second for all callers together. Sixty calls at once from
+     * sixty addresses, started just after a second begins on Redis's clock and done within it: exactly 50 admitted, the
+     * rest refused with Retry-After. Run again when the calls did not fit in one second (a slow machine).
+     */
+    @Test
+    void aLeasedGlobalLimitAdmitsItsLimitInASecond() throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            RedisCommands.awaitTimeMs(redisson, (RedisCommands.timeMs(redisson) / 1000 + 1) * 1000 + 20);
+            long second = RedisCommands.timeMs(redisson) / 1000;
+            List<RawHttp.Response> answers = atOnce("/api/global", 60, i -> "127.0.2." + (i + 1));
+            boolean within = RedisCommands.timeMs(redisson) / 1000 == second;
+            if (!within && attempt < 5) {
+                continue;
+            }
+            assertThat(within).as("the calls within one second").isTrue();
+            assertThat(answers.stream().filter(a -> a.status() == 200)).hasSize(50);
+            assertThat(answers.stream().filter(a -> a.status() == 429))
+                    .hasSize(10)
+                    .allSatisfy(a -> assertThat(a.header("Retry-After")).isEqualTo("1"));
+            return;
+        }
+    }
+
+    /**
      * One budget named fleet, 10 calls per second for all callers together: 20 bulk calls at once (share 0.6) admit
      * exactly 6; critical calls in the same second (share 1.0) then admit exactly 4 more. Run again when the calls did
      * not fit in one second (a slow machine), after the second has passed on Redis's clock.

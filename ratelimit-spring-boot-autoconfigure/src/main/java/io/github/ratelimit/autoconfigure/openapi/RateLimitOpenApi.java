@@ -182,6 +182,9 @@ final class RateLimitOpenApi {
                 if (limit.ceiling() != limit.limit()) {
                     entry.put("share", limit.share());
                 }
+                if (limit.leased()) {
+                    entry.put("lease", limit.lease());
+                }
                 entry.put(
                         "algorithm",
                         limit.algorithm().name().toLowerCase(Locale.ROOT).replace('_', '-'));
