@@ -35,7 +35,8 @@ import org.redisson.config.Config;
  *       over-admission and under-admission of the measured windows, evenly spread; with one instance killed (its
  *       client shut down, nothing given back) in the middle of a window; and with one instance taking half the calls.
  *       A call counts in the window its lease was for; a call admitted by a lease after that window's end (started
- *       after it, by this machine's clock, which is Redis's) is counted as "spent late".
+ *       after it, by this machine's clock, which is Redis's) is counted as "spent late". Permits lost: what leases held
+ *       when their windows ended, or granted by calls whose answers came after (the run's windows and those around).
  * </ol>
  *
  * Options: {@code --instances=8}, {@code --concurrency=64}, {@code --rounds=5} (of 1 s each per mode),
@@ -77,8 +78,8 @@ final class LeasedLimits {
                 windows);
         System.out.println("(worst under: the most a window that refused a call admitted less than the limit)");
         System.out.println(
-                "| run | windows | admitted median | worst over | worst under | spent late | scripts per 1,000 |");
-        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+                "| run | windows | admitted median | worst over | worst under | spent late | scripts per 1,000 | permits lost |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
         bench.accuracy("flat out, even", windows, windowMs, limit, lease, 0, false, false);
         bench.accuracy("flat out, one instance takes half", windows, windowMs, limit, lease, 0, false, true);
         bench.accuracy("1.2x the limit, even", windows, windowMs, limit, lease, 1.2, false, false);
@@ -235,7 +236,7 @@ final class LeasedLimits {
             Arrays.sort(perWindow);
             System.out.printf(
                     Locale.ROOT,
-                    "| %s | %d | %d | %d | %d (%.1f %%) | %d | %.2f |%n",
+                    "| %s | %d | %d | %d | %d (%.1f %%) | %d | %.2f | %d |%n",
                     run,
                     windows,
                     perWindow[windows / 2],
@@ -243,7 +244,8 @@ final class LeasedLimits {
                     worstUnder,
                     100.0 * worstUnder / limit,
                     late.get(),
-                    1000.0 * scripts / Math.max(1, decisions));
+                    1000.0 * scripts / Math.max(1, decisions),
+                    fleet.lost.sum());
         } finally {
             fleet.close();
         }
@@ -255,6 +257,7 @@ final class LeasedLimits {
         final List<RedissonClient> clients = new ArrayList<>();
         final List<RedisRateLimiter> limiters = new ArrayList<>();
         final LongAdder taken = new LongAdder();
+        final LongAdder lost = new LongAdder();
         final RedisNode node;
 
         Fleet() {
@@ -274,6 +277,8 @@ final class LeasedLimits {
                     public void leased(String name, Lease outcome, long units) {
                         if (outcome == Lease.TAKEN) {
                             taken.add(units);
+                        } else if (outcome == Lease.LOST) {
+                            lost.add(units);
                         }
                     }
                 });
