@@ -116,7 +116,7 @@ final class Leases {
             Held lease = held.get(
                     new Leased(request.limit(), request.identifier()), key -> new Held(keyOf(request), key.limit));
             long now = System.nanoTime();
-            int answer = lease.take(request.cost(), now, taken, !request.checkOnly());
+            int answer = lease.take(request.cost(), now, taken, !request.checkOnly(), attempt == 0);
             if (answer == Held.ASK) {
                 putBack(taken);
                 // what the lease could not pay: more is asked for, then the whole call decided again
@@ -267,9 +267,15 @@ final class Leases {
             this.limit = limit;
         }
 
-        /** Takes {@code cost} permits of the current window into {@code into}, or says why not. */
-        int take(long cost, long now, List<Taken> into, boolean keep) {
-            asked.add(cost);
+        /**
+         * Takes {@code cost} permits of the current window into {@code into} (or only checks, not {@code keep}), or
+         * says why not; {@code first}: the call's first try, counted in this instance's demand.
+         */
+        int take(long cost, long now, List<Taken> into, boolean keep, boolean first) {
+            if (first) {
+                // demand: a call decided again after a refill is counted once
+                asked.add(cost);
+            }
             Window window = current;
             if (window.over(now)) {
                 return ASK;
