@@ -3,6 +3,7 @@ package io.github.ratelimit.reactive;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
@@ -93,6 +94,17 @@ class ReactiveStackTests {
         @RateLimited(limit = 2, windowMs = 60_000, key = "'everyone'")
         Mono<String> hello() {
             return Mono.fromSupplier(() -> "hello " + helloBodies.incrementAndGet());
+        }
+
+        @GetMapping("/global")
+        @RateLimited(
+                limit = 3,
+                windowMs = 86_400_000,
+                algorithm = Algorithm.FIXED_WINDOW,
+                lease = 0.5,
+                key = "'global'")
+        Mono<String> global() {
+            return Mono.just("global");
         }
 
         @GetMapping("/numbers")
@@ -240,6 +252,35 @@ class ReactiveStackTests {
             assertThat(api.helloBodies()).isEqualTo(2);
             // each subscription decides again
             assertThatThrownBy(() -> unsubscribed.get(0).block()).isInstanceOf(RateLimitExceededException.class);
+        });
+    }
+
+    /**
+     * A leased limit on an event loop: its leases are asked for without blocking a thread (BlockHound watches), its
+     * third call is admitted and its fourth refused with the fields of a day's window of 3.
+     */
+    @Test
+    void aLeasedLimitTakesItsLeasesWithoutBlockingAThread() {
+        runner.run(context -> {
+            WebTestClient client =
+                    WebTestClient.bindToApplicationContext(context).build();
+            for (int i = 0; i < 3; i++) {
+                client.get().uri("/global").exchange().expectStatus().isOk();
+            }
+            EntityExchangeResult<String> refused = client.get()
+                    .uri("/global")
+                    .exchange()
+                    .expectStatus()
+                    .isEqualTo(429)
+                    .expectBody(String.class)
+                    .returnResult();
+            RateLimitFields fields = RateLimitFields.parse(
+                    refused.getResponseHeaders().getFirst("RateLimit-Policy"),
+                    refused.getResponseHeaders().getFirst("RateLimit"));
+            String name = fields.names().get(0);
+            assertThat(fields.remaining(name)).isZero();
+            assertThat(fields.quota(name)).isEqualTo(3);
+            assertThat(fields.window(name)).isEqualTo(86_400);
         });
     }
 
