@@ -26,7 +26,9 @@ import org.springframework.asm.Opcodes;
  * budget and, conservatively from before each request was sent, how long its lease lasts) and the guard
  * (the latency budget and how long Redis is left alone after failures), both on the JVM's monotonic timer; and
  * the log throttle, which times how often a repeated line is written; and the local refusals, which repeat a
- * refusal Redis made until the time Redis said, counted from before the request was sent; and the concurrency
+ * refusal Redis made until the time Redis said, counted from before the request was sent; and the leases of leased
+ * limits, spent until the end of the window Redis said, counted the same way (which window a permit belongs to, and how
+ * many a window has, is Redis's); and the concurrency
  * limiter's slots, which the JVM renews up to their maximum lifetime (who holds a slot, and until when, is the
  * script's, on Redis time); and the meters (how long Redis took), the warm-up at start (how long it may take), the
  * limiter of the disabled mode (which admits everything) and what a usage read answers then (nothing counted), the limiter in memory, which decides only while Redis
@@ -74,6 +76,7 @@ class NoApplicationClockTest {
                         || fileName.startsWith("BudgetTimer") // a call's budget
                         || fileName.startsWith("OutageLog") // since when Redis is away, for operators
                         || fileName.startsWith("LocalRefusals")
+                        || fileName.startsWith("Leases") // spends a lease until the window's end Redis told
                         || fileName.startsWith("Replicas") // how old its answer about the topology is
                         || fileName.startsWith("LogThrottle")
                         || fileName.startsWith("RateLimitMetricsListener") // times Redis calls for the metrics

@@ -123,7 +123,8 @@ final class Leases {
                 return lease.refill(request.cost(), now)
                         .thenCompose(done -> attempt < MAX_ATTEMPTS
                                 ? decide(requests, exact, attempt + 1)
-                                : CompletableFuture.completedFuture(refusedNow(requests)));
+                                : CompletableFuture.completedFuture(
+                                        refusedNow(requests, lease.redisTime(System.nanoTime()))));
             }
             boolean admitted = answer == Held.TAKEN;
             if (!admitted && !request.shadow()) {
@@ -155,14 +156,14 @@ final class Leases {
         });
     }
 
-    private Decision refusedNow(List<LimitRequest> requests) {
+    private Decision refusedNow(List<LimitRequest> requests, Instant decidedAt) {
         List<LimitOutcome> outcomes = new ArrayList<>();
         for (LimitRequest request : requests) {
             if (request.limit().leased()) {
                 outcomes.add(new LimitOutcome(request, false, 0, Duration.ZERO, Duration.ZERO));
             }
         }
-        return new Decision(false, outcomes, Instant.now(), true, requests);
+        return new Decision(false, outcomes, decidedAt, true, requests);
     }
 
     private static void putBack(List<Taken> taken) {

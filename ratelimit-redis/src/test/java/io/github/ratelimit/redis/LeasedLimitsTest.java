@@ -11,6 +11,7 @@ import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimitListener.Lease;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.test.support.RedisProcess;
+import io.github.ratelimit.test.support.SharedCluster;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -234,6 +235,62 @@ class LeasedLimitsTest {
             } finally {
                 client.shutdown();
             }
+        }
+    }
+
+    /**
+     * On a Redis Cluster, two instances (a client each) with eight threads in all, a leased limit of 300 a day for two
+     * tenants, each call also under an exact limit of its tenant: each tenant is admitted exactly 300 (unless a day
+     * ends during the test), one script call per lease, no CROSSSLOT.
+     */
+    @Test
+    void onACluster() throws Exception {
+        RateLimit leased = RateLimit.of("tenant-" + UUID.randomUUID(), Algorithm.FIXED_WINDOW, 300, 86_400_000)
+                .withLease(0.2);
+        RateLimit exact = RateLimit.of("exact-" + UUID.randomUUID(), Algorithm.SLIDING_WINDOW, 100_000, 60_000);
+        List<RedissonClient> clients =
+                List.of(SharedCluster.get().newClient(), SharedCluster.get().newClient());
+        try {
+            List<RedisRateLimiter> limiters = clients.stream()
+                    .map(c -> new RedisRateLimiter(c, "ratelimit:", Guards.patient()))
+                    .toList();
+            Map<String, AtomicLong> admitted = new ConcurrentHashMap<>();
+            ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+            CountDownLatch done = new CountDownLatch(8);
+            for (int t = 0; t < 8; t++) {
+                RedisRateLimiter limiter = limiters.get(t % 2);
+                String tenant = "tenant-" + (t % 4 < 2 ? "a" : "b");
+                Thread worker = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < 200; i++) {
+                            Decision decision = limiter.tryAcquire(
+                                    List.of(LimitRequest.of(leased, tenant, 1), LimitRequest.of(exact, tenant, 1)));
+                            if (decision.allowed()) {
+                                admitted.computeIfAbsent(tenant, k -> new AtomicLong())
+                                        .incrementAndGet();
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    } finally {
+                        done.countDown();
+                    }
+                });
+                worker.start();
+            }
+            assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(failures).isEmpty();
+            assertThat(admitted.get("tenant-a")).hasValue(300);
+            assertThat(admitted.get("tenant-b")).hasValue(300);
+            // the exact limit counted only the admitted calls: a refusal by the lease took nothing from it
+            assertThat(limiters.get(0)
+                            .usage(List.of(LimitRequest.of(exact, "tenant-a", 0)))
+                            .windows()
+                            .get(0)
+                            .used())
+                    .isEqualTo(300);
+        } finally {
+            clients.forEach(RedissonClient::shutdown);
         }
     }
 

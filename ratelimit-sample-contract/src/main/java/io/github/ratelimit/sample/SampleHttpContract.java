@@ -1108,7 +1108,8 @@ abstract class SampleHttpContract implements HostileInputContract {
     /**
      * The README's leased limit: {@code GET /api/global}, 50 a second for all callers together. Sixty calls at once from
      * sixty addresses, started just after a second begins on Redis's clock and done within it: exactly 50 admitted, the
-     * rest refused with Retry-After. Run again when the calls did not fit in one second (a slow machine).
+     * rest refused with Retry-After; the endpoint lists the limit with its lease. Run again when the calls did not fit in
+     * one second (a slow machine).
      */
     @Test
     void aLeasedGlobalLimitAdmitsItsLimitInASecond() throws Exception {
@@ -1125,6 +1126,13 @@ abstract class SampleHttpContract implements HostileInputContract {
             assertThat(answers.stream().filter(a -> a.status() == 429))
                     .hasSize(10)
                     .allSatisfy(a -> assertThat(a.header("Retry-After")).isEqualTo("1"));
+            // the endpoint shows the limit as leased, with what one lease holds at most
+            String listed = RawHttp.get("127.0.0.1", port, "/actuator/ratelimits", RawHttp.OPERATOR)
+                    .body();
+            assertThat(JsonPath.parse(listed).<List<Double>>read("$.limits[?(@.name == 'global')].lease"))
+                    .containsExactly(0.5);
+            assertThat(JsonPath.parse(listed).<List<Integer>>read("$.limits[?(@.name == 'global')].leaseCeiling"))
+                    .containsExactly(25);
             return;
         }
     }
