@@ -1,5 +1,6 @@
 package io.github.ratelimit.sample.kotlin
 
+import io.github.ratelimit.annotation.Algorithm
 import io.github.ratelimit.annotation.ConcurrencyLimited
 import io.github.ratelimit.annotation.CountOn
 import io.github.ratelimit.annotation.NotRateLimited
@@ -63,6 +64,25 @@ class PublicController {
     @GetMapping("/api/public/burst")
     @RateLimited(limit = 3, windowMs = 1_000, name = "burst")
     suspend fun burst(): Map<String, String> = mapOf("burst" to "ok")
+}
+
+/**
+ * One limit for every caller together, on every instance: 50 a second, leased. Each instance takes permits from Redis
+ * in leases of at most half the limit and decides from them in the JVM; a second never admits more than 50.
+ */
+@RestController
+class GlobalController {
+
+    @GetMapping("/api/global")
+    @RateLimited(
+        name = "global",
+        limit = 50,
+        windowMs = 1_000,
+        algorithm = Algorithm.FIXED_WINDOW,
+        lease = 0.5,
+        key = ["'everyone'"],
+    )
+    suspend fun global(): Map<String, String> = mapOf("global" to "ok")
 }
 
 /** The body of POST /api/login. */
