@@ -192,7 +192,7 @@ final class RateLimitMetricsListener implements RateLimitListener {
                         "ratelimit.leases",
                         "Leases of leased limits: script calls that asked Redis for one (taken, granted or not),"
                                 + " given back unused (returned), or ended with permits unspent (lost)",
-                        "name",
+                        "limit",
                         name,
                         "outcome",
                         tag)
@@ -201,7 +201,7 @@ final class RateLimitMetricsListener implements RateLimitListener {
                         "ratelimit.leases.permits",
                         "Permits of leased limits taken from Redis, given back unused, or lost (left in a lease at its"
                                 + " window's end, or in a grant whose answer was lost): what the fleet may admit less",
-                        "name",
+                        "limit",
                         name,
                         "outcome",
                         tag)
