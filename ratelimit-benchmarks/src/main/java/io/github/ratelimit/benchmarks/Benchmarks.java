@@ -1082,7 +1082,7 @@ public final class Benchmarks {
     }
 
     /** A number of a command's {@code INFO commandstats} line, such as {@code calls=}. */
-    private static long field(String line, String name) {
+    static long field(String line, String name) {
         int at = line.indexOf(name);
         return Long.parseLong(line.substring(at + name.length(), line.indexOf(',', at)));
     }

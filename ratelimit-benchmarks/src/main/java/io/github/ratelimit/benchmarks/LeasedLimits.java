@@ -329,9 +329,7 @@ final class LeasedLimits {
             long calls = 0;
             for (var entry : node.info(RedisNode.InfoSection.COMMANDSTATS).entrySet()) {
                 if (entry.getKey().equals("cmdstat_evalsha") || entry.getKey().equals("cmdstat_eval")) {
-                    String line = entry.getValue();
-                    int at = line.indexOf("calls=") + 6;
-                    calls += Long.parseLong(line.substring(at, line.indexOf(',', at)));
+                    calls += Benchmarks.field(entry.getValue(), "calls=");
                 }
             }
             return calls;

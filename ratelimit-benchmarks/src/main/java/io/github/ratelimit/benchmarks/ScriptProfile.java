@@ -258,12 +258,7 @@ final class ScriptProfile {
         if (line == null) {
             return new long[2];
         }
-        return new long[] {field(line, "calls="), field(line, "usec=")};
-    }
-
-    private static long field(String line, String name) {
-        int at = line.indexOf(name);
-        return Long.parseLong(line.substring(at + name.length(), line.indexOf(',', at)));
+        return new long[] {Benchmarks.field(line, "calls="), Benchmarks.field(line, "usec=")};
     }
 
     /** The jar's decision script for 3 windows x 2 ids, as Redis runs it. */

@@ -222,11 +222,11 @@ final class Leases {
         /** Permits left; taken by compare-and-set, so that no two calls spend one. */
         final AtomicLong permits;
 
-        /** What Redis had left in the window after the last grant (for the callers' remaining count). */
+        /**
+         * What Redis had left in the window after the last grant: the callers' remaining count, and none left means the
+         * window is spent once the lease is.
+         */
         volatile long left;
-
-        /** Whether Redis had no permit left after the last grant. */
-        volatile boolean spent;
 
         Window(long index, long deadline, long redisMsAtSend, long sentNanos, long permits) {
             this.index = index;
@@ -299,7 +299,7 @@ final class Leases {
                     return TAKEN;
                 }
             }
-            return window.spent ? SPENT : ASK;
+            return window.left == 0 ? SPENT : ASK;
         }
 
         LimitOutcome outcome(LimitRequest request, boolean admitted, long now) {
@@ -343,13 +343,10 @@ final class Leases {
             long short_ = window.over(now) ? cost : Math.max(0, cost - window.permits.get());
             long want = cost == 0 ? 0 : Math.max(Math.max(1, short_), (long) Math.ceil(ratePerMs * leftMs));
             long sent = System.nanoTime();
-            CompletableFuture<Void> asking = executor.callAsync(LEASE, List.of(key), new Object[] {
-                        limit.limit(), windowMs, want, limit.leaseCeiling(), window.index, 0, -1
-                    })
-                    .handle((reply, error) -> {
-                        granted(reply, error, sent, want);
-                        return null;
-                    });
+            CompletableFuture<Void> asking = lease(want, window.index, 0, -1).handle((reply, error) -> {
+                granted(reply, error, sent, want);
+                return null;
+            });
             if (!asking.isDone()) {
                 refill = asking;
             }
@@ -386,11 +383,17 @@ final class Leases {
                 window = new Window(index, sent + TimeUnit.MILLISECONDS.toNanos(endsMs), redisMs, sent, granted);
             }
             window.left = left;
-            window.spent = left == 0;
             current = window;
             if (want > 0) {
                 events.leased(limit.name(), Lease.TAKEN, granted);
             }
+        }
+
+        /** One call of lease.lua (its arguments are described there). */
+        private CompletableFuture<List<Object>> lease(long want, long lastWindow, long back, long backWindow) {
+            return executor.callAsync(LEASE, List.of(key), new Object[] {
+                limit.limit(), limit.windowMs(), want, limit.leaseCeiling(), lastWindow, back, backWindow
+            });
         }
 
         /** Returns the unused permits of a window not yet over. */
@@ -400,19 +403,16 @@ final class Leases {
             if (unused <= 0 || window.over(System.nanoTime())) {
                 return CompletableFuture.completedFuture(null);
             }
-            return executor.callAsync(LEASE, List.of(key), new Object[] {
-                        limit.limit(), limit.windowMs(), 0, limit.leaseCeiling(), window.index, unused, window.index
-                    })
-                    .handle((reply, error) -> {
-                        long returned = error == null && reply != null ? ScriptExecutor.number(reply.get(4)) : 0;
-                        if (returned > 0) {
-                            events.leased(limit.name(), Lease.RETURNED, returned);
-                        }
-                        if (unused > returned) {
-                            events.leased(limit.name(), Lease.LOST, unused - returned);
-                        }
-                        return null;
-                    });
+            return lease(0, window.index, unused, window.index).handle((reply, error) -> {
+                long returned = error == null && reply != null ? ScriptExecutor.number(reply.get(4)) : 0;
+                if (returned > 0) {
+                    events.leased(limit.name(), Lease.RETURNED, returned);
+                }
+                if (unused > returned) {
+                    events.leased(limit.name(), Lease.LOST, unused - returned);
+                }
+                return null;
+            });
         }
     }
 }

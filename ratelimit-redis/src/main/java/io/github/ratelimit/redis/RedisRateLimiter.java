@@ -177,25 +177,43 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
      */
     @Override
     public Usage usage(List<LimitRequest> requests) {
-        if (Leases.any(requests)) {
-            return Usage.of(tryAcquireNow(Usage.reads(requests)));
+        List<LimitRequest> reads = Usage.reads(requests);
+        if (Leases.any(reads)) {
+            return Usage.of(joined(leases.decide(reads, this::readAsync)));
         }
-        Call call = new Call(Usage.reads(requests), false);
+        Call call = new Call(reads, false);
         return Usage.of(call.decide(guard.call(call::send)));
     }
 
     @Override
     public CompletableFuture<Usage> usageAsync(List<LimitRequest> requests) {
-        if (Leases.any(requests)) {
-            return tryAcquireNowAsync(Usage.reads(requests)).thenApply(Usage::of);
-        }
-        Call call;
+        List<LimitRequest> reads;
         try {
-            call = new Call(Usage.reads(requests), false);
+            reads = Usage.reads(requests);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return guard.callAsync(call::send).thenApply(raw -> Usage.of(call.decide(raw)));
+        return (Leases.any(reads) ? leases.decide(reads, this::readAsync) : readAsync(reads)).thenApply(Usage::of);
+    }
+
+    /** Reads at cost 0 with the decision script, never answered by a refusal kept in memory. */
+    private CompletableFuture<Decision> readAsync(List<LimitRequest> reads) {
+        Call call;
+        try {
+            call = new Call(reads, false);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return guard.callAsync(call::send).thenApply(call::decide);
+    }
+
+    /** A lease's decision: complete unless it asks Redis, which it does within the guard's budget. */
+    private static Decision joined(CompletableFuture<Decision> decision) {
+        try {
+            return decision.join();
+        } catch (CompletionException e) {
+            throw Futures.cause(e) instanceof RuntimeException cause ? cause : e;
+        }
     }
 
     /**
@@ -250,12 +268,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
     private Decision tryAcquireNow(List<LimitRequest> requests) {
         if (Leases.any(requests)) {
-            // a lease's future is complete unless it asks Redis, within the guard's budget
-            try {
-                return leases.decide(requests, this::tryAcquireNowAsync).join();
-            } catch (CompletionException e) {
-                throw Futures.cause(e) instanceof RuntimeException cause ? cause : e;
-            }
+            return joined(leases.decide(requests, this::tryAcquireNowAsync));
         }
         Call call = new Call(requests);
         return call.local != null ? call.local : call.decide(guard.call(call::send));

@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.Decision;
@@ -10,6 +11,7 @@ import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimitListener.Lease;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.Usage;
 import io.github.ratelimit.test.support.RedisProcess;
 import io.github.ratelimit.test.support.SharedCluster;
 import io.github.ratelimit.test.support.SharedRedis;
@@ -241,7 +243,7 @@ class LeasedLimitsTest {
     /**
      * On a Redis Cluster, two instances (a client each) with eight threads in all, a leased limit of 300 a day for two
      * tenants, each call also under an exact limit of its tenant: each tenant is admitted exactly 300 (unless a day
-     * ends during the test), one script call per lease, no CROSSSLOT.
+     * ends during the test), one script call per lease, no CROSSSLOT; a usage read of both limits reads both.
      */
     @Test
     void onACluster() throws Exception {
@@ -289,6 +291,13 @@ class LeasedLimitsTest {
                             .get(0)
                             .used())
                     .isEqualTo(300);
+            // read together: the exact limit as Redis counts it, the leased one as this instance last heard (spent)
+            List<Usage.Window> both = limiters.get(0)
+                    .usage(List.of(LimitRequest.of(leased, "tenant-a", 1), LimitRequest.of(exact, "tenant-a", 1)))
+                    .windows();
+            assertThat(both)
+                    .extracting(window -> window.limit().name(), Usage.Window::used)
+                    .containsExactlyInAnyOrder(tuple(leased.name(), 300L), tuple(exact.name(), 300L));
         } finally {
             clients.forEach(RedissonClient::shutdown);
         }
