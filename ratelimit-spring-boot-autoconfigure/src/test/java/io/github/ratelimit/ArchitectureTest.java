@@ -297,6 +297,7 @@ class ArchitectureTest {
                     "core.PlanSource",
                     "core.RateLimiter",
                     "core.SingleUseTokens",
+                    "core.SlotHolder",
                     // events: what the limiter does, told to listeners (metrics and observations are listeners)
                     "core.RateLimitEvents",
                     "core.RateLimitListener",
@@ -390,7 +391,8 @@ class ArchitectureTest {
                     "test.kit.RateLimiterContract",
                     "test.kit.SingleUseTokensContract",
                     "test.kit.TwoInstances",
-                    "test.kit.UsageContract"),
+                    "test.kit.UsageContract",
+                    "test.kit.WaitingContract"),
             "ratelimit-test",
             List.of(
                     // Spring test support

@@ -13,7 +13,8 @@ import java.util.List;
  * @param outcomes one per distinct request, in the order given; a refusal served locally lists only the requests
  *     that refused
  * @param decidedAt the Redis server's time when the decision was made (for a refusal served locally, the time of the
- *     Redis refusal it repeats, plus the time passed since on the JVM's monotonic clock)
+ *     Redis refusal it repeats, plus the time passed since on the JVM's monotonic clock; for a waiting call admitted to a
+ *     slot held for it, the slot's time: see {@link #startsIn})
  * @param servedLocally whether the refusal was served in the JVM, repeating an earlier Redis refusal of the same
  *     limit and identifier that still stands, without a Redis call
  * @param requests every request of the call, in order, including those a refusal served locally does not list: what
@@ -78,6 +79,22 @@ public record Decision(
                 .orElse(Duration.ZERO);
     }
 
+    /**
+     * How long the caller waits before going on: zero, unless a call that waits for room
+     * ({@link RateLimiter#tryAcquire(List, Duration)}) was admitted to a slot held ahead for it, counted at that slot's
+     * time ({@link #decidedAt}); then the time from the decision to the slot. The waiting methods have waited it before
+     * they return.
+     */
+    public Duration startsIn() {
+        Duration longest = Duration.ZERO;
+        for (LimitOutcome outcome : outcomes) {
+            if (outcome.allowed() && outcome.retryAfter().compareTo(longest) > 0) {
+                longest = outcome.retryAfter();
+            }
+        }
+        return longest;
+    }
+
     /** The fewest units left in any limit. */
     public long remaining() {
         return outcomes.stream().mapToLong(LimitOutcome::remaining).min().orElse(0);
@@ -91,7 +108,8 @@ public record Decision(
      * @param remaining units left after this decision (nothing is taken when the whole decision is a rejection)
      * @param resetAfter time until this limit is back to its full quota, if nothing more is taken
      * @param retryAfter when to retry: for a refused request the advice (the earliest time it could succeed, or a later
-     *     staggered slot); zero when it was allowed
+     *     staggered slot); zero when it was allowed, unless it was allowed at a slot held ahead (the time to that slot,
+     *     see {@link Decision#startsIn})
      * @param adviceCapped whether staggered advice reached the horizon, so that the caller was told the horizon
      */
     public record LimitOutcome(

@@ -1,6 +1,8 @@
 package io.github.ratelimit.core;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.SlotHolder.Held;
+import io.github.ratelimit.core.internal.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,13 +13,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The waiting of {@link RateLimiter#tryAcquire(List, Duration)}: ask with staggered advice (callers refused together
- * are told slots one apart, a place in a queue), and while refused with advice that falls before the deadline, wait
- * until that advice and ask again. A caller that comes back at its slot and finds it taken (a slot is measured from
- * the advice, an admission lands a moment after it) asks for its earliest retry, not for a place at the end of the
- * queue: it is refused after waiting only when no slot before its deadline is left. Slots slip as admissions land
- * late, so a first advice that falls within a small margin of the deadline is refused at once. The deadline is on the JVM's
- * monotonic clock; the advice is the limiter's (Redis's clock), relative to its decision. A limiter that tells events
- * ({@link RateLimitEvents.Source}) is told how each wait ended ({@link RateLimitListener#waited}).
+ * are told slots one apart, a place in a queue). A limiter that can hold slots ({@link SlotHolder}) counts a caller
+ * refused now at its slot at once, when the slot falls before the caller's deadline: the caller waits until then and
+ * goes on without asking again, unless an operator reset or credited one of its limits meanwhile; one that gives up
+ * (interrupted, or its future cancelled) gives the slot back. With any other limiter, or a call whose slot cannot be
+ * held, a caller refused with advice that falls before the deadline waits until that advice and asks again; a caller
+ * that comes back at its slot and finds it taken (a slot is measured from the advice, an admission lands a moment after
+ * it) asks for its earliest retry, not for a place at the end of the queue: it is refused after waiting only when no
+ * slot before its deadline is left. Slots slip as admissions land late, so a first advice that falls within a small
+ * margin of the deadline is refused at once. The deadline is on the JVM's monotonic clock; the advice is the limiter's
+ * (Redis's clock), relative to its decision. A limiter that tells events ({@link RateLimitEvents.Source}) is told how
+ * each wait ended ({@link RateLimitListener#waited}).
  */
 final class Waiting {
 
@@ -33,18 +39,28 @@ final class Waiting {
         List<LimitRequest> again = again(requests, asked);
         boolean waited = false;
         while (true) {
-            Decision decision = limiter.tryAcquire(asked);
-            long pause = pause(decision, waited ? deadline : deadline - slip(maxWait));
-            if (pause < 0) {
+            long until = waited ? deadline : deadline - slip(maxWait);
+            Held held = ask(limiter, asked, until);
+            Decision decision = held.decision();
+            long pause = decision.allowed() ? decision.startsIn().toNanos() : pause(decision, until);
+            if (decision.allowed() && pause > 0 && System.nanoTime() + pause - deadline > 0) {
+                held.giveUp(); // the answer came too late for its slot: the caller would go on past its deadline
+                return told(limiter, requests, gaveUp(decision), waited, started);
+            }
+            if (pause < 0 || (decision.allowed() && pause == 0)) {
                 return told(limiter, requests, decision, waited, started);
             }
             try {
                 TimeUnit.NANOSECONDS.sleep(pause);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return told(limiter, requests, decision, true, started);
+                held.giveUp();
+                return told(limiter, requests, decision.allowed() ? gaveUp(decision) : decision, true, started);
             }
             waited = true;
+            if (decision.allowed() && held.stands()) {
+                return told(limiter, requests, decision, true, started); // its slot has come
+            }
             asked = again; // back at its slot: if it was taken, the earliest retry, not the end of the queue
         }
     }
@@ -53,28 +69,105 @@ final class Waiting {
         long started = System.nanoTime();
         long deadline = deadline(started, maxWait);
         List<LimitRequest> asked = staggered(requests, maxWait);
-        return attempt(limiter, again(requests, asked), asked, deadline, deadline - slip(maxWait), false)
-                .thenApply(ended -> told(limiter, requests, ended.decision(), ended.waited(), started));
+        Wait wait = new Wait(limiter, requests, again(requests, asked), deadline, deadline - slip(maxWait), started);
+        wait.attempt(asked, false);
+        return wait.result;
     }
 
-    private record Ended(Decision decision, boolean waited) {}
+    /**
+     * One caller's wait without a thread: each ask, then a timer until its advice or its slot. Cancelling
+     * {@link #result} before a slot held has come gives the slot back.
+     */
+    private static final class Wait {
+        private final RateLimiter limiter;
+        private final List<LimitRequest> requests;
+        private final List<LimitRequest> again;
+        private final long deadline;
+        private final long firstDeadline;
+        private final long started;
+        final CompletableFuture<Decision> result = new CompletableFuture<>();
 
-    private static CompletionStage<Ended> attempt(
-            RateLimiter limiter,
-            List<LimitRequest> again,
-            List<LimitRequest> asked,
-            long deadline,
-            long firstDeadline,
-            boolean waited) {
-        return limiter.tryAcquireAsync(asked).thenCompose(decision -> {
-            long pause = pause(decision, waited ? deadline : firstDeadline);
-            if (pause < 0) {
-                return CompletableFuture.completedFuture(new Ended(decision, waited));
-            }
-            return CompletableFuture.runAsync(
-                            () -> {}, CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, Runnable::run))
-                    .thenCompose(slept -> attempt(limiter, again, again, deadline, firstDeadline, true));
-        });
+        Wait(
+                RateLimiter limiter,
+                List<LimitRequest> requests,
+                List<LimitRequest> again,
+                long deadline,
+                long firstDeadline,
+                long started) {
+            this.limiter = limiter;
+            this.requests = requests;
+            this.again = again;
+            this.deadline = deadline;
+            this.firstDeadline = firstDeadline;
+            this.started = started;
+        }
+
+        void attempt(List<LimitRequest> asked, boolean waited) {
+            long until = waited ? deadline : firstDeadline;
+            askAsync(limiter, asked, until).whenComplete((held, error) -> {
+                if (error != null) {
+                    result.completeExceptionally(Futures.cause(error));
+                    return;
+                }
+                Decision decision = held.decision();
+                long pause = decision.allowed() ? decision.startsIn().toNanos() : pause(decision, until);
+                if (decision.allowed() && pause > 0 && System.nanoTime() + pause - deadline > 0) {
+                    held.giveUp(); // the answer came too late for its slot: the caller would go on past its deadline
+                    result.complete(told(limiter, requests, gaveUp(decision), waited, started));
+                    return;
+                }
+                if (pause < 0 || (decision.allowed() && pause == 0)) {
+                    result.complete(told(limiter, requests, decision, waited, started));
+                    return;
+                }
+                if (decision.allowed()) {
+                    result.whenComplete((ended, failed) -> {
+                        if (result.isCancelled()) {
+                            held.giveUp(); // gave up before its slot came
+                        }
+                    });
+                }
+                CompletableFuture.delayedExecutor(pause, TimeUnit.NANOSECONDS, Runnable::run)
+                        .execute(() -> {
+                            if (result.isDone()) {
+                                return;
+                            }
+                            if (decision.allowed() && held.stands()) {
+                                result.complete(told(limiter, requests, decision, true, started));
+                            } else {
+                                attempt(again, true);
+                            }
+                        });
+            });
+        }
+    }
+
+    /** One ask: through {@link SlotHolder} when the limiter holds slots and some time is left before {@code until}. */
+    private static Held ask(RateLimiter limiter, List<LimitRequest> asked, long until) {
+        long within = until - System.nanoTime();
+        if (limiter instanceof SlotHolder holder && within >= TimeUnit.MILLISECONDS.toNanos(1)) {
+            return holder.hold(asked, Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(within)));
+        }
+        return Held.none(limiter.tryAcquire(asked));
+    }
+
+    private static CompletionStage<Held> askAsync(RateLimiter limiter, List<LimitRequest> asked, long until) {
+        long within = until - System.nanoTime();
+        if (limiter instanceof SlotHolder holder && within >= TimeUnit.MILLISECONDS.toNanos(1)) {
+            return holder.holdAsync(asked, Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(within)));
+        }
+        return limiter.tryAcquireAsync(asked).thenApply(Held::none);
+    }
+
+    /** What a caller that gave up its slot is told: refused, advised that slot. */
+    private static Decision gaveUp(Decision held) {
+        List<Decision.LimitOutcome> refused = new ArrayList<>(held.outcomes().size());
+        Duration rest = held.startsIn();
+        for (Decision.LimitOutcome outcome : held.outcomes()) {
+            refused.add(new Decision.LimitOutcome(
+                    outcome.request(), false, 0, outcome.resetAfter(), rest, outcome.adviceCapped()));
+        }
+        return new Decision(false, refused, held.decidedAt().minus(rest));
     }
 
     /**

@@ -11,6 +11,7 @@ import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.SlotHolder;
 import io.github.ratelimit.core.Usage;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,7 +20,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A rate limiter in this JVM, for the time Redis cannot decide: the same three algorithms as the Redis scripts, exact
@@ -31,13 +35,20 @@ import java.util.function.LongSupplier;
  * asks for may change between calls (an instance's share of a limit changes with the number of instances) and what was
  * counted stays counted, as for a plan's quota in Redis.
  */
-public final class LocalRateLimiter implements RateLimiter {
+public final class LocalRateLimiter implements RateLimiter, SlotHolder {
 
     /** How many limit-and-identifier pairs are kept at most unless told otherwise. */
     public static final long DEFAULT_MAX_ENTRIES = 100_000;
 
     private final Cache<Key, State> states;
     private final LongSupplier nanoTime;
+    /** The wall-clock time and the monotonic clock at the start: decisions are timed on the monotonic clock from here. */
+    private final Instant started = Instant.now();
+
+    private final long startedNanos;
+
+    /** Counts resets, credits and forgetting, so that a slot held can tell one came after it. */
+    private long changes;
 
     /** @param maxEntries how many limit-and-identifier pairs are kept at most, at least 1 */
     public LocalRateLimiter(long maxEntries) {
@@ -49,6 +60,7 @@ public final class LocalRateLimiter implements RateLimiter {
             throw new IllegalArgumentException("maxEntries must be at least 1, but was " + maxEntries);
         }
         this.nanoTime = nanoTime;
+        this.startedNanos = nanoTime.getAsLong();
         this.states = Caffeine.newBuilder()
                 .maximumSize(maxEntries)
                 .executor(Runnable::run) // its upkeep on the calling thread, under the lock: no pool thread woken
@@ -58,15 +70,81 @@ public final class LocalRateLimiter implements RateLimiter {
 
     @Override
     public Decision tryAcquire(List<LimitRequest> requests) {
+        return decide(requests, 0, null);
+    }
+
+    /**
+     * A waiting call's decision (see {@link SlotHolder}): a call of sliding windows refused now holds the earliest slot
+     * at which every limit has room, if it falls within {@code within}, counted at that slot at once. Its caller gives
+     * it back by giving up; a reset, credit or forgetting on this limiter meanwhile makes the caller decide again.
+     */
+    @Override
+    public Held hold(List<LimitRequest> requests, Duration within) {
+        List<long[]> taken = new ArrayList<>();
+        Decision decision = decide(requests, Math.max(0, within.toNanos()), taken);
+        if (taken.isEmpty()) {
+            return Held.none(decision);
+        }
+        long changesWhenHeld;
+        synchronized (this) {
+            changesWhenHeld = changes;
+        }
+        Map<Key, LimitRequest> distinct = distinct(requests);
+        return new Held() {
+            @Override
+            public Decision decision() {
+                return decision;
+            }
+
+            @Override
+            public boolean stands() {
+                synchronized (LocalRateLimiter.this) {
+                    return changes == changesWhenHeld;
+                }
+            }
+
+            @Override
+            public void giveUp() {
+                synchronized (LocalRateLimiter.this) {
+                    int i = 0;
+                    for (Key key : distinct.keySet()) {
+                        if (states.policy().getIfPresentQuietly(key) instanceof SlidingWindow window
+                                && i < taken.size()) {
+                            window.giveBack(taken.get(i), key.windowMs() * 1_000_000);
+                        }
+                        i++;
+                    }
+                }
+            }
+        };
+    }
+
+    @Override
+    public CompletionStage<Held> holdAsync(List<LimitRequest> requests, Duration within) {
+        try {
+            return CompletableFuture.completedFuture(hold(requests, within));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Decides a call; refused, a call of sliding windows only holds a slot up to {@code holdWithin} ns ahead, and the
+     * entries it took, one per distinct request in order (null where it took none), are added to {@code taken}.
+     */
+    private Decision decide(List<LimitRequest> requests, long holdWithin, @Nullable List<long[]> taken) {
         if (requests.isEmpty()) {
             throw new IllegalArgumentException("at least one request");
         }
         Map<Key, LimitRequest> distinct = distinct(requests);
         List<LimitOutcome> outcomes = new ArrayList<>(distinct.size());
         boolean allowed = true;
+        long at;
         synchronized (this) {
             long now = nanoTime.getAsLong();
+            at = now;
             List<State> checked = new ArrayList<>(distinct.size());
+            boolean holds = holdWithin > 0;
             for (Map.Entry<Key, LimitRequest> entry : distinct.entrySet()) {
                 LimitRequest request = entry.getValue();
                 State state = states.get(
@@ -75,17 +153,49 @@ public final class LocalRateLimiter implements RateLimiter {
                 LimitOutcome outcome = state.check(request, now);
                 outcomes.add(outcome);
                 allowed &= outcome.allowed() || request.shadow();
+                holds &= state instanceof SlidingWindow;
+                if (!outcome.allowed() && !request.shadow()) {
+                    at = Math.max(at, now + outcome.retryAfter().toNanos());
+                }
+                if (state instanceof SlidingWindow window) {
+                    at = Math.max(at, window.newest(now)); // its entries stay in time order
+                }
             }
+            boolean held = !allowed && holds && at - now <= holdWithin;
             int i = 0;
             for (LimitRequest request : distinct.values()) {
                 LimitOutcome outcome = outcomes.get(i);
-                if (allowed && outcome.allowed() && !request.checkOnly() && request.cost() > 0) {
+                boolean takes = (allowed && outcome.allowed() || held && (outcome.allowed() || !request.shadow()))
+                        && !request.checkOnly()
+                        && request.cost() > 0;
+                if (takes && held) {
+                    SlidingWindow window = (SlidingWindow) checked.get(i);
+                    long[] entry = window.takeAt(request, at, now);
+                    if (taken != null) {
+                        taken.add(entry);
+                    }
+                    outcomes.set(
+                            i,
+                            new LimitOutcome(
+                                    request,
+                                    true,
+                                    0,
+                                    State.waitOf(
+                                            at - now + request.limit().window().toNanos()),
+                                    State.waitOf(at - now)));
+                    states.put(Key.of(request), window); // kept at least until its entry leaves
+                } else if (takes) {
                     outcomes.set(i, checked.get(i).take(request, now));
+                } else if (held && taken != null) {
+                    taken.add(null);
                 }
                 i++;
             }
+            allowed |= held;
+            at = held ? at : now;
         }
-        return new Decision(allowed, outcomes, Instant.now());
+        // on the clock the limits count by, so that the times of admissions are as far apart as counted
+        return new Decision(allowed, outcomes, started.plusNanos(at - startedNanos));
     }
 
     /** Reads each pair as it stands, creating none and leaving every pair's expiry as it was. */
@@ -111,6 +221,7 @@ public final class LocalRateLimiter implements RateLimiter {
         Map<Key, LimitRequest> distinct = distinct(requests);
         long granted = units;
         synchronized (this) {
+            changes++;
             long now = nanoTime.getAsLong();
             for (Map.Entry<Key, LimitRequest> entry : distinct.entrySet()) {
                 LimitRequest request = entry.getValue();
@@ -134,6 +245,7 @@ public final class LocalRateLimiter implements RateLimiter {
     @Override
     public void reset(RateLimit limit, ClientIdentifier identifier) {
         synchronized (this) {
+            changes++;
             states.invalidate(new Key(limit.name(), limit.algorithm(), limit.windowMs(), identifier));
         }
     }
@@ -141,6 +253,7 @@ public final class LocalRateLimiter implements RateLimiter {
     @Override
     public void forgetLocalState() {
         synchronized (this) {
+            changes++;
             states.invalidateAll();
         }
     }
@@ -158,30 +271,36 @@ public final class LocalRateLimiter implements RateLimiter {
         }
     }
 
-    /** Forgets a pair once its window has passed since it was last used: by then it holds nothing. */
+    /**
+     * Forgets a pair once its window has passed since it was last used (or since the slot held furthest ahead): by then
+     * it holds nothing.
+     */
     private static final class UnusedForAWindow implements Expiry<Key, State> {
-        private static long window(Key key) {
-            return Duration.ofMillis(key.windowMs()).toNanos();
+        private static long window(Key key, State state) {
+            return Duration.ofMillis(key.windowMs()).toNanos() + state.ahead;
         }
 
         @Override
         public long expireAfterCreate(Key key, State state, long currentTime) {
-            return window(key);
+            return window(key, state);
         }
 
         @Override
         public long expireAfterUpdate(Key key, State state, long currentTime, long currentDuration) {
-            return window(key);
+            return window(key, state);
         }
 
         @Override
         public long expireAfterRead(Key key, State state, long currentTime, long currentDuration) {
-            return window(key);
+            return window(key, state);
         }
     }
 
     /** One pair's state; every method is called under the limiter's lock. */
     private abstract static class State {
+
+        /** How far ahead of its last use its newest entry was (a slot held), in ns: it is kept that much longer. */
+        long ahead;
 
         static State of(Algorithm algorithm) {
             return switch (algorithm) {
@@ -261,9 +380,39 @@ public final class LocalRateLimiter implements RateLimiter {
             return units - left;
         }
 
+        /** The time the next entry is dated: now, or the newest entry's if that is later (a slot held ahead). */
+        long newest(long now) {
+            return entries.isEmpty() ? now : Math.max(now, entries.peekLast()[0]);
+        }
+
+        /** Takes the cost at a slot held ahead: counted from now on, and as an admission from {@code at}. */
+        long[] takeAt(LimitRequest request, long at, long now) {
+            long[] entry = {at, request.cost()};
+            entries.addLast(entry);
+            live += request.cost();
+            ahead = Math.max(0, at - now);
+            return entry;
+        }
+
+        /**
+         * A slot held given back before its time: its entry is dated again at the entry before it, or a window before
+         * the slot (its room came from entries at least that old), whichever is later; so no count falls and the
+         * entries stay in time order.
+         */
+        void giveBack(long[] held, long window) {
+            long before = Long.MIN_VALUE;
+            for (long[] entry : entries) {
+                if (entry == held) {
+                    held[0] = before == Long.MIN_VALUE ? held[0] - window : Math.max(before, held[0] - window);
+                    return;
+                }
+                before = entry[0];
+            }
+        }
+
         @Override
         LimitOutcome take(LimitRequest request, long now) {
-            entries.addLast(new long[] {now, request.cost()});
+            entries.addLast(new long[] {newest(now), request.cost()});
             live += request.cost();
             return new LimitOutcome(
                     request,

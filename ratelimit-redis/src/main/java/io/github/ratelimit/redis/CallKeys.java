@@ -195,12 +195,17 @@ final class CallKeys {
      * key of several windows {@code 4, cost} and a limit and a window per window.
      */
     List<String> arguments(List<String> scriptKeys, RateLimitScriptCodec codec, long redisNowMs) {
+        return arguments(scriptKeys, codec, redisNowMs, 0);
+    }
+
+    /** The same for a call that may hold a slot up to {@code holdWithinMs} ahead when refused (0: it may not). */
+    List<String> arguments(List<String> scriptKeys, RateLimitScriptCodec codec, long redisNowMs, long holdWithinMs) {
         List<String> args = new ArrayList<>(1 + scriptKeys.size());
         args.add(Integer.toString(scriptKeys.size()));
         for (String key : scriptKeys) {
             List<String> windows = severalWindows.get(key);
             if (windows == null) {
-                args.add(codec.spec(byKey.get(key), redisNowMs));
+                args.add(codec.spec(byKey.get(key), redisNowMs, holdWithinMs));
                 continue;
             }
             StringBuilder spec =

@@ -117,8 +117,8 @@ final class DecisionScripts {
 
     /**
      * A call's shape: one token per spec, joined by {@code '.'}: {@code w<n>} for a key of n sliding windows, else the
-     * algorithm's digit followed by {@code o} (options), {@code a} (staggered advice) and {@code p} (a penalty) where
-     * the spec has them; {@code ?} for a spec that is none of these (its script refuses it, naming the key).
+     * algorithm's digit followed by {@code o} (options), {@code a} (staggered advice), {@code h} (a refused call may
+     * hold a slot) and {@code p} (a penalty) where the spec has them; {@code ?} for a spec that is none of these (its script refuses it, naming the key).
      */
     static String shape(List<String> args) {
         StringBuilder shape = new StringBuilder(8 * args.size());
@@ -156,6 +156,9 @@ final class DecisionScripts {
             if (flags >= 0 && (flags & 2) != 0) {
                 shape.append('a');
             }
+            if (flags >= 0 && (flags & 8) != 0) {
+                shape.append('h');
+            }
             if (options > 0 && field(spec, 1, spec.length(), options + 1) > 0) {
                 shape.append('p');
             }
@@ -190,14 +193,26 @@ final class DecisionScripts {
     }
 
     /** One key of a shape. */
-    private record Kind(String token, char algorithm, boolean options, boolean advice, boolean penalty, int windows) {
+    private record Kind(
+            String token, char algorithm, boolean options, boolean advice, boolean hold, boolean penalty, int windows) {
 
         static Kind of(String token) {
             if (token.startsWith("w")) {
-                return new Kind(token, 'w', false, false, false, Integer.parseInt(token.substring(1)));
+                return new Kind(token, 'w', false, false, false, false, Integer.parseInt(token.substring(1)));
             }
             return new Kind(
-                    token, token.charAt(0), token.indexOf('o') > 0, token.indexOf('a') > 0, token.indexOf('p') > 0, 1);
+                    token,
+                    token.charAt(0),
+                    token.indexOf('o') > 0,
+                    token.indexOf('a') > 0,
+                    token.indexOf('h') > 0,
+                    token.indexOf('p') > 0,
+                    1);
+        }
+
+        /** A key whose refused call may hold a slot: a sliding window with staggered advice (see decide.lua). */
+        boolean holds() {
+            return hold && advice && algorithm == '1';
         }
 
         boolean known() {
@@ -241,6 +256,8 @@ final class DecisionScripts {
         boolean known = kinds.stream().allMatch(Kind::known);
         boolean rings = known && kinds.stream().anyMatch(k -> k.algorithm() == '1' || k.algorithm() == 'w');
         boolean sliding = known && kinds.stream().anyMatch(k -> k.algorithm() == '1');
+        // a refused call holds a slot only when every key can: each is then written dated at that slot
+        boolean holding = known && kinds.stream().allMatch(Kind::holds);
         List<Map<String, String>> tokens = tokens(kinds, global);
 
         StringBuilder s = new StringBuilder("-- ratelimit decision script for calls of the shape ")
@@ -286,6 +303,13 @@ final class DecisionScripts {
                 }
                 s.append(section("spec", "refused", t));
             }
+            if (holding) {
+                s.append(section("decide", "hold", global));
+                for (int i = 0; i < kinds.size(); i++) {
+                    s.append(section("advice", "hold", tokens.get(i)));
+                }
+                s.append(section("decide", "hold end", global));
+            }
             s.append(section("decide", "commit", global));
             for (int i = 0; i < kinds.size(); i++) {
                 Kind kind = kinds.get(i);
@@ -308,7 +332,7 @@ final class DecisionScripts {
                 if (kind.penalty()) {
                     s.append(section("penalty", "answer", t));
                 }
-                if (kind.advice()) {
+                if (kind.advice() && !holding) {
                     s.append(section("advice", "answer", t));
                 }
                 s.append(section("spec", "answer", t));
@@ -343,6 +367,7 @@ final class DecisionScripts {
             t.put("position", Integer.toString(answer));
             t.put("algorithm", kind.algorithm() == '?' ? "0" : String.valueOf(kind.algorithm()));
             t.put("advice", Boolean.toString(kind.advice()));
+            t.put("hold", Boolean.toString(kind.hold()));
             t.put("penalty", Boolean.toString(kind.penalty()));
             t.put(
                     "forget",

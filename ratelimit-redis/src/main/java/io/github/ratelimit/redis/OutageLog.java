@@ -31,7 +31,12 @@ final class OutageLog {
     private volatile @Nullable String lastError;
 
     OutageLog(String target) {
-        this.target = target;
+        this.target = named(target);
+    }
+
+    /** Redis, with where it is when that is known: "Redis redis://10.0.0.5:6379", or "Redis" (named once). */
+    static String named(String target) {
+        return target.isEmpty() || target.equals("Redis") ? "Redis" : "Redis " + target;
     }
 
     /** Since when Redis is unavailable, or null while it answers. */
@@ -57,7 +62,7 @@ final class OutageLog {
         Instant started = since;
         if (started != null && repeatLogDue()) {
             log.warn(
-                    "Redis {} still unavailable (since {}, {}): {} calls answered without it so far",
+                    "{} still unavailable (since {}, {}): {} calls answered without it so far",
                     target,
                     started,
                     lastError,
@@ -73,7 +78,7 @@ final class OutageLog {
             since = Instant.now();
             answeredWithout.set(0);
             nextRepeatLog.set(System.nanoTime() + TimeUnit.SECONDS.toNanos(REPEAT_LOG_SECONDS));
-            log.warn("Redis {} is unavailable ({}); {}", target, cause, CONSEQUENCE);
+            log.warn("{} is unavailable ({}); {}", target, cause, CONSEQUENCE);
         }
     }
 
@@ -83,7 +88,7 @@ final class OutageLog {
         if (started != null) {
             since = null;
             log.info(
-                    "Redis {} answers again after {} ms; {} calls were answered without it",
+                    "{} answers again after {} ms; {} calls were answered without it",
                     target,
                     Duration.between(started, Instant.now()).toMillis(),
                     answeredWithout.get());

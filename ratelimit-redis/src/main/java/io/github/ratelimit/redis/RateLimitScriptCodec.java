@@ -42,17 +42,38 @@ final class RateLimitScriptCodec {
      * flags (the common request; null for a calendar quota), and its limit and window as a key of several windows
      * lists them.
      */
-    private record Spec(String start, String end, @Nullable String oneUnit, String window) {}
+    private record Spec(
+            String start, String end, long horizonMs, String options, @Nullable String oneUnit, String window) {}
 
     private Spec spec(RateLimit limit) {
         return specs.get(limit, l -> {
             boolean options = l.period() != null || !l.penalty().isZero() || l.ceiling() != l.limit();
             String start = (l.period() != null ? 5 : algorithmCode(l)) + "," + l.ceiling() + ',' + l.windowMs() + ',';
-            String end = "," + l.windowMs() * horizonWindows
-                    + (options ? "|" + l.limit() + ',' + l.penalty().toMillis() : "");
+            long horizonMs = l.windowMs() * horizonWindows;
+            String optionsText = options ? "|" + l.limit() + ',' + l.penalty().toMillis() : "";
+            String end = "," + horizonMs + optionsText;
             return new Spec(
-                    start, end, l.period() != null ? null : start + "1,0" + end, l.limit() + "," + l.windowMs());
+                    start,
+                    end,
+                    horizonMs,
+                    optionsText,
+                    l.period() != null ? null : start + "1,0" + end,
+                    l.limit() + "," + l.windowMs());
         });
+    }
+
+    /**
+     * Whether a refused call of this request may hold a slot (see decide.lua, hold): a plain sliding window (no options,
+     * not leased) with staggered advice.
+     */
+    static boolean canHold(LimitRequest request) {
+        RateLimit limit = request.limit();
+        return request.staggered()
+                && limit.algorithm() == io.github.ratelimit.annotation.Algorithm.SLIDING_WINDOW
+                && limit.period() == null
+                && limit.penalty().isZero()
+                && limit.ceiling() == limit.limit()
+                && !limit.leased();
     }
 
     /**
@@ -75,12 +96,34 @@ final class RateLimitScriptCodec {
      * best guess of Redis's clock (the script chooses among them by Redis's own).
      */
     String spec(LimitRequest request, long redisNowMs) {
+        return spec(request, redisNowMs, 0);
+    }
+
+    /**
+     * The same, for a call that may hold a slot up to {@code holdWithinMs} ahead when refused (0: it may not): its
+     * horizon is then that wait, if shorter, and it has flag 8 ({@link #canHold} must be true).
+     */
+    String spec(LimitRequest request, long redisNowMs, long holdWithinMs) {
         RateLimit limit = request.limit();
         Spec spec = spec(limit);
-        int flags = (request.shadow() ? 1 : 0) + (request.staggered() ? 2 : 0) + (request.checkOnly() ? 4 : 0);
-        String text = request.cost() == 1 && flags == 0 && spec.oneUnit() != null
-                ? spec.oneUnit()
-                : spec.start() + request.cost() + ',' + flags + spec.end();
+        int flags = (request.shadow() ? 1 : 0)
+                + (request.staggered() ? 2 : 0)
+                + (request.checkOnly() ? 4 : 0)
+                + (holdWithinMs > 0 ? 8 : 0);
+        String text;
+        if (holdWithinMs > 0) {
+            text = spec.start()
+                    + request.cost()
+                    + ','
+                    + flags
+                    + ','
+                    + Math.min(spec.horizonMs(), holdWithinMs)
+                    + spec.options();
+        } else {
+            text = request.cost() == 1 && flags == 0 && spec.oneUnit() != null
+                    ? spec.oneUnit()
+                    : spec.start() + request.cost() + ',' + flags + spec.end();
+        }
         if (limit.period() == null) {
             return text;
         }
@@ -98,7 +141,7 @@ final class RateLimitScriptCodec {
     }
 
     /**
-     * One slot's reply (see ratelimit.lua) in full: admitted, Redis time, four values per answer (allowed, remaining,
+     * One slot's reply (see ratelimit.lua) in full: admitted (2: holds a slot), Redis time, four values per answer (allowed, remaining,
      * reset ms, retry ms), then the positions (from 1) of answers whose staggered advice reached the horizon. The
      * script sends an answer that has room and resets a whole window from now as its remaining count alone; the window
      * is the request's.
@@ -177,9 +220,21 @@ final class RateLimitScriptCodec {
         }
     }
 
+    /**
+     * A slot's decision; a call that holds a slot (admitted 2, see decide.lua) is admitted at that slot's time, each
+     * outcome telling the wait ({@link Decision#startsIn}).
+     */
     static Decision toDecision(List<LimitRequest> requests, long[] reply) {
-        boolean admitted = reply[0] == 1;
-        Instant decidedAt = Instant.ofEpochMilli(reply[1]);
+        boolean admitted = reply[0] >= 1;
+        long wait = 0;
+        if (reply[0] == 2) {
+            for (int i = 0; i < requests.size(); i++) {
+                if (reply[2 + 4 * i] == 1) {
+                    wait = Math.max(wait, reply[2 + 4 * i + 3]);
+                }
+            }
+        }
+        Instant decidedAt = Instant.ofEpochMilli(reply[1] + wait);
         List<LimitOutcome> outcomes = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             int base = 2 + 4 * i;

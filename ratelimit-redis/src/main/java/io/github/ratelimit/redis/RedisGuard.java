@@ -224,7 +224,9 @@ public final class RedisGuard {
         if (!connected) {
             rejectedWhileOpen.incrementAndGet();
             throw outage.answeredWithout(
-                    "Redis " + target + " is not connected yet: " + outage.lastError(), Duration.ofSeconds(1), null);
+                    OutageLog.named(target) + " is not connected yet: " + outage.lastError(),
+                    Duration.ofSeconds(1),
+                    null);
         }
         long until = openUntil.get();
         long now = System.nanoTime();
@@ -317,15 +319,18 @@ public final class RedisGuard {
                 long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                 if (excused == 1) {
                     log.info(
-                            "{} calls in a row ran out of their {} ms budget, but Redis {} answered a probe in {} ms:"
+                            "{} calls in a row ran out of their {} ms budget, but {} answered a probe in {} ms:"
                                     + " the time was spent in this JVM before Redis (a cold start, a busy machine),"
                                     + " so the guard stays closed; those calls were answered without Redis",
                             failureThreshold,
                             budget.toMillis(),
-                            target,
+                            OutageLog.named(target),
                             tookMillis);
                 } else {
-                    log.debug("Calls ran out of budget but Redis {} answered a probe in {} ms", target, tookMillis);
+                    log.debug(
+                            "Calls ran out of budget but {} answered a probe in {} ms",
+                            OutageLog.named(target),
+                            tookMillis);
                 }
             }
             probing.set(false);

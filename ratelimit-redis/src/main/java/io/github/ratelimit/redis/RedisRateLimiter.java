@@ -1,5 +1,7 @@
 package io.github.ratelimit.redis;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
@@ -10,6 +12,7 @@ import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.SlotHolder;
 import io.github.ratelimit.core.Usage;
 import io.github.ratelimit.core.internal.Futures;
 import java.security.SecureRandom;
@@ -44,7 +47,7 @@ import org.redisson.client.codec.StringCodec;
  * <p>Under load, concurrent calls for the same slot share a script call (see {@code ScriptBatcher}); each is
  * still decided on its own, all or nothing, in the order it was queued.
  */
-public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Source, AutoCloseable {
+public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Source, SlotHolder, AutoCloseable {
 
     private final RateLimitEvents events = new RateLimitEvents();
 
@@ -84,6 +87,19 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     private final Leases leases;
     /** What an announced reset makes this instance forget, made once (asked on every refusal kept). */
     private final Function<String, CompletionStage<?>> onReset = this::forgetRefusals;
+
+    /** Counts resets and credits heard here (of every key), so that a slot held can tell one came after it. */
+    private final AtomicLong resetsHeard = new AtomicLong();
+
+    /** The count of {@link #resetsHeard} at each key's last reset or credit heard, kept long enough for any hold. */
+    private final Cache<String, Long> lastResetOf = Caffeine.newBuilder()
+            .maximumSize(RedisKeys.MAX_CACHED_LIMITS)
+            .expireAfterWrite(Duration.ofHours(1))
+            .executor(Runnable::run) // see RedisKeys
+            .build();
+
+    /** Gives back a slot held by a waiting call whose caller gave up (ratelimit_release.lua). */
+    static final LuaScript RELEASE = LuaScript.load("ratelimit_release", "ring");
 
     private final RedissonClient redisson;
     /** Give-backs are told apart by this limiter's random 64 bits and a counter (unique, made without blocking). */
@@ -257,6 +273,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
                 granted = Math.min(granted, Math.max(0, ScriptExecutor.number(given)));
             }
         }
+        for (String key : made.byKey.keySet()) {
+            heardReset(key);
+        }
         if (localRefusals != null) {
             for (String key : made.byKey.keySet()) {
                 localRefusals.forget(key);
@@ -278,6 +297,112 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     @Override
     public CompletableFuture<Decision> tryAcquireAsync(List<LimitRequest> requests) {
         return RateLimitEvents.observeAsync(events.deciding(requests), () -> tryAcquireNowAsync(requests));
+    }
+
+    /**
+     * A waiting call's decision (see {@link SlotHolder}): a call of plain sliding windows with staggered advice, in one
+     * hash slot, holds the slot it is advised when refused, if that falls within {@code within}; any other is decided
+     * as {@link #tryAcquire} decides it.
+     */
+    @Override
+    public Held hold(List<LimitRequest> requests, Duration within) {
+        if (!holdable(requests)) {
+            return Held.none(tryAcquire(requests));
+        }
+        Call[] made = new Call[1];
+        Decision decision = RateLimitEvents.observe(events.deciding(requests), () -> {
+            Call call = new Call(requests, true, within.toMillis());
+            made[0] = call;
+            return call.local != null ? call.local : call.decide(guard.call(call::send));
+        });
+        return held(made[0], decision);
+    }
+
+    @Override
+    public CompletionStage<Held> holdAsync(List<LimitRequest> requests, Duration within) {
+        if (!holdable(requests)) {
+            return tryAcquireAsync(requests).thenApply(Held::none);
+        }
+        Call call;
+        try {
+            call = new Call(requests, true, within.toMillis());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return RateLimitEvents.observeAsync(
+                        events.deciding(requests),
+                        () -> call.local != null
+                                ? CompletableFuture.completedFuture(call.local)
+                                : guard.callAsync(call::send).thenApply(call::decide))
+                .thenApply(decision -> held(call, decision));
+    }
+
+    private static boolean holdable(List<LimitRequest> requests) {
+        for (LimitRequest request : requests) {
+            if (!RateLimitScriptCodec.canHold(request)) {
+                return false;
+            }
+        }
+        return !requests.isEmpty();
+    }
+
+    /** A decision's slot, if it holds one: stands until a reset or credit of one of its keys is heard. */
+    private Held held(Call call, Decision decision) {
+        if (!decision.allowed() || decision.startsIn().isZero()) {
+            return Held.none(decision);
+        }
+        long heardWhenHeld = resetsHeard.get();
+        if (localRefusals != null) {
+            resets.listen(onReset); // resets elsewhere are heard from now on
+        }
+        List<String> slotKeys = List.copyOf(call.byKey.keySet());
+        long at = decision.decidedAt().toEpochMilli();
+        return new Held() {
+            @Override
+            public Decision decision() {
+                return decision;
+            }
+
+            @Override
+            public boolean stands() {
+                Long all = lastResetOf.getIfPresent(FORGET_ALL);
+                if (all != null && all > heardWhenHeld) {
+                    return false;
+                }
+                for (String key : slotKeys) {
+                    Long last = lastResetOf.getIfPresent(key);
+                    if (last != null && last > heardWhenHeld) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+
+            @Override
+            public void giveUp() {
+                List<Object> keys = new ArrayList<>(slotKeys.size());
+                List<Object> args = new ArrayList<>(1 + 2 * slotKeys.size());
+                args.add(at);
+                for (Map.Entry<String, LimitRequest> taken : call.byKey.entrySet()) {
+                    LimitRequest request = taken.getValue();
+                    if (!request.checkOnly() && request.cost() > 0) {
+                        keys.add(taken.getKey());
+                        args.add(request.limit().windowMs());
+                        args.add(request.cost());
+                    }
+                }
+                if (keys.isEmpty()) {
+                    return;
+                }
+                GiveBacks.send(
+                        events, "held-slot", () -> executor.callAsync(RELEASE, keys, args.toArray()), reply -> true);
+            }
+        };
+    }
+
+    /** Counts a reset or credit of {@code key} ({@link #FORGET_ALL}: of every key) for the slots held. */
+    private void heardReset(String key) {
+        lastResetOf.put(key, resetsHeard.incrementAndGet());
     }
 
     private CompletableFuture<Decision> tryAcquireNowAsync(List<LimitRequest> requests) {
@@ -318,12 +443,22 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
         final long resetsWhenSent;
 
+        /** How far ahead the call may hold a slot when refused (see {@link #hold}); 0: it may not. */
+        final long holdWithinMs;
+
         Call(List<LimitRequest> requests) {
             this(requests, true);
         }
 
-        /** @param refusedLocally whether a refusal kept in memory may answer the call */
         Call(List<LimitRequest> requests, boolean refusedLocally) {
+            this(requests, refusedLocally, 0);
+        }
+
+        /**
+         * @param refusedLocally whether a refusal kept in memory may answer the call
+         * @param holdWithinMs how far ahead the call may hold a slot when refused; 0: it may not
+         */
+        Call(List<LimitRequest> requests, boolean refusedLocally, long holdWithinMs) {
             CallKeys made = new CallKeys(requests, keys);
             byKey = made.byKey;
             long now = localRefusals == null ? 0 : LocalRefusals.now();
@@ -333,6 +468,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             // refused in the JVM: nothing is sent, nothing planned
             callKeys = local != null ? made : made.plan(cluster);
             groups = callKeys.groups;
+            // a slot is held in one script call, all or nothing: not across hash slots
+            this.holdWithinMs = groups.size() == 1 ? holdWithinMs : 0;
         }
 
         CompletionStage<List<Object>> send() {
@@ -349,8 +486,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         private CompletionStage<List<Object>> sendNow() {
             List<CompletableFuture<Object>> parts = new ArrayList<>(groups.size());
             long redisNow = redisClock.known() ? redisClock.guess() : 0;
-            callKeys.scriptKeys.forEach((slot, ofSlot) -> parts.add(
-                    batcher.submit(slot, callKeys.withCursors(ofSlot), callKeys.arguments(ofSlot, codec, redisNow))));
+            callKeys.scriptKeys.forEach((slot, ofSlot) -> parts.add(batcher.submit(
+                    slot, callKeys.withCursors(ofSlot), callKeys.arguments(ofSlot, codec, redisNow, holdWithinMs))));
             CompletableFuture<List<Object>> replies = ScriptBatcher.allOf(parts);
             if (groups.size() == 1) {
                 return replies;
@@ -451,7 +588,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
                 }
             }
             Decision decision = new Decision(admitted, ordered, decidedAt);
-            redisClock.saw(decidedAt.toEpochMilli());
+            redisClock.saw(decidedAt.toEpochMilli() - decision.startsIn().toMillis()); // a slot held is ahead
             if (!admitted && localRefusals != null) {
                 rememberRefusal(decision, byKey, sent, resetsWhenSent);
             }
@@ -507,6 +644,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
     /** Forgets the refusals kept of an announced key ({@link #FORGET_ALL}: of every key). */
     private CompletionStage<?> forgetRefusals(String key) {
+        heardReset(key);
         LocalRefusals refusals = localRefusals;
         if (refusals != null) {
             if (FORGET_ALL.equals(key)) {
@@ -533,6 +671,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             return;
         }
         executor.delete(key);
+        heardReset(key);
         if (!limit.penalty().isZero()) {
             executor.delete(RedisKeys.penaltyKey(key)); // out of the box too
         }
@@ -661,6 +800,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     @Override
     public void forgetLocalState() {
         leases.giveBackAll();
+        heardReset(FORGET_ALL);
         if (localRefusals != null) {
             localRefusals.forgetAll();
             resets.announceAndWait(FORGET_ALL);

@@ -138,7 +138,7 @@ local function options_spec(text, now_ms)
     end
     g, l, w, q, f, h, c, penalty =
         tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h), tonumber(c), tonumber(penalty)
-    if l < 1 or w < 1 or q > l or f > 7 or c < l then
+    if l < 1 or w < 1 or q > l or f > 15 or c < l then
         return nil
     end
     local p = {g, l, w, q, f, h, false, c, penalty}
@@ -324,28 +324,31 @@ for c = 1, calls do
                         entries = entries .. rep('\0', live * SLOT - #entries)
                     end
                     head, oldest = live % capacity, sunpack('>I6', entries)
-                    call('SET', kn, spack(HEADER, head, live, newest, oldest, capacity) .. entries, 'PX', window)
+                    call('SET', kn, spack(HEADER, head, live, newest, oldest, capacity) .. entries, 'PX',
+                        format('%d', max(newest, now_ms) - now_ms + window))
                 end
                 cap = capacity
             end
             if live == 0 then
                 newest, oldest = 0, 0
             end
-            local now = max(now_ms, newest) -- never let a clock step back reopen the window
-            if not entry and (live > 0 and now - oldest >= window or live + cost > limit) then
+            -- entries are dated at least the newest (a clock stepped back, a slot held ahead by a waiting call of a
+            -- script of its own shape), so the ring stays in time order; what is live is counted at Redis's time
+            local now = max(now_ms, newest)
+            if not entry and (live > 0 and now_ms - oldest >= window or live + cost > limit) then
                 entry, still_live, write, settle = ring_entries(SLOT)
             end
-            if kn == kept and run_count > 0 and (live > 0 and now - oldest >= window or live + cost > limit) then
+            if kn == kept and run_count > 0 and (live > 0 and now_ms - oldest >= window or live + cost > limit) then
                 write(kept, HEAD, cap, run_first, run_count, spack('>I6', run_now)) -- before entries are read
                 run_count = 0
             end
             local moved = false -- whether the oldest live entry is another than the header says
-            if live > 0 and now - oldest >= window then
+            if live > 0 and now_ms - oldest >= window then
                 local was = oldest
-                live, oldest = still_live(kn, HEAD, head, cap, live, oldest, window, now)
+                live, oldest = still_live(kn, HEAD, head, cap, live, oldest, window, now_ms)
                 moved = oldest ~= was
             end
-            local reset = live > 0 and newest + window - now or 0
+            local reset = live > 0 and newest + window - now_ms or 0
             if cost == 0 then
                 r[b + ALLOWED], r[b + REMAINING], r[b + RESET], r[b + RETRY] = 1, limit - live, reset, 0
             elseif live + cost > limit then
@@ -480,7 +483,7 @@ for c = 1, calls do
         local b = (i - 1) * STRIDE
         local p, kn, cursor = r[b + R_SPEC], r[b + R_KEY], r[b + R_CURSOR]
         local g, cost, flags = p[ALGORITHM], p[COST], p[FLAGS]
-        local took = out[1] == 1 and r[b + ALLOWED] == 1 and flags < 4 -- taken unless check only
+        local took = out[1] == 1 and r[b + ALLOWED] == 1 and flags % 8 < 4 -- taken unless check only (8, hold: ignored here)
         if took and cost > 0 then
             if g == 1 then
                 local head, now, live, oldest, cap =
@@ -527,11 +530,12 @@ for c = 1, calls do
                         header = header .. spack('>I6', oldest)
                     end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
                     call('SETRANGE', kn, '0', header)
-                    call('PEXPIRE', kn, window_text)
+                    call('PEXPIRE', kn, now == now_ms and window_text or format('%d', now - now_ms + p[WINDOW]))
                     kept, kept_dirty, run_count = kn, false, 0
                 end
                 kept_head, kept_live, kept_newest = (head + cost) % cap, live + cost, now
-                kept_oldest, kept_cap, kept_window = live == 0 and now or oldest, cap, window_text
+                kept_oldest, kept_cap = live == 0 and now or oldest, cap
+                kept_window = now == now_ms and window_text or format('%d', now - now_ms + p[WINDOW])
             elseif g == 2 or g == 5 then
                 if r[b + FW_FRESH] then
                     call('SET', kn, format('%d', r[b + FW_COUNT] + cost), 'PX', format('%d', r[b + FW_TTL]))

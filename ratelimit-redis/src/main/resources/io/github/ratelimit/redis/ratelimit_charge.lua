@@ -63,9 +63,9 @@ for i = 2, #KEYS do
             if live == 0 then
                 newest, oldest = 0, 0
             end
-            local now = max(now_ms, newest)
-            if live > 0 and now - oldest >= window then
-                live, oldest = still_live(kn, HEAD, head, cap, live, oldest, window, now)
+            local now = max(now_ms, newest) -- dated at least the newest: the ring stays in time order
+            if live > 0 and now_ms - oldest >= window then -- what is live is counted at Redis's time
+                live, oldest = still_live(kn, HEAD, head, cap, live, oldest, window, now_ms)
             end
             local n = min(units, cap)
             write(kn, HEAD, cap, head, n, spack('>I6', now))
@@ -80,7 +80,7 @@ for i = 2, #KEYS do
                 live, oldest = cap, entry(kn, HEAD, head, cap, 0)
             end
             call('SETRANGE', kn, '0', spack(HEADER, head, live, now, oldest, cap))
-            call('PEXPIRE', kn, format('%d', window))
+            call('PEXPIRE', kn, format('%d', now - now_ms + window))
         elseif g == 2 then
             if call('PTTL', kn) > 0 then
                 call('INCRBY', kn, format('%d', units))

@@ -100,9 +100,8 @@ for i = 2, #KEYS do
         local h = call('GETRANGE', kn, '0', HEAD_LAST)
         if #h >= HEAD then
             local head, live, newest, oldest, cap = sunpack(HEADER, h)
-            local now = max(now_ms, newest)
-            if live > 0 and now - oldest >= window then
-                live, oldest = still_live(kn, HEAD, head, cap, live, oldest, window, now)
+            if live > 0 and now_ms - oldest >= window then -- what is live is counted at Redis's time
+                live, oldest = still_live(kn, HEAD, head, cap, live, oldest, window, now_ms)
             end
             given = min(units, live)
             if given > 0 then

@@ -9,6 +9,7 @@ import io.github.ratelimit.test.kit.LockManagerContract;
 import io.github.ratelimit.test.kit.RateLimiterContract;
 import io.github.ratelimit.test.kit.SingleUseTokensContract;
 import io.github.ratelimit.test.kit.UsageContract;
+import io.github.ratelimit.test.kit.WaitingContract;
 import io.github.ratelimit.test.support.RedisClusterProcess;
 import io.github.ratelimit.test.support.RedisTopology;
 import java.util.HexFormat;
@@ -55,6 +56,14 @@ abstract class TestKitOnRedis {
         @Override
         protected boolean callsAreAtomic() {
             return !(topology() instanceof RedisClusterProcess);
+        }
+    }
+
+    @Nested
+    class Waiting extends WaitingContract {
+        @Override
+        protected RateLimiter newInstance() {
+            return new RedisRateLimiter(client(), "kit:", Guards.patient());
         }
     }
 

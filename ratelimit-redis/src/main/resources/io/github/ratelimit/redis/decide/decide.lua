@@ -11,7 +11,7 @@
 -- KEYS      the keys of the calls, in order (all in one hash slot); a key with staggered advice is followed by its
 --           advice cursor key, a key with a penalty then by its penalty key
 --
--- Returns one string per call, integers joined by commas: admitted (1/0), Redis time ms, then an answer per key (per
+-- Returns one string per call, integers joined by commas: admitted (1/0; 2: holds a slot, see hold), Redis time ms, then an answer per key (per
 -- window of a key of several): its remaining count alone when it has room and resets a whole window from now (the
 -- common case), else allowed - 2 (so negative), remaining, reset ms, retry ms; then, only if staggered advice reached
 -- the horizon, the positions (from 1) of those answers. Time comes from the Redis server only.
@@ -68,14 +68,29 @@ local replies = {}
 local out = {0, 0, 0} -- the current call's answers (reused: a call's reply is made of the first m)
 for c = 1, calls do
     local a, kb = 2 + (c - 1) * ($positions + 1), (c - 1) * $keys
-    local admitted = 1
+    local admitted, held, capped = 1, nil, nil -- held: the time of the slot a refused waiting call holds
+
+--- hold
+    -- A refused call that will wait (keys that hold: sliding windows with staggered advice) holds a slot when every key
+    -- that refused it was advised a time within its horizon (the caller's wait): the latest of those times, and never
+    -- before a key's newest entry, so that each ring stays in time order. Then each of its keys takes its cost dated
+    -- then (sliding.lua, hold), and the call is answered admitted (2) with the time to wait: the caller goes on at its
+    -- slot without asking again. Otherwise it is refused with that advice.
+    if admitted == 0 then
+        held = now_ms
+
+--- hold end
+        if held then
+            admitted = 2
+        end
+    end
 
 --- commit
-    -- the call is admitted: each key with room takes its cost (unless only checked)
+    -- the call is admitted (1), or holds a slot (2): each key with room takes its cost (unless only checked)
 
 --- answers
     out[1], out[2] = admitted, now_ms
-    local m, capped = 2, nil
+    local m = 2
 
 --- reply
     if capped then

@@ -54,15 +54,18 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
                     entries = entries .. rep('\0', live$i * SLOT - #entries)
                 end
                 head$i, oldest$i = live$i % capacity, sunpack('>I6', entries)
-                call('SET', kn$i, spack(HEADER, head$i, live$i, newest, oldest$i, capacity) .. entries, 'PX', window)
+                call('SET', kn$i, spack(HEADER, head$i, live$i, newest, oldest$i, capacity) .. entries, 'PX',
+                    format('%d', max(newest, now_ms) - now_ms + window))
             end
             cap$i = capacity
         end
         if live$i == 0 then
             newest, oldest$i = 0, 0
         end
-        now$i = max(now_ms, newest) -- never let a clock step back reopen the window
-        local leaving = live$i > 0 and now$i - oldest$i >= window
+        -- entries are dated at least the newest (a clock that steps back, a slot held ahead), so the ring stays in time
+        -- order; what is live is counted at Redis's time, so that an entry dated ahead counts from now on
+        now$i = max(now_ms, newest)
+        local leaving = live$i > 0 and now_ms - oldest$i >= window
         if not entry and (leaving or live$i + cost > limit) then
             entry, still_live, write, settle = ring_entries(SLOT)
         end
@@ -72,10 +75,10 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
         end
         if leaving then
             local was = oldest$i
-            live$i, oldest$i = still_live(kn$i, HEAD, head$i, cap$i, live$i, oldest$i, window, now$i)
+            live$i, oldest$i = still_live(kn$i, HEAD, head$i, cap$i, live$i, oldest$i, window, now_ms)
             moved$i = oldest$i ~= was -- the oldest live entry is another than the header says
         end
-        local reset = live$i > 0 and newest + window - now$i or 0
+        local reset = live$i > 0 and newest + window - now_ms or 0
         if cost == 0 then
             allowed$i, remaining$i, reset$i, retry$i = 1, limit - live$i, reset, 0
         elseif live$i + cost > limit then
@@ -89,8 +92,12 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
     end
 
 --- commit
-    if took$i and cost$i > 0 then
+    if took$i and cost$i > 0 and held then
+        ${held}
+    elseif took$i and cost$i > 0 then
         local head, now, live, oldest, cap, cost = head$i, now$i, live$i, oldest$i, cap$i, cost$i
+        -- a key whose newest entry is ahead of Redis's time (a slot held) lives until that entry leaves
+        local expiry = now == now_ms and p$i[7] or format('%d', now - now_ms + p$i[3])
         if kn$i == kept then
             -- checked from the kept header: the entries join those kept, which they follow in the ring at the same
             -- time (else those are written first); the header and expiry wait
@@ -121,12 +128,35 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
                 header = header .. spack('>I6', oldest)
             end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
             call('SETRANGE', kn$i, '0', header)
-            call('PEXPIRE', kn$i, p$i[7])
+            call('PEXPIRE', kn$i, expiry)
             kept, kept_dirty, run_count = kn$i, false, 0
         end
         kept_head, kept_live, kept_newest = (head + cost) % cap, live + cost, now
-        kept_oldest, kept_cap, kept_window = live == 0 and now or oldest, cap, p$i[7]
+        kept_oldest, kept_cap, kept_window = live == 0 and now or oldest, cap, expiry
     end
+
+--- held
+        -- The call holds a slot at `held` (decide.lua): the cost is taken now, dated then, in the place of the oldest
+        -- entries. Where those are still live, each is replaced by one at least a window later (the slot is never
+        -- before the earliest time the cost fits), so no count falls: the ring counts the slot from now on, and as an
+        -- admission from its time. Written at once; a ring kept for the batch is written first and read again after.
+        if kept_dirty then
+            settle(kept, HEAD, kept_cap, run_first, run_count, run_now,
+                spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap), kept_window)
+        end
+        kept, kept_dirty, run_count = nil, false, 0
+        if not entry then
+            entry, still_live, write, settle = ring_entries(SLOT)
+        end
+        local head, live, oldest, cap, cost = head$i, live$i, oldest$i, cap$i, cost$i
+        if live + cost > cap then -- live entries are replaced: the oldest live one is then the one after them
+            oldest, live = cost < cap and entry(kn$i, HEAD, head, cap, cost) or held, cap
+        else
+            oldest, live = live == 0 and held or oldest, live + cost
+        end
+        write(kn$i, HEAD, cap, head, cost, spack('>I6', held))
+        call('SETRANGE', kn$i, '0', spack(HEADER, (head + cost) % cap, live, held, oldest, cap))
+        call('PEXPIRE', kn$i, format('%d', held - now_ms + p$i[3]))
 
 --- forget
         if kept == kn$i then

@@ -1,6 +1,7 @@
 -- A key's spec of one window, checked and parsed once per script call into an array: [1] algorithm (1 sliding window,
 -- 2 fixed window, 3 token bucket, 5 calendar quota), [2] limit, [3] window ms, [4] cost, [5] flags (added: 1 shadow,
--- 2 staggered retry advice, 4 check only: decided and reported, never taken, as for a call counted only if it fails),
+-- 2 staggered retry advice, 4 check only: decided and reported, never taken, as for a call counted only if it fails,
+-- 8 holds: a refused call may hold a slot within the horizon, see decide.lua),
 -- [6] horizon ms (how far ahead staggered advice may reach), [7] the window as text, [8] capacity (the limit, or the
 -- budget a share of it counts in; the limit is then its ceiling), [9] penalty ms (0: none), and for a calendar quota
 -- [10] and [11] the start and end of the period Redis's clock falls in.
@@ -18,7 +19,7 @@
             return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
         end
         g, l, w, q, f, h = tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h)
-        if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 7 or (f % 4 >= 2) ~= $advice then
+        if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or (f % 4 >= 2) ~= $advice or (f >= 8) ~= $hold then
             return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
         end
         specs_$kind[text] = {g, l, w, q, f, h, format('%d', w), l, 0}
@@ -35,7 +36,7 @@
         g, l, w, q, f, h, cap, penalty =
             tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h), tonumber(cap),
             tonumber(penalty)
-        if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 7 or cap < l or (f % 4 >= 2) ~= $advice
+        if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or cap < l or (f % 4 >= 2) ~= $advice or (f >= 8) ~= $hold
             or (penalty > 0) ~= $penalty or (g == 5) == (rest == '') then
             return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
         end
@@ -77,13 +78,17 @@ local specs_$kind = {} -- the specs of keys of this kind, by text
     end
 
 --- took
-    local took$i = admitted == 1 and allowed$i == 1 and flags$i < 4 -- taken unless only checked
+    -- taken unless only checked; a call that holds a slot takes it from each enforced key, with room now or not
+    local took$i = (allowed$i == 1 and admitted >= 1 or admitted == 2 and flags$i % 2 == 0) and flags$i % 8 < 4
 
 --- answer
     -- a key with room reports what is left after taking the cost; if it took nothing, the cost is added back. The
     -- common answer, room and a whole window to its reset, is the remaining count alone
     if allowed$i == 1 and not took$i then
         remaining$i = remaining$i + cost$i
+    end
+    if admitted == 2 and took$i then -- the slot held: admitted then, with nothing known left
+        allowed$i, remaining$i, reset$i, retry$i = 1, 0, held - now_ms + p$i[3], held - now_ms
     end
     if allowed$i == 1 and retry$i == 0 and reset$i == p$i[3] and remaining$i >= 0 then
         out[m + 1], m = remaining$i, m + 1

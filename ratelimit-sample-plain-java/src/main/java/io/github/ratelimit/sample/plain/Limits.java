@@ -39,12 +39,13 @@ public final class Limits implements AutoCloseable {
 
     public Limits(String redisUrl) {
         Config config = new Config();
-        config.setLazyInitialization(true); // connect on first use: the constructor never waits for Redis
+        config.setLazyInitialization(true); // the connector connects: Redis down never fails the constructor
         config.useSingleServer().setAddress(redisUrl);
         redisson = Redisson.create(config);
         RedisGuard guard = RedisGuard.defaults(); // 200 ms per call, a circuit breaker
         connector = new RedisConnector(redisson, guard, Duration.ofSeconds(3), Duration.ofSeconds(1), List.of());
-        connector.start(); // connects in the background and retries; until then calls fail fast
+        connector.start(); // connects in the background, and retries while Redis is down
+        connector.awaitFirstAttempt(Duration.ofSeconds(3)); // ready when Redis is: waits at most 3 s
         // the one decision flow: while Redis cannot decide, this instance's memory does (failure mode local)
         decisions = RateLimitDecisions.of(new RedisRateLimiter(redisson, "ratelimit:", guard));
         tokens = new RedisSingleUseTokens(redisson, "ratelimit:", guard);

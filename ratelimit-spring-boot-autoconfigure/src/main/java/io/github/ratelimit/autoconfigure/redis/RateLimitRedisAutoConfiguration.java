@@ -54,9 +54,6 @@ public final class RateLimitRedisAutoConfiguration {
     /** How often each instance announces itself in Redis (an announcement lasts three times as long). */
     static final Duration ANNOUNCE_EVERY = Duration.ofSeconds(2);
 
-    /** The longest the start waits for the first attempt to connect, unless Redis is required at startup. */
-    static final Duration STARTUP_WAIT = Duration.ofSeconds(1);
-
     @Bean
     RedisGuard rateLimitRedisGuard(RateLimitProperties properties, ObjectProvider<RedissonClient> redisson) {
         RateLimitProperties.Redis redis = properties.getRedis();
@@ -67,10 +64,9 @@ public final class RateLimitRedisAutoConfiguration {
     }
 
     /**
-     * Connects in the background and waits for the first attempt at most {@link #STARTUP_WAIT} (Redis refused, an
-     * unknown host or a wrong password fail the attempt at once), so that an application whose Redis is up decides
-     * from its first request. With require-at-startup it waits up to connect-timeout, and a failed attempt fails the
-     * start.
+     * Connects in the background and waits for the first attempt at most connect-timeout (Redis refused, an unknown
+     * host or a wrong password fail the attempt at once), so that an application whose Redis is up decides from its
+     * first request, however slow the machine is at starting. With require-at-startup a failed attempt fails the start.
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnBean(RedissonClient.class)
@@ -81,8 +77,7 @@ public final class RateLimitRedisAutoConfiguration {
                 redisson, guard, connectTimeout, CONNECT_RETRY, List.of(new RedisMemoryPolicyCheck()));
         connector.start();
         boolean required = properties.getRedis().isRequireAtStartup();
-        Throwable failure = connector.awaitFirstAttempt(
-                required || connectTimeout.compareTo(STARTUP_WAIT) < 0 ? connectTimeout : STARTUP_WAIT);
+        Throwable failure = connector.awaitFirstAttempt(connectTimeout);
         if (failure != null && required) {
             connector.close();
             String reason = guard.lastError() != null ? guard.lastError() : String.valueOf(failure.getMessage());
