@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.redisson.RedissonShutdownException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +69,16 @@ final class GiveBacks {
         return outcome.whenComplete((given, never) -> events.gaveBack(what, given));
     }
 
+    /** Whether a call failed because its Redis client was shut down. */
+    static boolean shutDown(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedissonShutdownException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static void attempt(
             String what,
             Supplier<CompletionStage<List<Object>>> send,
@@ -83,6 +94,11 @@ final class GiveBacks {
         sent.whenComplete((reply, error) -> {
             if (error == null) {
                 outcome.complete(gaveBack.apply(reply) ? GiveBack.GIVEN_BACK : GiveBack.NOTHING_TAKEN);
+            } else if (shutDown(error)) {
+                // the client was shut down (the application, or a test's context, stops): nothing is sent any more,
+                // and nothing outlives it to log into whatever runs next
+                log.debug("A {} was not given back: its Redis client was shut down", what);
+                outcome.complete(GiveBack.FAILED);
             } else if (attempt < PAUSES.size()) {
                 TIMER.schedule(
                         () -> attempt(what, send, gaveBack, attempt + 1, outcome),

@@ -29,7 +29,8 @@ class FootprintTest {
     @BeforeAll
     static void start() {
         client = SharedRedis.get().newClient();
-        limiter = new RedisRateLimiter(client, "footprint:", io.github.ratelimit.redis.RedisGuard.defaults());
+        // a measurement, not a test of budgets: a busy machine must not turn a slow answer into a failure
+        limiter = new RedisRateLimiter(client, "footprint:", Guards.patient());
     }
 
     @AfterAll

@@ -768,16 +768,22 @@ abstract class RateLimiterContract extends TwoRateLimiters {
 
     /**
      * Many threads on two instances hammer a fixed window that is full, across the moment it frees up: local
-     * refusals never refuse what Redis would admit, so the next window admits exactly its limit.
+     * refusals never refuse what Redis would admit, so the next window admits exactly its limit. The threads stop
+     * before a third window can open, on Redis's clock as the first window's reset tells it (a window of two seconds
+     * starts at its first admitted call), however long the first calls took.
      */
     @Test
     void localRefusalsAdmitExactlyTheLimitWhenTheWindowFreesUp() throws Exception {
-        RateLimit limit = RateLimit.of("local-race", Algorithm.FIXED_WINDOW, 5, 1_000);
+        RateLimit limit = RateLimit.of("local-race", Algorithm.FIXED_WINDOW, 5, 2_000);
         String id = fresh();
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 4; i++) {
             assertThat(acquire(instanceA, limit, id).allowed()).isTrue();
         }
-        long filled = System.nanoTime();
+        long sent = System.nanoTime();
+        Decision fifth = acquire(instanceA, limit, id);
+        assertThat(fifth.allowed()).isTrue();
+        // the second window opens at the first's end or later and lasts 2 s: until then plus 1.8 s, no third one
+        long stopAt = sent + fifth.outcomes().get(0).resetAfter().toNanos() + TimeUnit.MILLISECONDS.toNanos(1_800);
         AtomicInteger admitted = new AtomicInteger();
         AtomicInteger local = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(32);
@@ -788,8 +794,7 @@ abstract class RateLimiterContract extends TwoRateLimiters {
                 RedisRateLimiter instance = t % 2 == 0 ? instanceA : instanceB;
                 futures.add(pool.submit(() -> {
                     go.await();
-                    // until 1.6 s after the first window was filled: the second window opens at about 1 s
-                    while (System.nanoTime() - filled < TimeUnit.MILLISECONDS.toNanos(1_600)) {
+                    while (System.nanoTime() - stopAt < 0) {
                         Decision decision = acquire(instance, limit, id);
                         if (decision.allowed()) {
                             admitted.incrementAndGet();

@@ -1,5 +1,6 @@
 package io.github.ratelimit.test.support;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -35,6 +36,21 @@ public final class Stalls implements AutoCloseable {
     /** Starts watching; close to stop. */
     public static Stalls watch() {
         return new Stalls();
+    }
+
+    /**
+     * A latency budget for a test that must see calls answered in time while Redis answers, and run out of it while
+     * Redis is frozen: {@code base} plus four times the worst stall this machine shows over a third of a second, at
+     * most {@code base} plus two seconds. A test that freezes Redis freezes it for longer than the budget it got.
+     */
+    public static Duration budget(Duration base) {
+        try (Stalls stalls = watch()) {
+            Thread.sleep(333);
+            return base.plusMillis(Math.min(2_000, 4 * stalls.worstMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return base;
+        }
     }
 
     private void sample() {
