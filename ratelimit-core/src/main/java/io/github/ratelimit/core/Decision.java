@@ -82,8 +82,8 @@ public record Decision(
     /**
      * How long the caller waits before going on: zero, unless a call that waits for room
      * ({@link RateLimiter#tryAcquire(List, Duration)}) was admitted to a slot held ahead for it, counted at that slot's
-     * time ({@link #decidedAt}); then the time from the decision to the slot. The waiting methods have waited it before
-     * they return.
+     * time ({@link #decidedAt}); then the time from the decision to the slot, as a {@link SlotHolder} answers. The
+     * waiting methods wait it, and return the decision as of the slot (this zero, each reset counted from the slot).
      */
     public Duration startsIn() {
         Duration longest = Duration.ZERO;

@@ -59,7 +59,7 @@ final class Waiting {
             }
             waited = true;
             if (decision.allowed() && held.stands()) {
-                return told(limiter, requests, decision, true, started); // its slot has come
+                return told(limiter, requests, arrived(decision), true, started); // its slot has come
             }
             asked = again; // back at its slot: if it was taken, the earliest retry, not the end of the queue
         }
@@ -133,7 +133,7 @@ final class Waiting {
                                 return;
                             }
                             if (decision.allowed() && held.stands()) {
-                                result.complete(told(limiter, requests, decision, true, started));
+                                result.complete(told(limiter, requests, arrived(decision), true, started));
                             } else {
                                 attempt(again, true);
                             }
@@ -157,6 +157,23 @@ final class Waiting {
             return holder.holdAsync(asked, Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(within)));
         }
         return limiter.tryAcquireAsync(asked).thenApply(Held::none);
+    }
+
+    /** A slot held, as its caller sees it when the slot has come: admitted now, each reset counted from now. */
+    private static Decision arrived(Decision held) {
+        Duration waited = held.startsIn();
+        List<Decision.LimitOutcome> now = new ArrayList<>(held.outcomes().size());
+        for (Decision.LimitOutcome outcome : held.outcomes()) {
+            Duration reset = outcome.resetAfter().minus(waited);
+            now.add(new Decision.LimitOutcome(
+                    outcome.request(),
+                    outcome.allowed(),
+                    outcome.remaining(),
+                    reset.isNegative() ? Duration.ZERO : reset,
+                    outcome.allowed() ? Duration.ZERO : outcome.retryAfter(),
+                    outcome.adviceCapped()));
+        }
+        return new Decision(true, now, held.decidedAt(), held.servedLocally(), held.requests());
     }
 
     /** What a caller that gave up its slot is told: refused, advised that slot. */

@@ -15,6 +15,7 @@ import io.github.ratelimit.core.Usage;
 import io.github.ratelimit.test.support.RedisProcess;
 import io.github.ratelimit.test.support.SharedCluster;
 import io.github.ratelimit.test.support.SharedRedis;
+import io.github.ratelimit.test.support.Stalls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -219,7 +220,9 @@ class LeasedLimitsTest {
             RedissonClient client = redis.newClient();
             try {
                 RedisRateLimiter limiter = new RedisRateLimiter(
-                        client, "ratelimit:", new RedisGuard(Duration.ofMillis(300), 100, Duration.ofSeconds(1)));
+                        client,
+                        "ratelimit:",
+                        new RedisGuard(Stalls.budget(Duration.ofMillis(300)), 100, Duration.ofSeconds(1)));
                 ConcurrentLinkedQueue<Long> taken = listen(limiter);
                 // a first call of cost 40 leases 40
                 assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, "all", 40)))

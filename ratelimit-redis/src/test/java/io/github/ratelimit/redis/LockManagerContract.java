@@ -193,8 +193,7 @@ abstract class LockManagerContract {
     void aCrashedHoldersLockFreesUpWithinTheLease() {
         String key = key();
         RedissonClient doomed = topology().newClient();
-        RedisLockManager doomedLocks =
-                new RedisLockManager(doomed, "ratelimit:", io.github.ratelimit.redis.RedisGuard.defaults());
+        RedisLockManager doomedLocks = new RedisLockManager(doomed, "ratelimit:", Guards.patient());
         doomedLocks.tryAcquire(key, LockOptions.lease(Duration.ofMillis(500)).renewedUpTo(Duration.ofSeconds(30)));
         doomedLocks.close();
         doomed.shutdown(0, 0, TimeUnit.MILLISECONDS);

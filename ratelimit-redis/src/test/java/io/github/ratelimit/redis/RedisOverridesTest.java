@@ -32,8 +32,8 @@ class RedisOverridesTest {
     void start() throws InterruptedException {
         clientOne = SharedRedis.get().newClient();
         clientTwo = SharedRedis.get().newClient();
-        one = new RedisOverrides(clientOne, RedisGuard.defaults(), prefix, Duration.ofMinutes(1));
-        two = new RedisOverrides(clientTwo, RedisGuard.defaults(), prefix, Duration.ofMinutes(1));
+        one = new RedisOverrides(clientOne, Guards.patient(), prefix, Duration.ofMinutes(1));
+        two = new RedisOverrides(clientTwo, Guards.patient(), prefix, Duration.ofMinutes(1));
         one.start();
         two.start();
         // both hear announcements before a test changes anything (else they would learn of it by their reads)
@@ -61,7 +61,7 @@ class RedisOverridesTest {
                 () -> two.get("export") != null
                         && Boolean.TRUE.equals(two.get("export").shadow()));
 
-        RedisOverrides later = new RedisOverrides(clientTwo, RedisGuard.defaults(), prefix, Duration.ofMinutes(1));
+        RedisOverrides later = new RedisOverrides(clientTwo, Guards.patient(), prefix, Duration.ofMinutes(1));
         try {
             later.start();
             Poll.until("the quota read by a later instance", WITHIN, () -> quota.equals(later.get("hello")));

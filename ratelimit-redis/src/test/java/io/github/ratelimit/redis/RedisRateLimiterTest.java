@@ -58,8 +58,7 @@ class RedisRateLimiterTest extends RateLimiterContract {
         try (RedisProcess own = RedisProcess.start()) {
             RedissonClient client = own.newClient();
             try {
-                RedisRateLimiter limiter =
-                        new RedisRateLimiter(client, "ratelimit:", io.github.ratelimit.redis.RedisGuard.defaults());
+                RedisRateLimiter limiter = new RedisRateLimiter(client, "ratelimit:", Guards.patient());
                 RateLimit limit = RateLimit.of("restart", Algorithm.SLIDING_WINDOW, 5, 60_000);
                 assertThat(acquire(limiter, limit, "someone").allowed()).isTrue();
 

@@ -29,8 +29,8 @@ class TokenGiveBackTest {
     @BeforeEach
     void start() {
         client = SharedRedis.get().newClient();
-        tokens = new RedisSingleUseTokens(client, prefix, RedisGuard.defaults(), Duration.ZERO);
-        executor = new ScriptExecutor(client, RedisGuard.defaults());
+        tokens = new RedisSingleUseTokens(client, prefix, Guards.patient(), Duration.ZERO);
+        executor = new ScriptExecutor(client, Guards.patient());
     }
 
     @AfterEach

@@ -147,6 +147,11 @@ class WaitingTest {
 
     private static void assertAdmittedWithinTheLimit(List<Decision> answers, Counting[] instances) {
         assertThat(answers).allMatch(Decision::allowed);
+        // returned when the slot has come: nothing more to wait, and the window counted from the slot
+        assertThat(answers).allSatisfy(decision -> {
+            assertThat(decision.startsIn()).isZero();
+            assertThat(decision.outcomes().get(0).resetAfter()).isLessThanOrEqualTo(Duration.ofSeconds(1));
+        });
         // on Redis's clock, no second holds more than 5 admissions
         List<Instant> admitted =
                 answers.stream().map(Decision::decidedAt).sorted().toList();

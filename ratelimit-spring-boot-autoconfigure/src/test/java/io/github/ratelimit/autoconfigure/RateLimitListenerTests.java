@@ -18,7 +18,6 @@ import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
-import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisLockManager;
 import io.github.ratelimit.test.support.SharedRedis;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -107,7 +106,11 @@ class RateLimitListenerTests {
     static class OwnLocks {
         @Bean
         RedisLockManager applicationLocks(RedissonClient redisson) {
-            return new RedisLockManager(redisson, "own-locks-" + UUID.randomUUID() + ":", RedisGuard.defaults());
+            return new RedisLockManager(
+                    redisson,
+                    "own-locks-" + UUID.randomUUID() + ":",
+                    new io.github.ratelimit.redis.RedisGuard(
+                            java.time.Duration.ofSeconds(5), 5, java.time.Duration.ofSeconds(1)));
         }
     }
 

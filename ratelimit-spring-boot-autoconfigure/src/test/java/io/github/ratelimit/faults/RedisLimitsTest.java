@@ -42,7 +42,7 @@ class RedisLimitsTest {
         try (RedisProcess redis = RedisProcess.start(List.of("maxmemory-policy noeviction"))) {
             RedissonClient client = redis.newClient();
             try {
-                RedisGuard guard = new RedisGuard(Duration.ofMillis(200), 1_000, Duration.ZERO);
+                RedisGuard guard = new RedisGuard(Stalls.budget(Duration.ofMillis(200)), 1_000, Duration.ZERO);
                 RedisRateLimiter limiter = new RedisRateLimiter(client, "oom:", guard);
                 RedisSingleUseTokens tokens = new RedisSingleUseTokens(client, "oom:", guard);
                 RedisLockManager locks = new RedisLockManager(client, "oom:", guard);

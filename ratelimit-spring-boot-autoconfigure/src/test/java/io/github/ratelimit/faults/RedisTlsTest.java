@@ -66,8 +66,11 @@ class RedisTlsTest {
                     .setSslTruststorePassword("changeit");
             RedissonClient client = Redisson.create(config);
             try {
-                RedisRateLimiter limiter =
-                        new RedisRateLimiter(client, "tls:", io.github.ratelimit.redis.RedisGuard.defaults());
+                RedisRateLimiter limiter = new RedisRateLimiter(
+                        client,
+                        "tls:",
+                        new io.github.ratelimit.redis.RedisGuard(
+                                java.time.Duration.ofSeconds(5), 5, java.time.Duration.ofSeconds(1)));
                 RateLimit limit = RateLimit.of("tls", Algorithm.SLIDING_WINDOW, 1, 60_000);
                 assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, "u", 1)))
                                 .allowed())
@@ -75,8 +78,11 @@ class RedisTlsTest {
                 assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, "u", 1)))
                                 .allowed())
                         .isFalse();
-                RedisSingleUseTokens tokens =
-                        new RedisSingleUseTokens(client, "tls:", io.github.ratelimit.redis.RedisGuard.defaults());
+                RedisSingleUseTokens tokens = new RedisSingleUseTokens(
+                        client,
+                        "tls:",
+                        new io.github.ratelimit.redis.RedisGuard(
+                                java.time.Duration.ofSeconds(5), 5, java.time.Duration.ofSeconds(1)));
                 IssuedToken token = tokens.issue("tls", Map.of(), Duration.ofMinutes(1));
                 assertThat(tokens.consume("tls", token.token()).consumed()).isTrue();
             } finally {
@@ -106,7 +112,10 @@ class RedisTlsTest {
             runner.run(context -> {
                 assertThat(context).hasNotFailed();
                 RedisRateLimiter limiter = new RedisRateLimiter(
-                        context.getBean(RedissonClient.class), "tls:", io.github.ratelimit.redis.RedisGuard.defaults());
+                        context.getBean(RedissonClient.class),
+                        "tls:",
+                        new io.github.ratelimit.redis.RedisGuard(
+                                java.time.Duration.ofSeconds(5), 5, java.time.Duration.ofSeconds(1)));
                 RateLimit limit = RateLimit.of("tls-bundle", Algorithm.TOKEN_BUCKET, 1, 60_000);
                 assertThat(limiter.tryAcquire(List.of(LimitRequest.of(limit, "u", 1)))
                                 .allowed())

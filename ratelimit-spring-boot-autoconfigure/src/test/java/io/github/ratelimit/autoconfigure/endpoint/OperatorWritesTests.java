@@ -6,7 +6,6 @@ import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
 import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.redis.RedisBlocks;
-import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.UUID;
@@ -29,7 +28,11 @@ class OperatorWritesTests {
     void start() {
         client = SharedRedis.get().newClient();
         blocks = new RedisBlocks(
-                client, RedisGuard.defaults(), "writes-" + UUID.randomUUID() + ":", Duration.ofMinutes(1));
+                client,
+                new io.github.ratelimit.redis.RedisGuard(
+                        java.time.Duration.ofSeconds(5), 5, java.time.Duration.ofSeconds(1)),
+                "writes-" + UUID.randomUUID() + ":",
+                Duration.ofMinutes(1));
         blocks.start();
     }
 

@@ -34,7 +34,11 @@ class RateLimitFilterTest {
     @BeforeAll
     static void start() {
         client = SharedRedis.get().newClient();
-        limiter = new RedisRateLimiter(client, "filter:", io.github.ratelimit.redis.RedisGuard.defaults());
+        limiter = new RedisRateLimiter(
+                client,
+                "filter:",
+                new io.github.ratelimit.redis.RedisGuard(
+                        java.time.Duration.ofSeconds(5), 5, java.time.Duration.ofSeconds(1)));
     }
 
     @AfterAll
@@ -261,7 +265,8 @@ class RateLimitFilterTest {
     void aBlockedApiKeyIsRefusedWhateverKeyTheRuleUses() throws Exception {
         io.github.ratelimit.redis.RedisBlocks blocks = new io.github.ratelimit.redis.RedisBlocks(
                 client,
-                io.github.ratelimit.redis.RedisGuard.defaults(),
+                new io.github.ratelimit.redis.RedisGuard(
+                        java.time.Duration.ofSeconds(5), 5, java.time.Duration.ofSeconds(1)),
                 "filter-blocks-" + unique() + ":",
                 Duration.ofMinutes(1));
         try {
