@@ -3,6 +3,7 @@ package io.github.ratelimit.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BooleanSupplier;
 
 /**
  * What a {@link RateLimiter} implements when its refused calls that will wait can hold a slot (an SPI for stores;
@@ -38,6 +39,11 @@ public interface SlotHolder {
 
         /** A decision that holds no slot. */
         static Held none(Decision decision) {
+            return of(decision, () -> true, () -> {});
+        }
+
+        /** A decision holding a slot, told whether it stands and how to give it back. */
+        static Held of(Decision decision, BooleanSupplier stands, Runnable giveUp) {
             return new Held() {
                 @Override
                 public Decision decision() {
@@ -46,11 +52,13 @@ public interface SlotHolder {
 
                 @Override
                 public boolean stands() {
-                    return true;
+                    return stands.getAsBoolean();
                 }
 
                 @Override
-                public void giveUp() {}
+                public void giveUp() {
+                    giveUp.run();
+                }
             };
         }
     }

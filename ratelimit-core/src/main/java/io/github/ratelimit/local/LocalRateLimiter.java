@@ -90,33 +90,25 @@ public final class LocalRateLimiter implements RateLimiter, SlotHolder {
             changesWhenHeld = changes;
         }
         Map<Key, LimitRequest> distinct = distinct(requests);
-        return new Held() {
-            @Override
-            public Decision decision() {
-                return decision;
-            }
-
-            @Override
-            public boolean stands() {
-                synchronized (LocalRateLimiter.this) {
-                    return changes == changesWhenHeld;
-                }
-            }
-
-            @Override
-            public void giveUp() {
-                synchronized (LocalRateLimiter.this) {
-                    int i = 0;
-                    for (Key key : distinct.keySet()) {
-                        if (states.policy().getIfPresentQuietly(key) instanceof SlidingWindow window
-                                && i < taken.size()) {
-                            window.giveBack(taken.get(i), key.windowMs() * 1_000_000);
-                        }
-                        i++;
+        return Held.of(
+                decision,
+                () -> {
+                    synchronized (this) {
+                        return changes == changesWhenHeld;
                     }
-                }
-            }
-        };
+                },
+                () -> {
+                    synchronized (this) {
+                        int i = 0;
+                        for (Key key : distinct.keySet()) {
+                            if (states.policy().getIfPresentQuietly(key) instanceof SlidingWindow window
+                                    && i < taken.size()) {
+                                window.giveBack(taken.get(i), key.windowMs() * 1_000_000);
+                            }
+                            i++;
+                        }
+                    }
+                });
     }
 
     @Override

@@ -357,47 +357,40 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         }
         List<String> slotKeys = List.copyOf(call.byKey.keySet());
         long at = decision.decidedAt().toEpochMilli();
-        return new Held() {
-            @Override
-            public Decision decision() {
-                return decision;
-            }
-
-            @Override
-            public boolean stands() {
-                Long all = lastResetOf.getIfPresent(FORGET_ALL);
-                if (all != null && all > heardWhenHeld) {
-                    return false;
-                }
-                for (String key : slotKeys) {
-                    Long last = lastResetOf.getIfPresent(key);
-                    if (last != null && last > heardWhenHeld) {
+        return Held.of(
+                decision,
+                () -> {
+                    Long all = lastResetOf.getIfPresent(FORGET_ALL);
+                    if (all != null && all > heardWhenHeld) {
                         return false;
                     }
-                }
-                return true;
-            }
-
-            @Override
-            public void giveUp() {
-                List<Object> keys = new ArrayList<>(slotKeys.size());
-                List<Object> args = new ArrayList<>(1 + 2 * slotKeys.size());
-                args.add(at);
-                for (Map.Entry<String, LimitRequest> taken : call.byKey.entrySet()) {
-                    LimitRequest request = taken.getValue();
-                    if (!request.checkOnly() && request.cost() > 0) {
-                        keys.add(taken.getKey());
-                        args.add(request.limit().windowMs());
-                        args.add(request.cost());
+                    for (String key : slotKeys) {
+                        Long last = lastResetOf.getIfPresent(key);
+                        if (last != null && last > heardWhenHeld) {
+                            return false;
+                        }
                     }
-                }
-                if (keys.isEmpty()) {
-                    return;
-                }
-                GiveBacks.send(
-                        events, "held-slot", () -> executor.callAsync(RELEASE, keys, args.toArray()), reply -> true);
+                    return true;
+                },
+                () -> giveUp(call, at));
+    }
+
+    /** Gives back the slot a call held at {@code at} (Redis ms): its caller gave up. Sent, not waited for. */
+    private void giveUp(Call call, long at) {
+        List<Object> keys = new ArrayList<>(call.byKey.size());
+        List<Object> args = new ArrayList<>(1 + 2 * call.byKey.size());
+        args.add(at);
+        for (Map.Entry<String, LimitRequest> taken : call.byKey.entrySet()) {
+            LimitRequest request = taken.getValue();
+            if (!request.checkOnly() && request.cost() > 0) {
+                keys.add(taken.getKey());
+                args.add(request.limit().windowMs());
+                args.add(request.cost());
             }
-        };
+        }
+        if (!keys.isEmpty()) {
+            GiveBacks.send(events, "held-slot", () -> executor.callAsync(RELEASE, keys, args.toArray()), reply -> true);
+        }
     }
 
     /** Counts a reset or credit of {@code key} ({@link #FORGET_ALL}: of every key) for the slots held. */
