@@ -11,10 +11,10 @@
 -- KEYS      the keys of the calls, in order (all in one hash slot); a key with staggered advice is followed by its
 --           advice cursor key, a key with a penalty then by its penalty key
 --
--- Returns one string per call, integers joined by commas: admitted (1/0; 2: holds a slot, see hold), Redis time ms, then an answer per key (per
--- window of a key of several): its remaining count alone when it has room and resets a whole window from now (the
--- common case), else allowed - 2 (so negative), remaining, reset ms, retry ms; then, only if staggered advice reached
--- the horizon, the positions (from 1) of those answers. Time comes from the Redis server only.
+-- Returns one string per call, integers joined by commas: admitted (1/0; 2: holds a slot, see hold), Redis time ms,
+-- then an answer per key (per window of a key of several): its remaining count alone when it has room and resets a
+-- whole window from now (the common case), else allowed - 2 (so negative), remaining, reset ms, retry ms; then, only if
+-- staggered advice reached the horizon, the positions (from 1) of those answers. Time comes from the Redis server only.
 --
 -- Sections, in the order the script runs them: head (once), check (each key's spec, every call, before anything is
 -- written), call (opens a call), commit (opens the writes of an admitted call), answers, reply, tail.

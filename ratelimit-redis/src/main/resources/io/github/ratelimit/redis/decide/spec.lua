@@ -36,8 +36,8 @@
         g, l, w, q, f, h, cap, penalty =
             tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h), tonumber(cap),
             tonumber(penalty)
-        if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or cap < l or (f % 4 >= 2) ~= $advice or (f >= 8) ~= $hold
-            or (penalty > 0) ~= $penalty or (g == 5) == (rest == '') then
+        if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or cap < l or (f % 4 >= 2) ~= $advice
+            or (f >= 8) ~= $hold or (penalty > 0) ~= $penalty or (g == 5) == (rest == '') then
             return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
         end
         local p = {g, l, w, q, f, h, format('%d', w), cap, penalty}
