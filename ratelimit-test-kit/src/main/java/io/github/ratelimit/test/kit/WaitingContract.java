@@ -49,6 +49,41 @@ public abstract class WaitingContract extends TwoInstances<RateLimiter> {
     }
 
     /**
+     * Callers that wait and callers that do not, together on both instances for three seconds, on 4 per second: a slot
+     * held counts from the moment it is given, so no second of the store's clock holds more than 4 admissions, whoever
+     * made them.
+     */
+    @Test
+    void waitingAndOtherCallersTogetherStayWithinTheLimit() throws Exception {
+        RateLimit limit = RateLimit.of(fresh("mixed"), Algorithm.SLIDING_WINDOW, 4, 1_000);
+        List<LimitRequest> call = List.of(LimitRequest.of(limit, fresh("client"), 1));
+        ConcurrentLinkedQueue<Instant> admitted = new ConcurrentLinkedQueue<>();
+        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+
+        Threads.run(12, 1, (thread, i) -> {
+            while (System.nanoTime() - until < 0) {
+                Decision decision = thread % 2 == 0
+                        ? instance(thread).tryAcquire(call, Duration.ofSeconds(2))
+                        : instance(thread).tryAcquire(call);
+                if (decision.allowed()) {
+                    admitted.add(decision.decidedAt());
+                } else {
+                    Thread.sleep(20); // the load's shape, not a wait for anything
+                }
+            }
+        });
+
+        List<Instant> times = new ArrayList<>(admitted);
+        times.sort(null);
+        assertThat(times).hasSizeGreaterThanOrEqualTo(8);
+        for (int i = 4; i < times.size(); i++) {
+            assertThat(Duration.between(times.get(i - 4), times.get(i)))
+                    .as("admissions %d and %d of %s", i - 4, i, times)
+                    .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+        }
+    }
+
+    /**
      * One call a minute: a second caller waiting up to two minutes holds the slot a minute on, so the limit is full
      * until a minute after that slot; then it gives up (its future cancelled), and the slot is free again: the limit is
      * full only until the first call's minute ends. Read as usage, which no refusal kept in memory answers.
