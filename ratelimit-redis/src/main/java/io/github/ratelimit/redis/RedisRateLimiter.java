@@ -351,7 +351,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         if (!decision.allowed() || decision.startsIn().isZero()) {
             return Held.none(decision);
         }
-        long heardWhenHeld = resetsHeard.get();
+        long heardWhenHeld = call.resetsHeardBefore; // a reset heard while the call was out comes after it
         if (localRefusals != null) {
             resets.listen(onReset); // resets elsewhere are heard from now on
         }
@@ -438,6 +438,9 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
         /** How far ahead the call may hold a slot when refused (see {@link #hold}); 0: it may not. */
         final long holdWithinMs;
+
+        /** The resets and credits heard here before the call was sent (see {@link #held}). */
+        final long resetsHeardBefore = resetsHeard.get();
 
         Call(List<LimitRequest> requests) {
             this(requests, true);

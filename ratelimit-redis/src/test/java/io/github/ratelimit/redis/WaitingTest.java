@@ -168,6 +168,42 @@ class WaitingTest {
         assertThat(calls).as("Redis decisions for %d calls", CALLERS).isEqualTo(CALLERS);
     }
 
+    /**
+     * One call a second: a second caller holds the next second's slot, then an operator resets the limit, which
+     * deletes the slot with the counts. When the slot comes the caller decides again (and is admitted into the emptied
+     * limit, counted), so no third call is admitted within its window: going on uncounted would have let one in.
+     */
+    @Test
+    void aSlotHeldAcrossAResetIsDecidedAgainWhenItComes() throws Exception {
+        RateLimit limit = RateLimit.of("wait-reset-" + UUID.randomUUID(), Algorithm.SLIDING_WINDOW, 1, 1_000);
+        List<LimitRequest> call = List.of(LimitRequest.of(limit, "client", 1));
+        Counting instance = new Counting(one);
+        assertThat(instance.tryAcquire(call).allowed()).isTrue();
+
+        CompletableFuture<Decision> waiting =
+                instance.tryAcquireAsync(call, Duration.ofSeconds(5)).toCompletableFuture();
+        io.github.ratelimit.test.kit.Poll.until("the next second held", Duration.ofSeconds(10), () -> {
+            io.github.ratelimit.core.Usage usage = one.usage(call);
+            return Duration.between(usage.readAt(), usage.windows().get(0).resetsAt())
+                            .compareTo(Duration.ofMillis(1_000))
+                    > 0;
+        });
+        one.reset(limit, call.get(0).identifier());
+
+        Decision second = waiting.get(10, TimeUnit.SECONDS);
+        assertThat(second.allowed()).isTrue();
+        assertThat(instance.calls.get())
+                .as("decisions: the first call, the hold, the second ask")
+                .isEqualTo(3);
+        Decision third = one.tryAcquire(call);
+        assertThat(!third.allowed()
+                        || !Duration.between(second.decidedAt(), third.decidedAt())
+                                .minus(limit.window())
+                                .isNegative())
+                .as("a third call admitted within the second's window: %s after %s", third, second)
+                .isTrue();
+    }
+
     /** A limiter counting the decisions it asks Redis for, as one instance; it holds slots as its delegate does. */
     private static final class Counting implements RateLimiter, SlotHolder {
 
