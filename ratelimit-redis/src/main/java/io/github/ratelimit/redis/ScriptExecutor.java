@@ -84,27 +84,31 @@ final class ScriptExecutor {
                         : run(lua, keys, args).thenApply(reply -> new Acknowledged(reply, true)));
     }
 
-    /** The script and {@code WAIT} in one batch on one connection (NOSCRIPT handled as for {@link #run}). */
+    /**
+     * The script and {@code WAIT} in one batch on one connection. On NOSCRIPT the script is loaded first (SCRIPT LOAD on
+     * the key's node), then sent again by EVALSHA: in a batch, the client sends an EVAL by its SHA-1 without loading it,
+     * so the source itself would never reach a Redis that forgot the script.
+     */
     @SuppressWarnings("unchecked")
     private CompletionStage<Acknowledged> runWithWait(LuaScript lua, List<Object> keys, Object[] args) {
         String routingKey = (String) keys.get(0);
         return retryingNoScript(
                 attempt -> {
-                    RBatch batch = redisson.createBatch(BatchOptions.defaults()
-                            .sync(1, replicaWait) // at least 1 ms (checked): WAIT 1 0 would wait forever
-                            .retryAttempts(0)
-                            .responseTimeout(guard.budget().toMillis(), TimeUnit.MILLISECONDS));
-                    RScriptAsync batched = batch.getScript(StringCodec.INSTANCE);
-                    if (attempt == 0) {
+                    CompletionStage<?> loaded = attempt == 0
+                            ? CompletableFuture.completedFuture(null)
+                            : script.scriptLoadAsync(routingKey, lua.source());
+                    return loaded.thenCompose(ready -> {
+                        RBatch batch = redisson.createBatch(BatchOptions.defaults()
+                                .sync(1, replicaWait) // at least 1 ms (checked): WAIT 1 0 would wait forever
+                                .retryAttempts(0)
+                                .responseTimeout(guard.budget().toMillis(), TimeUnit.MILLISECONDS));
+                        RScriptAsync batched = batch.getScript(StringCodec.INSTANCE);
                         batched.evalShaAsync(
                                 routingKey, RScript.Mode.READ_WRITE, lua.sha1(), RScript.ReturnType.LIST, keys, args);
-                    } else {
-                        batched.evalAsync(
-                                routingKey, RScript.Mode.READ_WRITE, lua.source(), RScript.ReturnType.LIST, keys, args);
-                    }
-                    return batch.executeAsync()
-                            .thenApply(result -> new Acknowledged(
-                                    (List<Object>) result.getResponses().get(0), result.getSyncedSlaves() >= 1));
+                        return batch.executeAsync()
+                                .thenApply(result -> new Acknowledged(
+                                        (List<Object>) result.getResponses().get(0), result.getSyncedSlaves() >= 1));
+                    });
                 },
                 0);
     }

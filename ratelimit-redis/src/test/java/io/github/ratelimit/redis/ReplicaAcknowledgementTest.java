@@ -58,6 +58,20 @@ class ReplicaAcknowledgementTest {
         master.close();
     }
 
+    /**
+     * Uses that wait for a replica go in one batch with {@code WAIT}: on a master that forgot the script (restart,
+     * {@code SCRIPT FLUSH}) the use still works, the script loaded again before it is sent again.
+     */
+    @Test
+    void aUseThatWaitsForAReplicaWorksOnAMasterThatForgotTheScript() {
+        RedisSingleUseTokens tokens = new RedisSingleUseTokens(client, "ratelimit:", guard, WAIT);
+        IssuedToken token = tokens.issue("flushed", Map.of(), Duration.ofMinutes(5), 1);
+        assertThat(RawRedis.command(master.port(), "SCRIPT", "FLUSH")).startsWith("+OK");
+
+        assertThat(tokens.consume("flushed", token.token()).status()).isEqualTo(Status.CONSUMED);
+        assertThat(tokens.consume("flushed", token.token()).status()).isEqualTo(Status.ALREADY_USED);
+    }
+
     @Test
     void aUseNoReplicaAcknowledgedIsGivenBackAndAnsweredAsUnavailable() throws Exception {
         RedisSingleUseTokens tokens = new RedisSingleUseTokens(client, "ratelimit:", guard, WAIT);
