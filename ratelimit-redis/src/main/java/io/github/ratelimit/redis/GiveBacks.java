@@ -79,6 +79,16 @@ final class GiveBacks {
         return false;
     }
 
+    /** Whether a call was refused because no connection to Redis was ever made (see {@link RedisGuard}). */
+    static boolean neverConnected(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisGuard.NeverSent) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static void attempt(
             String what,
             Supplier<CompletionStage<List<Object>>> send,
@@ -99,6 +109,9 @@ final class GiveBacks {
                 // and nothing outlives it to log into whatever runs next
                 log.debug("A {} was not given back: its Redis client was shut down", what);
                 outcome.complete(GiveBack.FAILED);
+            } else if (neverConnected(error)) {
+                // no connection was ever made: the call it gives back never reached Redis and took nothing
+                outcome.complete(GiveBack.NOTHING_TAKEN);
             } else if (attempt < PAUSES.size()) {
                 TIMER.schedule(
                         () -> attempt(what, send, gaveBack, attempt + 1, outcome),

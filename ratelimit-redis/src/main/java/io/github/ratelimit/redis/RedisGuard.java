@@ -219,6 +219,16 @@ public final class RedisGuard {
         return result;
     }
 
+    /**
+     * The cause of a refusal made while the first connection was never made: the call never reached Redis, so it took
+     * nothing and nothing is to be given back.
+     */
+    static final class NeverSent extends RuntimeException {
+        NeverSent() {
+            super("never sent: no connection to Redis was ever made", null, false, false);
+        }
+    }
+
     /** Throws without touching Redis while it is not connected or the breaker is open. */
     private void admit() {
         if (!connected) {
@@ -226,7 +236,7 @@ public final class RedisGuard {
             throw outage.answeredWithout(
                     OutageLog.named(target) + " is not connected yet: " + outage.lastError(),
                     Duration.ofSeconds(1),
-                    null);
+                    new NeverSent());
         }
         long until = openUntil.get();
         long now = System.nanoTime();
