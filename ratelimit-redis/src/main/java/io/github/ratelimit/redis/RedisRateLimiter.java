@@ -54,7 +54,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /** The decision scripts, one per shape of call (DecisionScripts, from the pieces in decide/). */
     private final DecisionScripts scripts = new DecisionScripts();
 
-    static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback", "ring");
+    static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback", "ring", "ring_taken");
 
     /** Pauses a limit (ratelimit_pause.lua). */
     static final LuaScript PAUSE = LuaScript.load("ratelimit_pause");
@@ -99,7 +99,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             .build();
 
     /** Gives back a slot held by a waiting call whose caller gave up (ratelimit_release.lua). */
-    static final LuaScript RELEASE = LuaScript.load("ratelimit_release", "ring");
+    static final LuaScript RELEASE = LuaScript.load("ratelimit_release", "ring", "ring_taken");
 
     private final RedissonClient redisson;
     /** Give-backs are told apart by this limiter's random 64 bits and a counter (unique, made without blocking). */

@@ -29,6 +29,7 @@ local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = math.floor(now_us / 1000)
 local taken_at = tonumber(ARGV[1])
 local entry = ring_entries(SLOT)
+local taken = ring_taken(entry)
 
 -- Sliding window: the call wrote `cost` entries holding its decision time. They are taken out of the ring (the
 -- entries newer than them move down, so the ring stays in time order), unless they already left the window or are
@@ -36,14 +37,7 @@ local entry = ring_entries(SLOT)
 -- `lowest` is the logical index of the oldest entry that may be the call's. Returns the logical index the call's
 -- oldest entry had and the ring's new head, or nil.
 local function take_out(key, base, head, cap, lowest, cost)
-    local i = cap - 1
-    while i >= lowest and entry(key, base, head, cap, i) > taken_at do
-        i = i - 1
-    end
-    local top, n = i, 0
-    while i >= lowest and n < cost and entry(key, base, head, cap, i) == taken_at do
-        n, i = n + 1, i - 1
-    end
+    local top, n = taken(key, base, head, cap, lowest, taken_at, cost)
     if n < cost then
         return nil
     end

@@ -22,6 +22,7 @@ if not held or held <= now_ms then
     return {0}
 end
 local entry, _, write = ring_entries(SLOT)
+local taken = ring_taken(entry)
 
 local given = 0
 for k = 1, #KEYS do
@@ -30,14 +31,7 @@ for k = 1, #KEYS do
     if #h >= HEAD then
         local head, live, newest, oldest, cap = sunpack(HEADER, h)
         local first = cap - live -- logical index of the oldest live entry
-        local i = cap - 1
-        while i >= first and entry(key, HEAD, head, cap, i) > held do
-            i = i - 1
-        end
-        local top, n = i, 0
-        while i >= first and n < cost and entry(key, HEAD, head, cap, i) == held do
-            n, i = n + 1, i - 1
-        end
+        local top, n, i = taken(key, HEAD, head, cap, first, held, cost)
         if n == cost then
             local dated = held - window
             if i >= first then
