@@ -3,9 +3,11 @@ package io.github.ratelimit.redis;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntUnaryOperator;
 import java.util.regex.Matcher;
@@ -60,16 +62,24 @@ final class DecisionScripts {
     }
 
     /**
-     * The script of the shapes too wide for a script of their own (see {@link #LOCALS}): {@code ratelimit.lua}, which
+     * The script of the shapes too wide for a script of their own (see {@link #MAX_LINES}): {@code ratelimit.lua}, which
      * decides any shape, with {@code ring.lua} before it.
      */
     static final LuaScript ANY_SHAPE = LuaScript.load("ratelimit", "ring");
 
     /**
+     * Lines a script of its own may have at most: Lua refuses a loop whose body is too long to jump over ("control
+     * structure too long"), which a script of about 28,000 lines meets. 64 keys of a sliding window with every option,
+     * 16 keys of 16 windows, or 96 keys of six kinds fit (counted by {@code DecisionScriptsTest}); a wider call takes
+     * {@link #ANY_SHAPE}.
+     */
+    static final int MAX_LINES = 20_000;
+
+    /**
      * Locals a script of its own may declare at most, as {@link #locals} counts them. Lua allows a function 200 active
      * locals, and a shape's script keeps each key's values in locals: about 9 keys of one sliding window, 13 fixed
-     * windows or 6 keys of three windows fit (counted by {@code DecisionScriptsTest}); a wider call takes
-     * {@link #ANY_SHAPE}.
+     * windows or 6 keys of three windows fit (counted by {@code DecisionScriptsTest}); a wider call keeps them in a
+     * table ({@link #tabled}).
      */
     static final int LOCALS = 190;
 
@@ -78,6 +88,9 @@ final class DecisionScripts {
         return scripts.get(shape, s -> {
             String source = assemble(s);
             if (locals(source) > LOCALS) {
+                source = tabled(assemble(s, true));
+            }
+            if (source.chars().filter(c -> c == '\n').count() > MAX_LINES) {
                 log.debug("Calls of the shape {} are decided by the script of any shape: too wide for their own", s);
                 return ANY_SHAPE;
             }
@@ -109,6 +122,41 @@ final class DecisionScripts {
         }
         return locals;
     }
+
+    private static final Pattern KEYS_LOCAL =
+            Pattern.compile("^( {0,4})local\\s+([A-Za-z_]\\w*\\d(?:\\s*,\\s*[A-Za-z_]\\w*\\d)*)\\s*(=.*)?$");
+
+    /**
+     * A script too wide for Lua's 200 locals, made to fit: the values of each key, the locals whose names end in its
+     * position (or window), become fields of one table {@code L}. A declaration without a value sets them to nil, as a
+     * local's would be; everything else reads as before. Only a wide call pays for the table's lookups.
+     */
+    static String tabled(String source) {
+        List<String> names = new ArrayList<>();
+        StringBuilder out = new StringBuilder("local L = {} -- the values of each key (a call too wide for locals)\n");
+        for (String line : source.split("\n", -1)) {
+            Matcher m = KEYS_LOCAL.matcher(line);
+            if (m.matches()) {
+                List<String> declared = List.of(m.group(2).split("\\s*,\\s*"));
+                names.addAll(declared);
+                out.append(m.group(1)).append(m.group(2)).append(m.group(3) == null ? " = nil" : " " + m.group(3));
+            } else {
+                out.append(line);
+            }
+            out.append('\n');
+        }
+        if (names.isEmpty()) {
+            return source;
+        }
+        Set<String> keyed = new HashSet<>(names);
+        return replace(
+                NAME,
+                out.substring(0, out.length() - 1),
+                m -> keyed.contains(m.group(1)) ? "L." + m.group(1) : m.group(1));
+    }
+
+    /** A name that may be a key's value: not a field, ending in a digit. */
+    private static final Pattern NAME = Pattern.compile("(?<![\\w.])([A-Za-z_]\\w*\\d)\\b");
 
     /** How many scripts were assembled so far (one per shape met, again after an eviction). */
     int assembled() {
@@ -242,6 +290,15 @@ final class DecisionScripts {
 
     /** The script of a shape (see the class comment). */
     static String assemble(String shape) {
+        return assemble(shape, false);
+    }
+
+    /**
+     * The script of a shape; a wide one ({@link #tabled}) writes what each key of several windows kept at the end of
+     * each call, so that no position need look for its key kept at another (a check that grows as the square of the
+     * width).
+     */
+    static String assemble(String shape, boolean wide) {
         List<Kind> kinds = new ArrayList<>();
         for (String token : shape.split("\\.")) {
             kinds.add(Kind.of(token));
@@ -258,7 +315,7 @@ final class DecisionScripts {
         boolean sliding = known && kinds.stream().anyMatch(k -> k.algorithm() == '1');
         // a refused call holds a slot only when every key can: each is then written dated at that slot
         boolean holding = known && kinds.stream().allMatch(Kind::holds);
-        List<Map<String, String>> tokens = tokens(kinds, global);
+        List<Map<String, String>> tokens = tokens(kinds, global, wide);
 
         StringBuilder s = new StringBuilder("-- ratelimit decision script for calls of the shape ")
                 .append(shape)
@@ -338,6 +395,15 @@ final class DecisionScripts {
                 s.append(section("spec", "answer", t));
             }
             s.append(section("decide", "reply", global));
+            for (int i = 0; wide && i < kinds.size(); i++) {
+                if (kinds.get(i).algorithm() == 'w') {
+                    s.append(section("windows", "finish", tokens.get(i)))
+                            .append("    kept")
+                            .append(i + 1)
+                            .append(" = nil\n");
+                }
+            }
+            s.append(section("decide", "next", global));
             if (sliding) {
                 s.append(section("sliding", "finish", global));
             }
@@ -352,7 +418,7 @@ final class DecisionScripts {
     }
 
     /** Each key's tokens: its position, where its key names are, its kind's constants. */
-    private static List<Map<String, String>> tokens(List<Kind> kinds, Map<String, String> global) {
+    private static List<Map<String, String>> tokens(List<Kind> kinds, Map<String, String> global, boolean wide) {
         List<Map<String, String>> all = new ArrayList<>();
         int name = 1;
         int answer = 1;
@@ -385,7 +451,10 @@ final class DecisionScripts {
         for (int i = 0; i < kinds.size(); i++) {
             StringBuilder others = new StringBuilder();
             for (int j = 0; j < kinds.size(); j++) {
-                if (j != i && kinds.get(i).algorithm() == 'w' && kinds.get(j).algorithm() == 'w') {
+                if (!wide
+                        && j != i
+                        && kinds.get(i).algorithm() == 'w'
+                        && kinds.get(j).algorithm() == 'w') {
                     // the key may be kept at another position (by an earlier call of the batch): written back first
                     others.append("if kn")
                             .append(i + 1)

@@ -4,7 +4,8 @@
 -- nothing is written for that call. Shadow keys never decide a call: they take their cost when the call is
 -- admitted and they have room, and report when they would have refused.
 --
--- ARGV[1]          the number of calls (tests only: "calls;shift", Redis's clock read as shift ms later)
+-- ARGV[1]          the number of calls (tests only: "calls;shift", Redis's clock read as shift ms later, or
+--                  "calls;@ms", read as that epoch ms)
 -- then per call:   the number n of its keys, then per key one spec, numbers joined by commas: algorithm (1 sliding
 --                  window, 2 fixed window, 3 token bucket, 5 calendar quota), limit, window ms, cost, flags (added:
 --                  1 shadow, 2 staggered retry advice, 4 check only: decided and reported, never taken, as for a call
@@ -53,11 +54,11 @@ local t = call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local calls = tonumber(ARGV[1])
 if not calls then -- tests only: the clock shifted
-    local c, shift = string.match(ARGV[1] or '', '^(%d+);(-?%d+)$')
+    local c, at, shift = string.match(ARGV[1] or '', '^(%d+);(@?)(-?%d+)$')
     if not c then
         return redis.error_reply('ratelimit: bad number of calls')
     end
-    calls, now_us = tonumber(c), now_us + tonumber(shift) * 1000
+    calls, now_us = tonumber(c), (at == '' and now_us or 0) + tonumber(shift) * 1000
 end
 local now_ms = floor(now_us / 1000)
 

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.test.support.RedisProcess;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -79,39 +81,73 @@ class DecisionScriptsTest {
     }
 
     /**
-     * Lua allows a function 200 locals: the widest shape of each kind that takes a script of its own loads, and one key
-     * more takes the script of any shape, which decides it.
+     * Lua allows a function 200 locals: a shape whose values do not fit in locals keeps them in a table, and still takes
+     * a script of its own, which Redis accepts, up to the widest of each kind the library allows; a wider one (more
+     * lines than Lua can loop over) takes the script of any shape.
      */
     @Test
-    void aShapeTooWideForItsOwnScriptTakesTheScriptOfAnyShape() {
+    void aShapeTooWideForLocalsKeepsItsValuesInATable() {
         RScript script = client.getScript(StringCodec.INSTANCE);
         DecisionScripts scripts = new DecisionScripts();
-        for (String kind : List.of("1", "1oap", "2", "2oap", "3op", "5oap", "w3", "w16")) {
+        for (String kind : List.of("1", "1oap", "1ah", "2oap", "3op", "5oap", "w3", "1.2oap.3o.5o.w3.1ah")) {
             int keys = 1;
             while (DecisionScripts.locals(DecisionScripts.assemble(widths(kind, keys + 1))) <= DecisionScripts.LOCALS) {
                 keys++;
             }
-            String widest = DecisionScripts.assemble(widths(kind, keys));
+            String wider = widths(kind, keys + 1);
+            assertThat(scripts.forShape(widths(kind, keys)).source())
+                    .isEqualTo(DecisionScripts.assemble(widths(kind, keys)));
 
-            assertThat(script.scriptLoad(widest))
-                    .as("%d keys of %s", keys, kind)
-                    .isEqualTo(LuaScript.sha1(widest));
-            assertThat(scripts.forShape(widths(kind, keys)).source()).isEqualTo(widest);
-            assertThat(scripts.forShape(widths(kind, keys + 1))).isSameAs(DecisionScripts.ANY_SHAPE);
+            LuaScript tabled = scripts.forShape(wider);
+
+            assertThat(tabled).as(wider).isNotSameAs(DecisionScripts.ANY_SHAPE);
+            assertThat(tabled.source()).as(wider).startsWith("local L = {}");
+            assertThat(DecisionScripts.locals(tabled.source())).as(wider).isLessThanOrEqualTo(DecisionScripts.LOCALS);
+            assertThat(script.scriptLoad(tabled.source())).as(wider).isEqualTo(tabled.sha1());
         }
+        for (String widest : List.of(widths("1oap", 64), widths("w16", 16), widths("1.2oap.3o.5o.w3.1ah", 16))) {
+            LuaScript tabled = scripts.forShape(widest);
+
+            assertThat(tabled).isNotSameAs(DecisionScripts.ANY_SHAPE);
+            assertThat(script.scriptLoad(tabled.source())).isEqualTo(tabled.sha1());
+        }
+        assertThat(scripts.forShape(widths("w16", 32))).isSameAs(DecisionScripts.ANY_SHAPE);
     }
 
-    /** A call of 20 limits, too wide for a script of its own, is decided exactly, all or nothing. */
+    /**
+     * A call of 20 limits of every kind (sliding windows, several windows of one name, fixed windows, token buckets and
+     * calendar quotas, with staggered advice and a penalty), too wide for locals, is decided exactly, all or nothing:
+     * the calls one limit refuses take nothing from the others.
+     */
     @Test
-    void aWideCallIsDecidedAllOrNothing() {
+    void aWideCallOfEveryKindIsDecidedAllOrNothing() {
         RedisRateLimiter limiter =
                 new RedisRateLimiter(client, "wide:" + UUID.randomUUID() + ":", Guards.patient(), 10, 0);
         List<LimitRequest> call = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            RateLimit limit = RateLimit.of("wide-" + i, Algorithm.SLIDING_WINDOW, i == 19 ? 2 : 5, 60_000);
-            call.add(LimitRequest.of(limit, "client", 1));
+        for (int i = 0; i < 4; i++) {
+            call.add(LimitRequest.of(RateLimit.of("sliding-" + i, Algorithm.SLIDING_WINDOW, 5, 60_000), "client", 1)
+                    .asStaggered(i % 2 == 0));
+            call.add(LimitRequest.of(RateLimit.of("fixed-" + i, Algorithm.FIXED_WINDOW, 5, 60_000), "client", 1)
+                    .asStaggered(i == 1));
+            call.add(LimitRequest.of(RateLimit.of("bucket-" + i, Algorithm.TOKEN_BUCKET, 5, 60_000), "client", 1));
+            call.add(LimitRequest.of(
+                    RateLimit.of("calendar-" + i, Algorithm.FIXED_WINDOW, 5, 60_000)
+                            .inCalendar(CalendarPeriod.of(CalendarPeriod.Unit.DAY)),
+                    "client",
+                    1));
         }
-        assertThat(DecisionScripts.locals(DecisionScripts.assemble(widths("1", 20))))
+        call.add(LimitRequest.of(
+                RateLimit.of("penalty", Algorithm.FIXED_WINDOW, 5, 60_000).withPenalty(Duration.ofMinutes(1)),
+                "client",
+                1));
+        call.add(LimitRequest.of(RateLimit.of("windows", Algorithm.SLIDING_WINDOW, 5, 60_000), "client", 1));
+        call.add(LimitRequest.of(RateLimit.of("windows", Algorithm.SLIDING_WINDOW, 20, 600_000), "client", 1));
+        call.add(LimitRequest.of(RateLimit.of("tight", Algorithm.SLIDING_WINDOW, 2, 60_000), "client", 1));
+        CallKeys keys = new CallKeys(call, new RedisKeys("wide:")).plan(false);
+        String shape = DecisionScripts.shape(keys.arguments(
+                keys.scriptKeys.values().iterator().next(), new RateLimitScriptCodec(10), System.currentTimeMillis()));
+        assertThat(DecisionScripts.locals(DecisionScripts.assemble(shape)))
+                .as(shape)
                 .isGreaterThan(DecisionScripts.LOCALS);
 
         List<Boolean> admitted = new ArrayList<>();
@@ -120,7 +156,20 @@ class DecisionScriptsTest {
         }
 
         assertThat(admitted).containsExactly(true, true, false, false);
-        assertThat(limiter.usage(call.subList(0, 1)).windows().get(0).used()).isEqualTo(2);
+        for (int i = 0; i < call.size() - 3; i++) {
+            if (call.get(i).limit().algorithm() != Algorithm.TOKEN_BUCKET) {
+                assertThat(limiter.usage(call.subList(i, i + 1))
+                                .windows()
+                                .get(0)
+                                .used())
+                        .as(call.get(i).limit().name())
+                        .isEqualTo(2);
+            }
+        }
+        assertThat(limiter.usage(call.subList(call.size() - 3, call.size() - 1)).windows())
+                .extracting(w -> w.used())
+                .as("the windows of one name, in one key")
+                .containsExactly(2L, 2L);
     }
 
     private static String widths(String kind, int keys) {

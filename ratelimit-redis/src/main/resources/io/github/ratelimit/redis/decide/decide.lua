@@ -6,7 +6,8 @@
 -- each of its keys with room takes its cost; otherwise nothing is written for that call. Shadow keys never decide a
 -- call: they take their cost when the call is admitted and they have room, and report when they would have refused.
 --
--- ARGV[1]   the number of calls (tests only: "calls;shift", Redis's clock read as shift ms later)
+-- ARGV[1]   the number of calls (tests only: "calls;shift", Redis's clock read as shift ms later, or "calls;@ms",
+--           read as that epoch ms)
 -- then per call: its number of keys, then a spec per key, numbers joined by commas (see spec.lua and windows.lua)
 -- KEYS      the keys of the calls, in order (all in one hash slot); a key with staggered advice is followed by its
 --           advice cursor key, a key with a penalty then by its penalty key
@@ -17,7 +18,8 @@
 -- staggered advice reached the horizon, the positions (from 1) of those answers. Time comes from the Redis server only.
 --
 -- Sections, in the order the script runs them: head (once), check (each key's spec, every call, before anything is
--- written), call (opens a call), commit (opens the writes of an admitted call), answers, reply, tail.
+-- written), call (opens a call), commit (opens the writes of an admitted call), answers, reply, next (the next call),
+-- tail.
 
 --- head
 if redis.replicate_commands then
@@ -32,11 +34,11 @@ local t = call('TIME')
 local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local calls = tonumber(ARGV[1])
 if not calls then -- tests only: the clock shifted
-    local c, shift = string.match(ARGV[1] or '', '^(%d+);(-?%d+)$')
+    local c, at, shift = string.match(ARGV[1] or '', '^(%d+);(@?)(-?%d+)$')
     if not c then
         return redis.error_reply('ratelimit: bad number of calls')
     end
-    calls, now_us = tonumber(c), now_us + tonumber(shift) * 1000
+    calls, now_us = tonumber(c), (at == '' and now_us or 0) + tonumber(shift) * 1000
 end
 local now_ms = floor(now_us / 1000)
 if #ARGV ~= 1 + calls * ($positions + 1) or #KEYS ~= calls * $keys then
@@ -107,6 +109,8 @@ for c = 1, calls do
         replies[c] = format(f, unpack(out, 1, m))
     end
     -- the call is decided and answered
+
+--- next
 end
 
 --- tail

@@ -12,53 +12,57 @@
 -- kind is refused.
 
 --- plain
-    local text = ARGV[a + $i]
-    if not specs_$kind[text] then
-        local g, l, w, q, f, h = string.match(text or '', '^(%d),(%d+),(%d+),(%d+),(%d+),(%d+)$')
-        if not g then
-            return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
+    do -- its locals end with it: a wide call checks many keys
+        local text = ARGV[a + $i]
+        if not specs_$kind[text] then
+            local g, l, w, q, f, h = string.match(text or '', '^(%d),(%d+),(%d+),(%d+),(%d+),(%d+)$')
+            if not g then
+                return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
+            end
+            g, l, w, q, f, h = tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h)
+            if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or (f % 4 >= 2) ~= $advice or (f >= 8) ~= $hold then
+                return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
+            end
+            specs_$kind[text] = {g, l, w, q, f, h, format('%d', w), l, 0}
         end
-        g, l, w, q, f, h = tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h)
-        if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or (f % 4 >= 2) ~= $advice or (f >= 8) ~= $hold then
-            return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
-        end
-        specs_$kind[text] = {g, l, w, q, f, h, format('%d', w), l, 0}
     end
 
 --- options
-    local text = ARGV[a + $i]
-    if not specs_$kind[text] then
-        local g, l, w, q, f, h, cap, penalty, rest =
-            string.match(text or '', '^(%d),(%d+),(%d+),(%d+),(%d+),(%d+)|(%d+),(%d+)(.*)$')
-        if not g then
-            return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
-        end
-        g, l, w, q, f, h, cap, penalty =
-            tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h), tonumber(cap),
-            tonumber(penalty)
-        if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or cap < l or (f % 4 >= 2) ~= $advice
-            or (f >= 8) ~= $hold or (penalty > 0) ~= $penalty or (g == 5) == (rest == '') then
-            return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
-        end
-        local p = {g, l, w, q, f, h, format('%d', w), cap, penalty}
-        if g == 5 then
-            local b = {string.match(rest, '^,(%d+),(%d+),(%d+),(%d+)$')}
-            if #b ~= 4 then
+    do -- its locals end with it: a wide call checks many keys
+        local text = ARGV[a + $i]
+        if not specs_$kind[text] then
+            local g, l, w, q, f, h, cap, penalty, rest =
+                string.match(text or '', '^(%d),(%d+),(%d+),(%d+),(%d+),(%d+)|(%d+),(%d+)(.*)$')
+            if not g then
                 return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
             end
-            for j = 1, 3 do
-                local from, to = tonumber(b[j]), tonumber(b[j + 1])
-                if from <= now_ms and now_ms < to then
-                    p[10], p[11] = from, to
+            g, l, w, q, f, h, cap, penalty =
+                tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h), tonumber(cap),
+                tonumber(penalty)
+            if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or cap < l or (f % 4 >= 2) ~= $advice
+                or (f >= 8) ~= $hold or (penalty > 0) ~= $penalty or (g == 5) == (rest == '') then
+                return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
+            end
+            local p = {g, l, w, q, f, h, format('%d', w), cap, penalty}
+            if g == 5 then
+                local b = {string.match(rest, '^,(%d+),(%d+),(%d+),(%d+)$')}
+                if #b ~= 4 then
+                    return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
+                end
+                for j = 1, 3 do
+                    local from, to = tonumber(b[j]), tonumber(b[j + 1])
+                    if from <= now_ms and now_ms < to then
+                        p[10], p[11] = from, to
+                    end
+                end
+                if not p[10] then
+                    return redis.error_reply('ratelimit: Redis time ' .. now_ms .. ' is in none of the calendar'
+                        .. ' periods given for key ' .. ((c - 1) * $positions + $i) .. ' (the clocks of Redis and the'
+                        .. ' application differ by more than a period)')
                 end
             end
-            if not p[10] then
-                return redis.error_reply('ratelimit: Redis time ' .. now_ms .. ' is in none of the calendar'
-                    .. ' periods given for key ' .. ((c - 1) * $positions + $i) .. ' (the clocks of Redis and the'
-                    .. ' application differ by more than a period)')
-            end
+            specs_$kind[text] = p
         end
-        specs_$kind[text] = p
     end
 
 --- unknown

@@ -23,19 +23,21 @@ local run_first$i, run_count$i, run_time$i = 0, 0, 0
 local found$i = {$[0, 0, 0, 0]}
 
 --- spec
-    local text = ARGV[a + $i]
-    if not specs_$kind[text] then
-        local q, $[l$j, w$j] = string.match(text or '', '^4,(%d+)$cat[,(%d+),(%d+)]$')
-        if not q then
-            return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
+    do -- its locals end with it: a wide call checks many keys
+        local text = ARGV[a + $i]
+        if not specs_$kind[text] then
+            local q, $[l$j, w$j] = string.match(text or '', '^4,(%d+)$cat[,(%d+),(%d+)]$')
+            if not q then
+                return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
+            end
+            q, $[l$j, w$j] = tonumber(q), $[tonumber(l$j), tonumber(w$j)]
+            if $or[l$j < 1 or w$j < 1 or q > l$j] then
+                return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
+            end
+            local longest = max($[w$j])
+            local slack = ceil(longest / 8)
+            specs_$kind[text] = {4, 0, 0, q, 0, max($[l$j]), longest, format('%d', longest + slack), slack, $[l$j, w$j]}
         end
-        q, $[l$j, w$j] = tonumber(q), $[tonumber(l$j), tonumber(w$j)]
-        if $or[l$j < 1 or w$j < 1 or q > l$j] then
-            return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
-        end
-        local longest = max($[w$j])
-        local slack = ceil(longest / 8)
-        specs_$kind[text] = {4, 0, 0, q, 0, max($[l$j]), longest, format('%d', longest + slack), slack, $[l$j, w$j]}
     end
 
 --- write_run
