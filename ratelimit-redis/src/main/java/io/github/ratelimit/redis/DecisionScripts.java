@@ -41,11 +41,80 @@ final class DecisionScripts {
      */
     private static final Map<String, Map<String, String>> PIECES = new LinkedHashMap<>();
 
-    static {
-        for (String piece :
-                List.of("decide", "spec", "sliding", "windows", "fixed", "calendar", "bucket", "penalty", "advice")) {
-            PIECES.put(piece, parse(read("decide/" + piece + ".lua")));
-        }
+    /**
+     * The values a piece may name ({@code $name}): the shape's (its positions, key names, answers, common reply), each
+     * key's ({@link #tokens}) and the window's number {@code $j}.
+     */
+    static final Set<String> VALUES = Set.of(
+            "positions",
+            "keys",
+            "answers",
+            "common",
+            "i",
+            "kind",
+            "k",
+            "cursor",
+            "box",
+            "position",
+            "algorithm",
+            "advice",
+            "hold",
+            "penalty",
+            "forget",
+            "others",
+            "windows",
+            "values",
+            "base",
+            "last",
+            "format",
+            "j");
+
+    private static final Pattern WORKED_OUT = Pattern.compile("[0-9j+\\-* ]+");
+
+    /**
+     * What is wrong with a piece's sections, each naming the piece and section: a {@code ${name}} that names neither
+     * a section of the piece nor a value, a {@code $name} that names no value, a {@code $(...)} that is not an integer
+     * expression in {@code j}, a {@code --- each window} without its {@code --- end each}.
+     */
+    static List<String> problems(String piece, Map<String, String> sections) {
+        List<String> problems = new ArrayList<>();
+        sections.forEach((section, text) -> {
+            String where = "decide/" + piece + ".lua, section '" + section + "': ";
+            int open = 0;
+            for (String line : text.split("\n")) {
+                Matcher insert = INSERT.matcher(line);
+                if (insert.matches()) {
+                    if (!sections.containsKey(insert.group(1)) && !VALUES.contains(insert.group(1))) {
+                        problems.add(where + "${" + insert.group(1) + "} names no section of the piece and no value");
+                    }
+                    continue;
+                }
+                if (line.strip().equals("--- each window")) {
+                    open++;
+                } else if (line.strip().equals("--- end each")) {
+                    open--;
+                }
+                Matcher expression = EXPRESSION.matcher(line);
+                while (expression.find()) {
+                    if (!WORKED_OUT.matcher(expression.group(1)).matches()) {
+                        problems.add(where + "$(" + expression.group(1) + ") is not an expression in j");
+                    }
+                }
+                String plain = EXPRESSION.matcher(line).replaceAll("");
+                Matcher token = TOKEN.matcher(plain);
+                while (token.find()) {
+                    String name = token.group(1);
+                    boolean list = name.equals("or") || name.equals("cat");
+                    if (!VALUES.contains(name) && !(list && plain.startsWith("[", token.end()))) {
+                        problems.add(where + "$" + name + " names no value");
+                    }
+                }
+            }
+            if (open != 0) {
+                problems.add(where + "'--- each window' and '--- end each' do not pair");
+            }
+        });
+        return problems;
     }
 
     private static final String RING = read("ring.lua");
@@ -572,7 +641,7 @@ final class DecisionScripts {
     }
 
     /** A piece's sections by name: each from a line {@code --- name} to the next (the text before the first is its doc). */
-    private static Map<String, String> parse(String piece) {
+    static Map<String, String> parse(String piece) {
         Map<String, String> sections = new LinkedHashMap<>();
         String name = null;
         StringBuilder text = new StringBuilder();
@@ -595,5 +664,18 @@ final class DecisionScripts {
 
     private static String read(String resource) {
         return LuaScript.read(resource);
+    }
+
+    // after every pattern above: the pieces are checked as they are read
+    static {
+        for (String piece :
+                List.of("decide", "spec", "sliding", "windows", "fixed", "calendar", "bucket", "penalty", "advice")) {
+            Map<String, String> sections = parse(read("decide/" + piece + ".lua"));
+            List<String> problems = problems(piece, sections);
+            if (!problems.isEmpty()) {
+                throw new IllegalStateException(String.join("; ", problems));
+            }
+            PIECES.put(piece, sections);
+        }
     }
 }

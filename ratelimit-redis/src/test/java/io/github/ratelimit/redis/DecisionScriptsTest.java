@@ -176,6 +176,32 @@ class DecisionScriptsTest {
         return String.join(".", java.util.Collections.nCopies(keys, kind));
     }
 
+    /** A piece is checked as it is read: what it names must exist, so a typo fails at load, not in a decision. */
+    @Test
+    void aPieceThatNamesAnUnknownSectionOrValueIsRefused() {
+        String piece = "-- a piece\n"
+                + "--- check\n"
+                + "    local x$i = $limit\n"
+                + "    ${fetch}\n"
+                + "    --- each window\n"
+                + "    local y = $(2 * j + k)\n"
+                + "--- fetch\n"
+                + "    local z$i = $or[a$j]\n";
+
+        assertThat(DecisionScripts.problems("test", DecisionScripts.parse(piece)))
+                .containsExactly(
+                        "decide/test.lua, section 'check': $limit names no value",
+                        "decide/test.lua, section 'check': $(2 * j + k) is not an expression in j",
+                        "decide/test.lua, section 'check': '--- each window' and '--- end each' do not pair");
+        assertThat(DecisionScripts.problems("test", DecisionScripts.parse(piece.replace("${fetch}", "${fetched}"))))
+                .contains("decide/test.lua, section 'check': ${fetched} names no section of the piece and no value");
+        for (String real : List.of("decide", "spec", "sliding", "windows", "fixed", "calendar", "bucket", "penalty")) {
+            assertThat(DecisionScripts.problems(real, DecisionScripts.parse(LuaScript.read("decide/" + real + ".lua"))))
+                    .as(real)
+                    .isEmpty();
+        }
+    }
+
     @Test
     void aShapeIsAssembledOnce() {
         DecisionScripts scripts = new DecisionScripts();
