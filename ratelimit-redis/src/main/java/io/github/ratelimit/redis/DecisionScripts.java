@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * {@code $name} (the key's position, offsets of its keys, its kind's constants), repeats the lines between
  * {@code --- each window} and {@code --- end each} and the text of {@code $[...]} once per window ({@code $j}, and
  * {@code $(...)} an integer expression in {@code j}), and puts a section of the same file in place of a line
- * {@code ${name}}.
+ * {@code ${name}} (of another piece: {@code ${piece:name}}). docs/design.md explains the marks.
  */
 final class DecisionScripts {
 
@@ -40,6 +40,10 @@ final class DecisionScripts {
      * thread, which may be an event loop's, so assembling reads no file.
      */
     private static final Map<String, Map<String, String>> PIECES = new LinkedHashMap<>();
+
+    /** The pieces, in {@code decide/}. */
+    static final List<String> PIECE_NAMES =
+            List.of("decide", "spec", "sliding", "held", "windows", "fixed", "calendar", "bucket", "penalty", "advice");
 
     /**
      * The values a piece may name ({@code $name}): the shape's (its positions, key names, answers, common reply), each
@@ -84,8 +88,18 @@ final class DecisionScripts {
             for (String line : text.split("\n")) {
                 Matcher insert = INSERT.matcher(line);
                 if (insert.matches()) {
-                    if (!sections.containsKey(insert.group(1)) && !VALUES.contains(insert.group(1))) {
-                        problems.add(where + "${" + insert.group(1) + "} names no section of the piece and no value");
+                    String other = insert.group(1);
+                    String name = insert.group(2);
+                    if (other != null && !PIECE_NAMES.contains(other)) {
+                        problems.add(where + "${" + other + ":" + name + "} names no piece");
+                    } else if (other != null) {
+                        String otherPiece = LuaScript.read("decide/" + other + ".lua");
+                        if (!otherPiece.contains("\n--- " + name + "\n")) {
+                            problems.add(where + "${" + other + ":" + name + "} names no section of decide/" + other
+                                    + ".lua");
+                        }
+                    } else if (!sections.containsKey(name) && !VALUES.contains(name)) {
+                        problems.add(where + "${" + name + "} names no section of the piece and no value");
                     }
                     continue;
                 }
@@ -539,7 +553,7 @@ final class DecisionScripts {
         return all;
     }
 
-    private static final Pattern INSERT = Pattern.compile("^\\s*\\$\\{(\\w+)}\\s*$");
+    private static final Pattern INSERT = Pattern.compile("^\\s*\\$\\{(?:(\\w+):)?(\\w+)}\\s*$");
     private static final Pattern TOKEN = Pattern.compile("\\$([a-z]+)");
     private static final Pattern LIST = Pattern.compile("\\$(or|cat)?\\[([^\\]]*)]");
     private static final Pattern EXPRESSION = Pattern.compile("\\$\\(([^)]*)\\)");
@@ -573,8 +587,12 @@ final class DecisionScripts {
                 }
                 l = close;
             } else if (insert.matches()) {
-                String inserted = insert.group(1);
-                out.append(tokens.containsKey(inserted) ? tokens.get(inserted) : section(piece, inserted, tokens));
+                String inserted = insert.group(2);
+                if (insert.group(1) != null) {
+                    out.append(section(insert.group(1), inserted, tokens));
+                } else {
+                    out.append(tokens.containsKey(inserted) ? tokens.get(inserted) : section(piece, inserted, tokens));
+                }
             } else if (l < lines.length - 1 || !line.isEmpty()) {
                 out.append(line(line, tokens, j)).append('\n');
             }
@@ -668,8 +686,7 @@ final class DecisionScripts {
 
     // after every pattern above: the pieces are checked as they are read
     static {
-        for (String piece :
-                List.of("decide", "spec", "sliding", "windows", "fixed", "calendar", "bucket", "penalty", "advice")) {
+        for (String piece : PIECE_NAMES) {
             Map<String, String> sections = parse(read("decide/" + piece + ".lua"));
             List<String> problems = problems(piece, sections);
             if (!problems.isEmpty()) {

@@ -195,7 +195,11 @@ class DecisionScriptsTest {
                         "decide/test.lua, section 'check': '--- each window' and '--- end each' do not pair");
         assertThat(DecisionScripts.problems("test", DecisionScripts.parse(piece.replace("${fetch}", "${fetched}"))))
                 .contains("decide/test.lua, section 'check': ${fetched} names no section of the piece and no value");
-        for (String real : List.of("decide", "spec", "sliding", "windows", "fixed", "calendar", "bucket", "penalty")) {
+        assertThat(DecisionScripts.problems("test", DecisionScripts.parse(piece.replace("${fetch}", "${held:fetch}"))))
+                .contains("decide/test.lua, section 'check': ${held:fetch} names no section of decide/held.lua");
+        assertThat(DecisionScripts.problems("test", DecisionScripts.parse(piece.replace("${fetch}", "${kept:fetch}"))))
+                .contains("decide/test.lua, section 'check': ${kept:fetch} names no piece");
+        for (String real : DecisionScripts.PIECE_NAMES) {
             assertThat(DecisionScripts.problems(real, DecisionScripts.parse(LuaScript.read("decide/" + real + ".lua"))))
                     .as(real)
                     .isEmpty();

@@ -33,30 +33,7 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
         if cap$i == 0 then
             cap$i = capacity -- a new ring
         elseif cap$i < capacity and cost > 0 then
-            -- A plan's quota grew beyond the ring's capacity: the ring is rewritten with the new capacity, its live
-            -- entries kept in time order from slot 0, so that a caller keeps what was counted and gets the difference
-            -- at once. (A quota that shrinks keeps the larger ring: its entries still count, and the next growth finds
-            -- them.) Rare (an upgrade), so it may read the live entries. A read (cost 0) reads the ring as it is.
-            if live$i == 0 then
-                call('DEL', kn$i)
-                head$i, newest, oldest$i = 0, 0, 0
-            else
-                -- the live entries, oldest first, as one string (missing slots as zeros)
-                local from = (head$i + cap$i - live$i) % cap$i -- the slot of the oldest of them
-                local entries
-                if from + live$i <= cap$i then
-                    entries = call('GETRANGE', kn$i, HEAD + from * SLOT, HEAD + (from + live$i) * SLOT - 1)
-                else
-                    entries = call('GETRANGE', kn$i, HEAD + from * SLOT, HEAD + cap$i * SLOT - 1)
-                        .. call('GETRANGE', kn$i, HEAD, HEAD + (from + live$i - cap$i) * SLOT - 1)
-                end
-                if #entries < live$i * SLOT then
-                    entries = entries .. rep('\0', live$i * SLOT - #entries)
-                end
-                head$i, oldest$i = live$i % capacity, sunpack('>I6', entries)
-                call('SET', kn$i, spack(HEADER, head$i, live$i, newest, oldest$i, capacity) .. entries, 'PX',
-                    format('%d', max(newest, now_ms) - now_ms + window))
-            end
+            ${grow}
             cap$i = capacity
         end
         if live$i == 0 then
@@ -91,9 +68,35 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
         end
     end
 
+--- grow
+        -- A plan's quota grew beyond the ring's capacity: the ring is rewritten with the new capacity, its live
+        -- entries kept in time order from slot 0, so that a caller keeps what was counted and gets the difference
+        -- at once. (A quota that shrinks keeps the larger ring: its entries still count, and the next growth finds
+        -- them.) Rare (an upgrade), so it may read the live entries. A read (cost 0) reads the ring as it is.
+        if live$i == 0 then
+            call('DEL', kn$i)
+            head$i, newest, oldest$i = 0, 0, 0
+        else
+            -- the live entries, oldest first, as one string (missing slots as zeros)
+            local from = (head$i + cap$i - live$i) % cap$i -- the slot of the oldest of them
+            local entries
+            if from + live$i <= cap$i then
+                entries = call('GETRANGE', kn$i, HEAD + from * SLOT, HEAD + (from + live$i) * SLOT - 1)
+            else
+                entries = call('GETRANGE', kn$i, HEAD + from * SLOT, HEAD + cap$i * SLOT - 1)
+                    .. call('GETRANGE', kn$i, HEAD, HEAD + (from + live$i - cap$i) * SLOT - 1)
+            end
+            if #entries < live$i * SLOT then
+                entries = entries .. rep('\0', live$i * SLOT - #entries)
+            end
+            head$i, oldest$i = live$i % capacity, sunpack('>I6', entries)
+            call('SET', kn$i, spack(HEADER, head$i, live$i, newest, oldest$i, capacity) .. entries, 'PX',
+                format('%d', max(newest, now_ms) - now_ms + window))
+        end
+
 --- commit
     if took$i and cost$i > 0 and held then
-        ${held}
+        ${held:write}
     elseif took$i and cost$i > 0 then
         local head, now, live, oldest, cap, cost = head$i, now$i, live$i, oldest$i, cap$i, cost$i
         -- a key whose newest entry is ahead of Redis's time (a slot held) lives until that entry leaves
@@ -134,29 +137,6 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
         kept_head, kept_live, kept_newest = (head + cost) % cap, live + cost, now
         kept_oldest, kept_cap, kept_window = live == 0 and now or oldest, cap, expiry
     end
-
---- held
-        -- The call holds a slot at `held` (decide.lua): the cost is taken now, dated then, in the place of the oldest
-        -- entries. Where those are still live, each is replaced by one at least a window later (the slot is never
-        -- before the earliest time the cost fits), so no count falls: the ring counts the slot from now on, and as an
-        -- admission from its time. Written at once; a ring kept for the batch is written first and read again after.
-        if kept_dirty then
-            settle(kept, HEAD, kept_cap, run_first, run_count, run_now,
-                spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap), kept_window)
-        end
-        kept, kept_dirty, run_count = nil, false, 0
-        if not entry then
-            entry, still_live, write, settle = ring_entries(SLOT)
-        end
-        local head, live, oldest, cap, cost = head$i, live$i, oldest$i, cap$i, cost$i
-        if live + cost > cap then -- live entries are replaced: the oldest live one is then the one after them
-            oldest, live = cost < cap and entry(kn$i, HEAD, head, cap, cost) or held, cap
-        else
-            oldest, live = live == 0 and held or oldest, live + cost
-        end
-        write(kn$i, HEAD, cap, head, cost, spack('>I6', held))
-        call('SETRANGE', kn$i, '0', spack(HEADER, (head + cost) % cap, live, held, oldest, cap))
-        call('PEXPIRE', kn$i, format('%d', held - now_ms + p$i[3]))
 
 --- forget
         if kept == kn$i then

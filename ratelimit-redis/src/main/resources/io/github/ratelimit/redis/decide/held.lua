@@ -1,0 +1,25 @@
+-- A slot held by a refused call that will wait (decide.lua, hold) on a sliding window (sliding.lua): the call's entries
+-- are written at once, dated at the slot, in the place of the ring's oldest entries.
+
+--- write
+        -- The call holds a slot at `held` (decide.lua): the cost is taken now, dated then, in the place of the oldest
+        -- entries. Where those are still live, each is replaced by one at least a window later (the slot is never
+        -- before the earliest time the cost fits), so no count falls: the ring counts the slot from now on, and as an
+        -- admission from its time. Written at once; a ring kept for the batch is written first and read again after.
+        if kept_dirty then
+            settle(kept, HEAD, kept_cap, run_first, run_count, run_now,
+                spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap), kept_window)
+        end
+        kept, kept_dirty, run_count = nil, false, 0
+        if not entry then
+            entry, still_live, write, settle = ring_entries(SLOT)
+        end
+        local head, live, oldest, cap, cost = head$i, live$i, oldest$i, cap$i, cost$i
+        if live + cost > cap then -- live entries are replaced: the oldest live one is then the one after them
+            oldest, live = cost < cap and entry(kn$i, HEAD, head, cap, cost) or held, cap
+        else
+            oldest, live = live == 0 and held or oldest, live + cost
+        end
+        write(kn$i, HEAD, cap, head, cost, spack('>I6', held))
+        call('SETRANGE', kn$i, '0', spack(HEADER, (head + cost) % cap, live, held, oldest, cap))
+        call('PEXPIRE', kn$i, format('%d', held - now_ms + p$i[3]))
