@@ -1,7 +1,11 @@
 package io.github.ratelimit.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.github.ratelimit.core.ConcurrencyLimiter;
+import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.test.kit.ConcurrencyLimiterContract;
@@ -19,6 +23,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
@@ -53,6 +58,31 @@ abstract class TestKitOnRedis {
         }
 
         /** On a Cluster, a call's counters in different hash slots are decided slot by slot (see RedisRateLimiter). */
+        @Override
+        protected boolean callsAreAtomic() {
+            return !(topology() instanceof RedisClusterProcess);
+        }
+    }
+
+    /** The same contract, every call made too wide for Lua's locals (see {@link WideCalls}). */
+    @Nested
+    class WideRateLimiters extends RateLimiterContract {
+        @Override
+        protected RateLimiter newInstance() {
+            return new WideCalls(new RedisRateLimiter(client(), "kit:", Guards.patient()));
+        }
+
+        @Test
+        void everyCallIsTooWideForLocals() {
+            String shape = WideCalls.shapeOf(LimitRequest.of(
+                    RateLimit.of("one", io.github.ratelimit.annotation.Algorithm.SLIDING_WINDOW, 5, 1_000), "a", 1));
+
+            assertThat(DecisionScripts.locals(DecisionScripts.assemble(shape)))
+                    .as(shape)
+                    .isGreaterThan(DecisionScripts.LOCALS);
+            assertThat(new DecisionScripts().forShape(shape).source()).startsWith("local L = {}");
+        }
+
         @Override
         protected boolean callsAreAtomic() {
             return !(topology() instanceof RedisClusterProcess);
