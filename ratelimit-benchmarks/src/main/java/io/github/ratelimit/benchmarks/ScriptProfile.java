@@ -96,7 +96,8 @@ final class ScriptProfile {
     }
 
     /**
-     * The scripts of another version ({@code ring.lua} and {@code ratelimit.lua} in {@code otherDir}) against this
+     * The scripts of another version ({@code ring.lua}, {@code ring_multi.lua} if it has one, and {@code ratelimit.lua}
+     * in {@code otherDir}) against this
      * jar's and against {@code three-windows-floor.lua}, for 3 windows x 2 ids with 10,000 keys: after two passes
      * over the keys (a second apart, so that the 1-second windows let entries go), a third pass in chunks of 250
      * decisions, each chunk run by every version in turn (each version first as often), Redis's microseconds in {@code EVALSHA} per decision per chunk;
@@ -106,7 +107,9 @@ final class ScriptProfile {
     static void compare(String url, Path otherDir) throws Exception {
         ScriptProfile profile = new ScriptProfile(url);
         try {
+            Path multi = otherDir.resolve("ring_multi.lua"); // a version that keeps the codec of several windows apart
             String other = Files.readString(otherDir.resolve("ring.lua")) + "\n"
+                    + (Files.exists(multi) ? Files.readString(multi) + "\n" : "")
                     + Files.readString(otherDir.resolve("ratelimit.lua"));
             String otherName = "other (" + otherDir.getFileName() + ")";
             Map<String, String> threeByTwo = new LinkedHashMap<>();

@@ -148,7 +148,7 @@ final class DecisionScripts {
      * The script of the shapes too wide for a script of their own (see {@link #MAX_LINES}): {@code ratelimit.lua}, which
      * decides any shape, with {@code ring.lua} before it.
      */
-    static final LuaScript ANY_SHAPE = LuaScript.load("ratelimit", "ring");
+    static final LuaScript ANY_SHAPE = LuaScript.load("ratelimit", "ring", "ring_multi");
 
     /**
      * Lines a script of its own may have at most: Lua refuses a loop whose body is too long to jump over ("control

@@ -54,7 +54,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /** The decision scripts, one per shape of call (DecisionScripts, from the pieces in decide/). */
     private final DecisionScripts scripts = new DecisionScripts();
 
-    static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback", "ring", "ring_taken");
+    static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback", "ring", "ring_multi", "ring_taken");
 
     /** Pauses a limit (ratelimit_pause.lua). */
     static final LuaScript PAUSE = LuaScript.load("ratelimit_pause");
@@ -63,7 +63,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     static final LuaScript CHARGE = LuaScript.load("ratelimit_charge", "ring");
 
     /** Grants units more for the current window or period (ratelimit_credit.lua). */
-    static final LuaScript CREDIT = LuaScript.load("ratelimit_credit", "ring");
+    static final LuaScript CREDIT = LuaScript.load("ratelimit_credit", "ring", "ring_multi");
 
     /**
      * How long a charge's marker keeps a charge sent again from counting twice: beyond its resends (about ten seconds,
