@@ -93,8 +93,7 @@ final class DecisionScripts {
                     if (other != null && !PIECE_NAMES.contains(other)) {
                         problems.add(where + "${" + other + ":" + name + "} names no piece");
                     } else if (other != null) {
-                        String otherPiece = LuaScript.read("decide/" + other + ".lua");
-                        if (!otherPiece.contains("\n--- " + name + "\n")) {
+                        if (!sections(other).containsKey(name)) {
                             problems.add(where + "${" + other + ":" + name + "} names no section of decide/" + other
                                     + ".lua");
                         }
@@ -687,12 +686,14 @@ final class DecisionScripts {
     // after every pattern above: the pieces are checked as they are read
     static {
         for (String piece : PIECE_NAMES) {
-            Map<String, String> sections = parse(read("decide/" + piece + ".lua"));
+            PIECES.put(piece, parse(read("decide/" + piece + ".lua")));
+        }
+        // once all are read: a piece may place a section of another
+        PIECES.forEach((piece, sections) -> {
             List<String> problems = problems(piece, sections);
             if (!problems.isEmpty()) {
                 throw new IllegalStateException(String.join("; ", problems));
             }
-            PIECES.put(piece, sections);
-        }
+        });
     }
 }

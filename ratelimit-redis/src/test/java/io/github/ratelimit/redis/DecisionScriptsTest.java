@@ -143,9 +143,7 @@ class DecisionScriptsTest {
         call.add(LimitRequest.of(RateLimit.of("windows", Algorithm.SLIDING_WINDOW, 5, 60_000), "client", 1));
         call.add(LimitRequest.of(RateLimit.of("windows", Algorithm.SLIDING_WINDOW, 20, 600_000), "client", 1));
         call.add(LimitRequest.of(RateLimit.of("tight", Algorithm.SLIDING_WINDOW, 2, 60_000), "client", 1));
-        CallKeys keys = new CallKeys(call, new RedisKeys("wide:")).plan(false);
-        String shape = DecisionScripts.shape(keys.arguments(
-                keys.scriptKeys.values().iterator().next(), new RateLimitScriptCodec(10), System.currentTimeMillis()));
+        String shape = WideCalls.shapeOnOneRedis(call);
         assertThat(DecisionScripts.locals(DecisionScripts.assemble(shape)))
                 .as(shape)
                 .isGreaterThan(DecisionScripts.LOCALS);

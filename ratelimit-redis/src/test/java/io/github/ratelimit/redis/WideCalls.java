@@ -47,7 +47,12 @@ final class WideCalls implements RateLimiter {
 
     /** The shape of this limiter's call of one request (one Redis, so one hash slot). */
     static String shapeOf(LimitRequest request) {
-        CallKeys keys = new CallKeys(padded(List.of(request)), new RedisKeys("kit:")).plan(false);
+        return shapeOnOneRedis(padded(List.of(request)));
+    }
+
+    /** The shape of the script a call of these requests takes on one Redis (one hash slot). */
+    static String shapeOnOneRedis(List<LimitRequest> requests) {
+        CallKeys keys = new CallKeys(requests, new RedisKeys("kit:")).plan(false);
         return DecisionScripts.shape(keys.arguments(
                 keys.scriptKeys.values().iterator().next(),
                 new RateLimitScriptCodec(RedisRateLimiter.DEFAULT_HORIZON_WINDOWS),
