@@ -258,6 +258,31 @@ final class CallKeys {
         return args;
     }
 
+    /**
+     * The charge script's arguments for the keys of one slot (see decide/after.lua, charge): the marker's life, then per
+     * key its algorithm, limit, window and the units; a key of several windows {@code 4}, their number, 0, the units,
+     * then each window's limit and window.
+     */
+    Object[] chargeArguments(List<String> scriptKeys, long markerMs, long units) {
+        List<Object> args = new ArrayList<>(1 + 4 * scriptKeys.size());
+        args.add(markerMs);
+        for (String key : scriptKeys) {
+            List<String> windows = severalWindows.get(key);
+            if (windows == null) {
+                RateLimit limit = byKey.get(key).limit();
+                args.addAll(List.of(RateLimitScriptCodec.algorithmCode(limit), limit.limit(), limit.windowMs(), units));
+                continue;
+            }
+            args.addAll(List.of(4, windows.size(), 0, units));
+            for (String window : windows) {
+                RateLimit limit = byKey.get(window).limit();
+                args.add(limit.limit());
+                args.add(limit.windowMs());
+            }
+        }
+        return args.toArray();
+    }
+
     /** Whether a request counts per calendar period (its decision names the periods around Redis's clock). */
     boolean countsPerPeriod() {
         for (LimitRequest request : byKey.values()) {

@@ -42,8 +42,18 @@ final class DecisionScripts {
     private static final Map<String, Map<String, String>> PIECES = new LinkedHashMap<>();
 
     /** The pieces, in {@code decide/}. */
-    static final List<String> PIECE_NAMES =
-            List.of("decide", "spec", "sliding", "held", "windows", "fixed", "calendar", "bucket", "penalty", "advice");
+    static final List<String> PIECE_NAMES = List.of(
+            "decide",
+            "spec",
+            "sliding",
+            "held",
+            "windows",
+            "fixed",
+            "calendar",
+            "bucket",
+            "penalty",
+            "advice",
+            "after");
 
     /**
      * The values a piece may name ({@code $name}): the shape's (its positions, key names, answers, common reply), each
@@ -131,6 +141,16 @@ final class DecisionScripts {
     }
 
     private static final String RING = read("ring.lua");
+
+    /**
+     * A script that changes a limit after its decision ({@code giveback}, {@code charge}, {@code credit} or
+     * {@code release}): its frame in {@code decide/after.lua}, which places the section of the same name of each
+     * algorithm's piece, with {@code ring.lua} before it.
+     */
+    static LuaScript after(String operation) {
+        String source = RING + "\n" + section("after", operation, Map.of());
+        return new LuaScript("ratelimit_" + operation, source, LuaScript.sha1(source));
+    }
 
     private final Cache<String, LuaScript> scripts = Caffeine.newBuilder()
             .maximumSize(MAX_SHAPES)

@@ -23,7 +23,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -54,16 +53,16 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /** The decision scripts, one per shape of call (DecisionScripts, from the pieces in decide/). */
     private final DecisionScripts scripts = new DecisionScripts();
 
-    static final LuaScript GIVE_BACK = LuaScript.load("ratelimit_giveback", "ring", "ring_multi", "ring_taken");
+    static final LuaScript GIVE_BACK = DecisionScripts.after("giveback");
 
     /** Pauses a limit (ratelimit_pause.lua). */
     static final LuaScript PAUSE = LuaScript.load("ratelimit_pause");
 
-    /** Charges units after the fact, past zero if need be (ratelimit_charge.lua). */
-    static final LuaScript CHARGE = LuaScript.load("ratelimit_charge", "ring");
+    /** Charges units after the fact, past zero if need be (decide/after.lua, charge). */
+    static final LuaScript CHARGE = DecisionScripts.after("charge");
 
-    /** Grants units more for the current window or period (ratelimit_credit.lua). */
-    static final LuaScript CREDIT = LuaScript.load("ratelimit_credit", "ring", "ring_multi");
+    /** Grants units more for the current window or period (decide/after.lua, credit). */
+    static final LuaScript CREDIT = DecisionScripts.after("credit");
 
     /**
      * How long a charge's marker keeps a charge sent again from counting twice: beyond its resends (about ten seconds,
@@ -98,8 +97,8 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             .executor(Runnable::run) // see RedisKeys
             .build();
 
-    /** Gives back a slot held by a waiting call whose caller gave up (ratelimit_release.lua). */
-    static final LuaScript RELEASE = LuaScript.load("ratelimit_release", "ring", "ring_taken");
+    /** Gives back a slot held by a waiting call whose caller gave up (decide/after.lua, release). */
+    static final LuaScript RELEASE = DecisionScripts.after("release");
 
     private final RedissonClient redisson;
     /** Give-backs are told apart by this limiter's random 64 bits and a counter (unique, made without blocking). */
@@ -738,30 +737,18 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
                                 + request.limit().period() + ", which is not charged after the call"));
             }
         }
-        Map<Integer, List<Object>> keysBySlot = new LinkedHashMap<>();
-        Map<Integer, List<Object>> argsBySlot = new LinkedHashMap<>();
-        Set<String> seen = new java.util.HashSet<>();
+        // keyed as a decision of these requests is: the windows of one name and identifier in one key
+        CallKeys made = new CallKeys(requests, keys).plan(cluster);
         String attempt = attempts.next();
-        for (LimitRequest request : requests) {
-            String tag = RedisKeys.tag(request.identifier());
-            String key = keys.rateLimitKey(request.limit(), tag);
-            if (!seen.add(key)) {
-                continue; // the same limit and identifier is charged once
-            }
-            int slot = RedisKeys.slot(tag);
-            keysBySlot
-                    .computeIfAbsent(slot, s -> new ArrayList<>(List.of(RedisKeys.chargeMarker(key, attempt))))
-                    .add(key);
-            List<Object> args = argsBySlot.computeIfAbsent(slot, s -> new ArrayList<>(List.of(CHARGE_MARKER_MS)));
-            args.add(RateLimitScriptCodec.algorithmCode(request.limit()));
-            args.add(request.limit().limit());
-            args.add(request.limit().windowMs());
-            args.add(units);
+        Map<List<Object>, Object[]> bySlot = new LinkedHashMap<>();
+        for (List<String> ofSlot : made.scriptKeys.values()) {
+            List<Object> slotKeys = new ArrayList<>(ofSlot.size() + 1);
+            slotKeys.add(RedisKeys.chargeMarker(ofSlot.get(0), attempt));
+            slotKeys.addAll(ofSlot);
+            bySlot.put(slotKeys, made.chargeArguments(ofSlot, CHARGE_MARKER_MS, units));
         }
-        List<CompletableFuture<?>> charges = new ArrayList<>(keysBySlot.size());
-        keysBySlot.forEach((slot, slotKeys) -> {
-            Object[] args =
-                    java.util.Objects.requireNonNull(argsBySlot.get(slot)).toArray();
+        List<CompletableFuture<?>> charges = new ArrayList<>(bySlot.size());
+        bySlot.forEach((slotKeys, args) -> {
             charges.add(
                     guard.callAsync(() -> executor.run(CHARGE, slotKeys, args)).whenComplete((reply, error) -> {
                         if (Futures.cause(error) instanceof RedisUnavailableException) {

@@ -18,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -123,5 +124,28 @@ class ChargeTest {
 
         Thread.sleep(refused.retryAfter().toMillis() + 5); // the advice itself: nothing to poll
         assertThat(one.tryAcquire(check).remaining()).isEqualTo(5);
+    }
+
+    /**
+     * Two sliding windows of one name and identifier, counted in one key by a decision: a charge reaches that key, so
+     * that the next decision counts it, in each window.
+     */
+    @Test
+    void aChargeToWindowsOfOneNameIsCountedByTheirDecision() {
+        String name = "charge-several-" + UUID.randomUUID();
+        RateLimit perSecond = RateLimit.of(name, Algorithm.SLIDING_WINDOW, 5, LONG_WINDOW_MS / 2);
+        RateLimit perHour = RateLimit.of(name, Algorithm.SLIDING_WINDOW, 100, LONG_WINDOW_MS);
+        List<LimitRequest> call = List.of(LimitRequest.of(perSecond, "user", 1), LimitRequest.of(perHour, "user", 1));
+        assertThat(one.tryAcquire(call).allowed()).isTrue();
+
+        one.chargeAsync(call, 3).toCompletableFuture().join();
+
+        Decision next = two.tryAcquire(call);
+        assertThat(next.allowed()).isTrue();
+        assertThat(next.remaining()).isEqualTo(5 - 1 - 3 - 1);
+        two.chargeAsync(call, 10).toCompletableFuture().join();
+        Decision refused = one.tryAcquire(call);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.remaining()).isNotPositive();
     }
 }

@@ -17,3 +17,11 @@
     else
         allowed$i, remaining$i, reset$i, retry$i = 1, p$i[2] - count$i - cost$i, ttl$i, 0
     end
+
+--- credit
+-- As a fixed window's (fixed.lua, credit), for the period from `from` to `to`: a count that expires before the period
+-- starts is the last period's, replaced.
+local function credit_calendar(kn, from, to, units)
+    local pttl = call('PTTL', kn)
+    return credit_count(kn, pttl >= 0 and now_ms + pttl > from, to, units)
+end

@@ -23,3 +23,30 @@
         write(kn$i, HEAD, cap, head, cost, spack('>I6', held))
         call('SETRANGE', kn$i, '0', spack(HEADER, (head + cost) % cap, live, held, oldest, cap))
         call('PEXPIRE', kn$i, format('%d', held - now_ms + p$i[3]))
+
+--- release
+-- The slot's caller gave up before it came: the call's entries, dated at the slot, are dated again as early as the ring
+-- allows without lowering any count: at the entry before them, or a window before the slot (each entry they replaced
+-- was at least that old), whichever is later. The ring stays in time order, and the slot is free for others again from
+-- then plus a window instead of from the slot plus a window. Nothing changes where the entries are not there (the key
+-- was reset) or once the slot has come.
+local function release_held(key, window, cost)
+    local h = call('GETRANGE', key, '0', HEAD_LAST)
+    if #h < HEAD then
+        return 0
+    end
+    local head, live, newest, oldest, cap = sunpack(HEADER, h)
+    local first = cap - live -- logical index of the oldest live entry
+    local top, n, i = taken(key, HEAD, head, cap, first, held, cost)
+    if n ~= cost then
+        return 0
+    end
+    local dated = i >= first and max(held - window, entry(key, HEAD, head, cap, i)) or held - window
+    for j = top - n + 1, top do
+        write(key, HEAD, cap, (head + j) % cap, 1, spack('>I6', dated))
+    end
+    newest = top == cap - 1 and dated or newest
+    oldest = i < first and dated or oldest -- they were the oldest live entries
+    call('SETRANGE', key, '0', spack(HEADER, head, live, newest, oldest, cap))
+    return 1
+end
