@@ -81,6 +81,8 @@ final class DecisionScripts {
             "base",
             "last",
             "format",
+            "loop",
+            "most",
             "j");
 
     private static final Pattern WORKED_OUT = Pattern.compile("[0-9j+\\-* ]+");
@@ -149,7 +151,7 @@ final class DecisionScripts {
      */
     static LuaScript after(String operation) {
         String source = RING + "\n" + section("after", operation, Map.of());
-        return new LuaScript("ratelimit_" + operation, source, LuaScript.sha1(source));
+        return new LuaScript("ratelimit_" + operation, source, LuaScript.sha1(source), false);
     }
 
     private final Cache<String, LuaScript> scripts = Caffeine.newBuilder()
@@ -164,16 +166,10 @@ final class DecisionScripts {
     }
 
     /**
-     * The script of the shapes too wide for a script of their own (see {@link #MAX_LINES}): {@code ratelimit.lua}, which
-     * decides any shape, with {@code ring.lua} before it.
-     */
-    static final LuaScript ANY_SHAPE = LuaScript.load("ratelimit", "ring", "ring_multi");
-
-    /**
-     * Lines a script of its own may have at most: Lua refuses a loop whose body is too long to jump over ("control
-     * structure too long"), which a script of about 28,000 lines meets. 64 keys of a sliding window with every option,
-     * 16 keys of 16 windows, or 96 keys of six kinds fit (counted by {@code DecisionScriptsTest}); a wider call takes
-     * {@link #ANY_SHAPE}.
+     * Lines a script may have at most with a loop over its calls: Lua refuses a loop whose body is too long to jump over
+     * ("control structure too long"), which a script of about 28,000 lines meets. 64 keys of a sliding window with every
+     * option, 16 keys of 16 windows, or 96 keys of six kinds fit (counted by {@code DecisionScriptsTest}); a wider
+     * shape's script decides one call per script call, without a loop ({@link LuaScript#oneCallEach}).
      */
     static final int MAX_LINES = 20_000;
 
@@ -192,9 +188,9 @@ final class DecisionScripts {
             if (locals(source) > LOCALS) {
                 source = tabled(assemble(s, true));
             }
-            if (source.chars().filter(c -> c == '\n').count() > MAX_LINES) {
-                log.debug("Calls of the shape {} are decided by the script of any shape: too wide for their own", s);
-                return ANY_SHAPE;
+            boolean alone = source.chars().filter(c -> c == '\n').count() > MAX_LINES;
+            if (alone) {
+                source = tabled(assemble(s, true, true));
             }
             // DEBUG: a shape first met at run time is assembled on the caller's thread, maybe an event loop's, where
             // writing a log line at the default level would block
@@ -203,7 +199,7 @@ final class DecisionScripts {
                     s,
                     assembled.incrementAndGet(),
                     MAX_SHAPES);
-            return new LuaScript("ratelimit[" + s + "]", source, LuaScript.sha1(source));
+            return new LuaScript("ratelimit[" + s + "]", source, LuaScript.sha1(source), alone);
         });
     }
 
@@ -401,6 +397,14 @@ final class DecisionScripts {
      * width).
      */
     static String assemble(String shape, boolean wide) {
+        return assemble(shape, wide, false);
+    }
+
+    /**
+     * The same; {@code alone}: a script that decides one call per script call, without a loop over calls (see
+     * {@link #MAX_LINES}).
+     */
+    static String assemble(String shape, boolean wide, boolean alone) {
         List<Kind> kinds = new ArrayList<>();
         for (String token : shape.split("\\.")) {
             kinds.add(Kind.of(token));
@@ -408,10 +412,18 @@ final class DecisionScripts {
         int keys = kinds.stream().mapToInt(Kind::names).sum();
         int answers = kinds.stream().mapToInt(Kind::answers).sum();
         Map<String, String> global = Map.of(
-                "positions", Integer.toString(kinds.size()),
-                "keys", Integer.toString(keys),
-                "answers", Integer.toString(answers),
-                "common", "%d,".repeat(answers + 1) + "%d");
+                "positions",
+                Integer.toString(kinds.size()),
+                "keys",
+                Integer.toString(keys),
+                "answers",
+                Integer.toString(answers),
+                "common",
+                "%d,".repeat(answers + 1) + "%d",
+                "loop",
+                alone ? "do local c = 1" : "for c = 1, calls do",
+                "most",
+                alone ? "1" : "math.huge");
         boolean known = kinds.stream().allMatch(Kind::known);
         boolean rings = known && kinds.stream().anyMatch(k -> k.algorithm() == '1' || k.algorithm() == 'w');
         boolean sliding = known && kinds.stream().anyMatch(k -> k.algorithm() == '1');

@@ -8,8 +8,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
-/** A Lua script read from the classpath once, with the SHA-1 digest Redis knows it by. */
-record LuaScript(String name, String source, String sha1) {
+/**
+ * A Lua script read from the classpath once, with the SHA-1 digest Redis knows it by; {@code oneCallEach}: a decision
+ * script that decides one call per script call, which is never sent a batch of several (see DecisionScripts).
+ */
+record LuaScript(String name, String source, String sha1, boolean oneCallEach) {
 
     /**
      * The script {@code name}.lua, preceded by the shared parts it uses (a script cannot include another in Redis, so
@@ -21,7 +24,7 @@ record LuaScript(String name, String source, String sha1) {
             source.append(read(part + ".lua")).append('\n');
         }
         source.append(read(name + ".lua"));
-        return new LuaScript(name, source.toString(), sha1(source.toString()));
+        return new LuaScript(name, source.toString(), sha1(source.toString()), false);
     }
 
     /** A Lua file next to this class ({@code resource}: its path from here, {@code .lua} included). */

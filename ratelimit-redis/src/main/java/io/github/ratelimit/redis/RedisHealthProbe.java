@@ -13,8 +13,9 @@ import org.redisson.api.RedissonClient;
 final class RedisHealthProbe {
 
     private static final List<LuaScript> SCRIPTS = List.of(
-            DecisionScripts.ANY_SHAPE,
             RedisRateLimiter.GIVE_BACK,
+            RedisRateLimiter.CHARGE,
+            RedisRateLimiter.CREDIT,
             RedisSingleUseTokens.ISSUE,
             RedisSingleUseTokens.CONSUME,
             RedisSingleUseTokens.RELEASE,

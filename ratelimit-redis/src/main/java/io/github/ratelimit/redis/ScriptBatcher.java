@@ -36,7 +36,7 @@ final class ScriptBatcher {
     /** Per slot, a lane per script: calls of one shape share a script call. */
     private final ConcurrentMap<Integer, ConcurrentMap<LuaScript, Lane>> lanes = new ConcurrentHashMap<>();
 
-    /** Tests only: how far ahead of its clock the script reads Redis's time (see ratelimit.lua). */
+    /** Tests only: how far ahead of its clock the script reads Redis's time (see decide/decide.lua). */
     private volatile long clockShiftMs;
 
     void shiftClock(long ms) {
@@ -118,7 +118,7 @@ final class ScriptBatcher {
                     queue.poll(); // its caller stopped waiting before it was sent
                     continue;
                 }
-                if (!batch.isEmpty() && keys + next.keys.size() > MAX_KEYS) {
+                if (!batch.isEmpty() && (keys + next.keys.size() > MAX_KEYS || script.oneCallEach())) {
                     break;
                 }
                 batch.add(queue.poll());

@@ -83,7 +83,7 @@ class DecisionScriptsTest {
     /**
      * Lua allows a function 200 locals: a shape whose values do not fit in locals keeps them in a table, and still takes
      * a script of its own, which Redis accepts, up to the widest of each kind the library allows; a wider one (more
-     * lines than Lua can loop over) takes the script of any shape.
+     * lines than Lua can loop over) decides one call per script call, without a loop.
      */
     @Test
     void aShapeTooWideForLocalsKeepsItsValuesInATable() {
@@ -100,7 +100,7 @@ class DecisionScriptsTest {
 
             LuaScript tabled = scripts.forShape(wider);
 
-            assertThat(tabled).as(wider).isNotSameAs(DecisionScripts.ANY_SHAPE);
+            assertThat(tabled.oneCallEach()).as(wider).isFalse();
             assertThat(tabled.source()).as(wider).startsWith("local L = {}");
             assertThat(DecisionScripts.locals(tabled.source())).as(wider).isLessThanOrEqualTo(DecisionScripts.LOCALS);
             assertThat(script.scriptLoad(tabled.source())).as(wider).isEqualTo(tabled.sha1());
@@ -108,10 +108,16 @@ class DecisionScriptsTest {
         for (String widest : List.of(widths("1oap", 64), widths("w16", 16), widths("1.2oap.3o.5o.w3.1ah", 16))) {
             LuaScript tabled = scripts.forShape(widest);
 
-            assertThat(tabled).isNotSameAs(DecisionScripts.ANY_SHAPE);
+            assertThat(tabled.oneCallEach()).isFalse();
             assertThat(script.scriptLoad(tabled.source())).isEqualTo(tabled.sha1());
         }
-        assertThat(scripts.forShape(widths("w16", 32))).isSameAs(DecisionScripts.ANY_SHAPE);
+        for (String wider : List.of(widths("w16", 32), widths("1oap", 200), widths("1.2oap.3o.5o.w3.1ah", 40))) {
+            LuaScript alone = scripts.forShape(wider);
+
+            assertThat(alone.oneCallEach()).as(wider).isTrue();
+            assertThat(alone.source().lines().count()).as(wider).isGreaterThan(DecisionScripts.MAX_LINES);
+            assertThat(script.scriptLoad(alone.source())).as(wider).isEqualTo(alone.sha1());
+        }
     }
 
     /**

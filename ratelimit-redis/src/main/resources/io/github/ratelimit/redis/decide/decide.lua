@@ -41,9 +41,9 @@ if not calls then -- tests only: the clock shifted
     calls, now_us = tonumber(c), (at == '' and now_us or 0) + tonumber(shift) * 1000
 end
 local now_ms = floor(now_us / 1000)
-if #ARGV ~= 1 + calls * ($positions + 1) or #KEYS ~= calls * $keys then
+if #ARGV ~= 1 + calls * ($positions + 1) or #KEYS ~= calls * $keys or calls > $most then
     return redis.error_reply('ratelimit: ' .. #ARGV .. ' arguments and ' .. #KEYS .. ' keys for ' .. calls
-        .. ' calls of $positions keys and $keys key names')
+        .. ' calls of $positions keys and $keys key names (at most $most calls)')
 end
 
 --- ring
@@ -53,7 +53,7 @@ local now_stamp = spack('>I6', now_ms) -- a ring entry of now_ms
 --- check
 -- Every call's arguments are checked before anything is written, so a bad one changes nothing. Each key's spec is
 -- parsed once per script call into an array, however many calls of the batch share it.
-for c = 1, calls do
+$loop -- for c = 1, calls do (a shape too wide for a loop decides one call: do local c = 1)
     local a = 2 + (c - 1) * ($positions + 1)
     if ARGV[a] ~= '$positions' then
         return redis.error_reply('ratelimit: bad number of keys for call ' .. c)
@@ -68,7 +68,7 @@ local JOINED, JOINED_MAX = '%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%
 local COMMON = '$common' -- a call's reply when each of its $answers answers is the common one
 local replies = {}
 local out = {0, 0, 0} -- the current call's answers (reused: a call's reply is made of the first m)
-for c = 1, calls do
+$loop
     local a, kb = 2 + (c - 1) * ($positions + 1), (c - 1) * $keys
     local admitted, held, capped = 1, nil, nil -- held: the time of the slot a refused waiting call holds
 
