@@ -205,7 +205,7 @@ public final class Benchmarks {
                                                 .getBytes(java.nio.charset.StandardCharsets.UTF_8)),
                                 0,
                                 6));
-        for (String name : List.of("ring.lua", "ratelimit_giveback.lua")) {
+        for (String name : List.of("ring.lua", "decide/after.lua")) {
             try (InputStream in = RedisRateLimiter.class.getResourceAsStream(name)) {
                 if (in == null) {
                     throw new IllegalStateException("No script " + name + " next to " + RedisRateLimiter.class);

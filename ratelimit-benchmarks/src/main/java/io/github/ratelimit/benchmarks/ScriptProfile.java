@@ -21,7 +21,7 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 /**
- * Where Redis's time goes inside {@code ratelimit.lua} for the seed's shape (3 sliding windows of one name x 2
+ * Where Redis's time goes inside the decision script of the seed's shape (3 sliding windows of one name x 2
  * identifiers, one key per identifier) with 10,000 keys: the script is run as it is, then with {@code TIME} marks
  * between its sections (parsing the arguments, checking the keys, committing and reporting, the reply, writing back),
  * each section's microseconds summed in a hash. Batches of 1 and of 10 calls per script call (what one caller and
@@ -96,8 +96,8 @@ final class ScriptProfile {
     }
 
     /**
-     * The scripts of another version ({@code ring.lua}, {@code ring_multi.lua} if it has one, and {@code ratelimit.lua}
-     * in {@code otherDir}) against this
+     * The scripts of an older version, one before each shape had a script of its own ({@code ring.lua},
+     * {@code ring_multi.lua} if it has one, and {@code ratelimit.lua} in {@code otherDir}, its resources), against this
      * jar's and against {@code three-windows-floor.lua}, for 3 windows x 2 ids with 10,000 keys: after two passes
      * over the keys (a second apart, so that the 1-second windows let entries go), a third pass in chunks of 250
      * decisions, each chunk run by every version in turn (each version first as often), Redis's microseconds in {@code EVALSHA} per decision per chunk;

@@ -1,9 +1,9 @@
--- The least a decision of 3 sliding windows x 2 identifiers costs Redis with ratelimit.lua's layout of one ring per
+-- The least a decision of 3 sliding windows x 2 identifiers costs Redis with the layout of one ring per
 -- identifier (ring.lua, loaded before this): the same commands and the same unpacking and packing, written for exactly
 -- this shape, the seed's limits of the benchmark (1,000,000 per second, minute and hour: always admitted) and nothing
 -- else: no argument parsed, no refusal, no batch of one key, every key's header written at once. Not a limiter: a
--- measure of what ratelimit.lua's generality costs on top of its commands (--script-profile). KEYS: the keys of the
--- calls, two per call; replies as ratelimit.lua's.
+-- measure of what the decision script's generality costs on top of its commands (--script-profile). KEYS: the keys of the
+-- calls, two per call; replies as a decision script's.
 local call = redis.call
 local t = call('TIME')
 local now_ms = math.floor((tonumber(t[1]) * 1000000 + tonumber(t[2])) / 1000)

@@ -64,6 +64,7 @@ public final class LocalRateLimiter implements RateLimiter, SlotHolder {
         this.states = Caffeine.newBuilder()
                 .maximumSize(maxEntries)
                 .executor(Runnable::run) // its upkeep on the calling thread, under the lock: no pool thread woken
+                .ticker(nanoTime::getAsLong) // a pair unused for a window on the clock it counts by
                 .expireAfter(new UnusedForAWindow())
                 .build();
     }

@@ -191,7 +191,7 @@ final class CallKeys {
     }
 
     /**
-     * The script's arguments for the keys of one slot: their number, then a spec per key (see ratelimit.lua), for a
+     * The script's arguments for the keys of one slot: their number, then a spec per key (see decide/spec.lua), for a
      * key of several windows {@code 4, cost} and a limit and a window per window.
      */
     List<String> arguments(List<String> scriptKeys, RateLimitScriptCodec codec, long redisNowMs) {
@@ -219,7 +219,7 @@ final class CallKeys {
     }
 
     /**
-     * The credit script's arguments for the keys of one slot (see ratelimit_credit.lua): the marker's life, the units,
+     * The credit script's arguments for the keys of one slot (see decide/after.lua, credit): the marker's life, the units,
      * then per key its algorithm, limit and window; a calendar quota's the periods around {@code redisNowMs}; a key of
      * several windows {@code 4} and its windows.
      */

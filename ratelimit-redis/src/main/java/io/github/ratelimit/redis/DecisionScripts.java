@@ -441,6 +441,9 @@ final class DecisionScripts {
         if (sliding) {
             s.append(section("sliding", "state", global));
         }
+        if (known && kinds.stream().anyMatch(k -> k.algorithm() == '3')) {
+            s.append(section("bucket", "time", global));
+        }
         List<String> declared = new ArrayList<>();
         for (int i = 0; i < kinds.size(); i++) {
             if (!declared.contains(kinds.get(i).token())) {

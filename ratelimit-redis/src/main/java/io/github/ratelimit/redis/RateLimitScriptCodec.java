@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the rate limit script is told and what it answers (see ratelimit.lua): each key's spec as text, made once per
+ * What the rate limit script is told and what it answers (see decide/decide.lua): each key's spec as text, made once per
  * limit, and each slot's reply read into outcomes. The one place that knows the script's argument and reply formats on
  * the Java side.
  */
@@ -37,7 +37,7 @@ final class RateLimitScriptCodec {
             .build();
 
     /**
-     * A limit's spec for the script (see ratelimit.lua): the numbers before the cost, those after the flags (for a
+     * A limit's spec for the script (see decide/decide.lua): the numbers before the cost, those after the flags (for a
      * calendar quota, up to the periods' starts, which are added per decision), the whole spec for a cost of 1 without
      * flags (the common request; null for a calendar quota), and its limit and window as a key of several windows
      * lists them.
@@ -141,7 +141,7 @@ final class RateLimitScriptCodec {
     }
 
     /**
-     * One slot's reply (see ratelimit.lua) in full: admitted (2: holds a slot), Redis time, four values per answer (allowed, remaining,
+     * One slot's reply (see decide/decide.lua) in full: admitted (2: holds a slot), Redis time, four values per answer (allowed, remaining,
      * reset ms, retry ms), then the positions (from 1) of answers whose staggered advice reached the horizon. The
      * script sends an answer that has room and resets a whole window from now as its remaining count alone; the window
      * is the request's.

@@ -232,7 +232,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     }
 
     /**
-     * One credit script call per hash slot (see ratelimit_credit.lua), named by its attempt: an answer lost makes the
+     * One credit script call per hash slot (see decide/after.lua, credit), named by its attempt: an answer lost makes the
      * credit be sent again until Redis answers (about ten seconds), applied once. Then every instance forgets its
      * local refusals of the keys credited, as after a reset.
      */
@@ -714,7 +714,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
     /**
      * Charges every request's limit and identifier, past zero if need be: one script call per hash slot, each key's
-     * charge atomic (see ratelimit_charge.lua for what past zero means per algorithm). The requests' own costs are
+     * charge atomic (see each algorithm's charge section in decide/ for what past zero means). The requests' own costs are
      * ignored. Each slot's charge names its attempt: when its answer is lost, the returned future fails and the charge
      * is sent again until Redis answers (about ten seconds, see {@link GiveBacks}), applied once whatever reached
      * Redis.

@@ -1,12 +1,12 @@
 -- The sliding window's ring, shared by the decision scripts and those that give back, charge, credit and release
 -- (prepended to each when loaded: a script cannot include another). Defines constants and functions only; it runs no
--- Redis command. A ring of several windows' header is in ring_multi.lua.
+-- Redis command. A ring of several windows' header is in decide/windows.lua.
 --
 -- A ring of the last `limit` admission times, 6 bytes each (big-endian epoch ms), behind a
 -- 24-byte header: the head (4 bytes: the slot of the oldest entry, which is also where the next one is
 -- written), the number of live entries at the last admission (4 bytes), the newest entry and the oldest live
 -- one (6 bytes each), and the ring's capacity (4 bytes: the limit it was written for; a plan's quota may change,
--- and then ratelimit.lua rewrites the ring for the new one). Slots beyond the string's length read as 0
+-- and then decide/sliding.lua's `grow` rewrites the ring for the new one). Slots beyond the string's length read as 0
 -- ("long ago"), so the string grows only as it is used. Entries are in time order from the head and the live ones are
 -- the newest, so a decision reads the header only, unless entries left the window since the last admission: then a
 -- galloping search over just those finds the new oldest live entry.

@@ -622,7 +622,7 @@ abstract class RateLimiterContract extends TwoRateLimiters {
         } while (rejected.allowed());
         long retryAt =
                 rejected.decidedAt().toEpochMilli() + rejected.retryAfter().toMillis();
-        // the fixed window adds 2 ms for PTTL being read after the decision time (see ratelimit.lua)
+        // the fixed window adds 2 ms for PTTL being read after the decision time (see decide/fixed.lua)
         long longest = algorithm == Algorithm.FIXED_WINDOW ? 600L + 2 : 600L + 1;
         assertThat(rejected.retryAfter().toMillis()).isBetween(1L, longest);
 

@@ -17,7 +17,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 
 /**
- * A batch of many calls for one sliding-window key (a hot key under load) as ratelimit.lua gets it from the batcher,
+ * A batch of many calls for one sliding-window key (a hot key under load) as a decision script gets it from the batcher,
  * for a ring of one window and for a key of several windows: after the first call, the calls' entries, which all bear
  * the batch's time, are written with one command, the header once, and they are in the ring before any call of the
  * batch reads an entry. Run on a single Redis, whose command counts are exact.

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.redisson.api.RedissonClient;
 
 /**
- * Entries leaving a sliding window since the last admission: ratelimit.lua reads up to 16 of the oldest live entries
+ * Entries leaving a sliding window since the last admission: the decision scripts read up to 16 of the oldest live entries
  * with one command and bisects them, and gallops over single entries past those. A ring of 40 (40 per second) takes
  * `older` entries at once, then `newer` half a second later; once the first have left, a call of cost 0 must count
  * exactly the newer ones: the new oldest entry inside the span, past it, and in a span cut short by the ring's end.

@@ -114,6 +114,45 @@ class ScriptBatcherTest {
         assertThat(remaining(call(key, 12, 0).join())).isZero();
     }
 
+    /**
+     * A shape too wide for a loop over calls (32 keys of 16 windows) has a script that decides one call per script call:
+     * calls queued behind it leave one script call each, and each is decided.
+     */
+    @Test
+    void callsOfAShapeDecidedOneAtATimeAreNeverBatched() {
+        String tag = "{" + UUID.randomUUID() + "}";
+        StringBuilder spec = new StringBuilder("4,1");
+        for (int w = 1; w <= 16; w++) {
+            spec.append(',').append(100 * w).append(',').append(60_000L * w);
+        }
+        List<String> keys = new ArrayList<>();
+        List<String> args = new ArrayList<>(List.of("32"));
+        for (int k = 0; k < 32; k++) {
+            keys.add("batch:" + tag + ":w" + k);
+            args.add(spec.toString());
+        }
+        assertThat(new DecisionScripts().forCall(args).oneCallEach()).isTrue();
+        batcher.submit(0, keys, args).join(); // the script is known to Redis from here on
+        long before = RedisCommands.commandCalls(client, "evalsha");
+        int queued = 3;
+        List<CompletableFuture<Object>> replies = new ArrayList<>();
+
+        redis.freeze();
+        try {
+            for (int i = 0; i < ScriptBatcher.MAX_IN_FLIGHT + queued; i++) {
+                replies.add(batcher.submit(0, keys, args));
+            }
+        } finally {
+            redis.thaw();
+        }
+
+        assertThat(replies)
+                .allSatisfy(reply -> assertThat(admitted(reply.join())).isTrue());
+        assertThat(RedisCommands.commandCalls(client, "evalsha") - before)
+                .as("one script call per call")
+                .isEqualTo(ScriptBatcher.MAX_IN_FLIGHT + queued);
+    }
+
     @Test
     void aCallGivenUpBeforeItWasSentIsNeverSent() {
         String key = "batch:{" + UUID.randomUUID() + "}:fw";

@@ -1,5 +1,5 @@
 -- Fixed window: a counter that expires `window` ms after the window's first admitted call. Its count may be below zero
--- after a credit (ratelimit_credit.lua): more than the limit fits until it ends. Redis deletes a key one millisecond
+-- after a credit (its credit section): more than the limit fits until it ends. Redis deletes a key one millisecond
 -- after its PTTL reaches 0, and PTTL may be read in the millisecond after now_ms (the decision time the caller sees):
 -- a reset is told 2 ms later, so that waiting the answer always suffices.
 

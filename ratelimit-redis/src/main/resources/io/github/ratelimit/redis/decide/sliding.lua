@@ -56,9 +56,9 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
             moved$i = oldest$i ~= was -- the oldest live entry is another than the header says
         end
         local reset = live$i > 0 and newest + window - now_ms or 0
-        if cost == 0 then
+        if cost == 0 and live$i <= limit then -- a read: reset when the newest entry leaves
             allowed$i, remaining$i, reset$i, retry$i = 1, limit - live$i, reset, 0
-        elseif live$i + cost > limit then
+        elseif live$i + cost > limit then -- (a read too, of a window counted past a quota that shrank)
             -- the oldest live entries must leave until the cost fits: the last of them is the (live + cost - limit)-th
             -- oldest live entry, at logical index cap - limit + cost - 1; counted from now_ms, the time the caller sees
             local needed = entry(kn$i, HEAD, head$i, cap$i, cap$i - limit + cost - 1)

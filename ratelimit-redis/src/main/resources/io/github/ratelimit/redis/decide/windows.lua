@@ -26,11 +26,15 @@ local found$i = {$[0, 0, 0, 0]}
     do -- its locals end with it: a wide call checks many keys
         local text = ARGV[a + $i]
         if not specs_$kind[text] then
-            local q, $[l$j, w$j] = string.match(text or '', '^4,(%d+)$cat[,(%d+),(%d+)]$')
-            if not q then
+            -- checked whole, then read (Lua's patterns capture at most 32 values: 16 windows are 33)
+            if not string.find(text or '', '^4,%d+$cat[,%d+,%d+]$') then
                 return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
             end
-            q, $[l$j, w$j] = tonumber(q), $[tonumber(l$j), tonumber(w$j)]
+            local v = {}
+            for d in string.gmatch(text, '%d+') do
+                v[#v + 1] = tonumber(d)
+            end
+            local q, $[l$j, w$j] = unpack(v, 2, $values + 1)
             if $or[l$j < 1 or w$j < 1 or q > l$j] then
                 return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
             end
@@ -99,7 +103,7 @@ local found$i = {$[0, 0, 0, 0]}
                 live$i_$j, oldest$i_$j = live, oldest
             end
         end
-        if live + cost$i > l and cost$i > 0 then
+        if live + cost$i > l then
             -- the oldest live entries must leave until the cost fits: the last of them is the (live + cost - limit)-th
             -- oldest live entry; counted from now_ms, the time the caller sees
             local needed = entry(kn$i, $base, head$i, cap$i, cap$i - l + cost$i - 1)

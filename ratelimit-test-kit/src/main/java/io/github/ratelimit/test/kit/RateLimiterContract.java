@@ -166,6 +166,27 @@ public abstract class RateLimiterContract extends TwoInstances<RateLimiter> {
         assertThat(call(instance(1), LimitRequest.of(limit, id, 1)).allowed()).isFalse();
     }
 
+    /**
+     * A limit whose window is not a whole number of its intervals in microseconds (3 per 10 s: 3,333,333.3 µs each)
+     * admits exactly its limit at once, each answer counting down to 0: the intervals add up to exactly one window.
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aLimitThatDoesNotDivideItsWindowAdmitsExactlyItsLimit(Algorithm algorithm) {
+        for (int limit : new int[] {3, 7, 9}) {
+            RateLimit uneven = RateLimit.of(fresh("uneven"), algorithm, limit, 10_000);
+            String id = fresh("user");
+
+            for (int i = 1; i <= limit; i++) {
+                Decision admitted = call(instance(i % 2), LimitRequest.of(uneven, id, 1));
+                assertThat(admitted.allowed()).as("call %d of %d", i, limit).isTrue();
+                assertThat(admitted.remaining()).as("call %d of %d", i, limit).isEqualTo(limit - i);
+            }
+            assertThat(call(instance(0), LimitRequest.of(uneven, id, 1)).allowed())
+                    .isFalse();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void aRefusalNamesTheLimitAndAdvisesAWaitWithinItsWindow(Algorithm algorithm) {
