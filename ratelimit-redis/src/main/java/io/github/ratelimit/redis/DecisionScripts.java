@@ -53,7 +53,10 @@ final class DecisionScripts {
             "bucket",
             "penalty",
             "advice",
-            "after");
+            "sliding_after",
+            "windows_after",
+            "after",
+            "units");
 
     /**
      * The values a piece may name ({@code $name}): the shape's (its positions, key names, answers, common reply), each
@@ -114,6 +117,9 @@ final class DecisionScripts {
                     }
                     continue;
                 }
+                if (line.contains("${")) {
+                    problems.add(where + "'" + line.strip() + "' is not a line of its own ${name} or ${piece:name}");
+                }
                 if (line.strip().equals("--- each window")) {
                     open++;
                 } else if (line.strip().equals("--- end each")) {
@@ -146,11 +152,12 @@ final class DecisionScripts {
 
     /**
      * A script that changes a limit after its decision ({@code giveback}, {@code charge}, {@code credit} or
-     * {@code release}): its frame in {@code decide/after.lua}, which places the section of the same name of each
-     * algorithm's piece, with {@code ring.lua} before it.
+     * {@code release}): its frame in {@code decide/after.lua} (a charge's and a credit's in {@code decide/units.lua}),
+     * which places the section of the same name of each algorithm's piece, with {@code ring.lua} before it.
      */
     static LuaScript after(String operation) {
-        String source = RING + "\n" + section("after", operation, Map.of());
+        String frame = operation.equals("charge") || operation.equals("credit") ? "units" : "after";
+        String source = RING + "\n" + section(frame, operation, Map.of());
         return new LuaScript("ratelimit_" + operation, source, LuaScript.sha1(source), false);
     }
 

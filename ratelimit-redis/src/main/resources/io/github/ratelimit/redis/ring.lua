@@ -25,26 +25,9 @@ local spack, sunpack = struct.pack, struct.unpack
 -- The header of a ring of one window, for struct.unpack and struct.pack: head, live, newest, oldest, capacity.
 local HEADER = '>I4I4I6I6I4'
 
--- Functions are made only where a call needs them: Lua makes every function of a script anew on each run, with an
--- upvalue for every outer local it captures, and for a lone decision those allocations, and the garbage they leave,
--- cost more than its commands. So the decision's common path reads and writes the header inline, and the makers
--- here capture no local of the script (they take what they need from Redis's libraries or as arguments; what they
--- make captures only the maker's own locals). ring_entries(SLOT) makes the readers and the writer of entries of a ring
--- of SLOT-byte entries, the first time a script call needs one: entry(key, base, head, cap, i),
--- still_live(key, base, head, cap, live, oldest, window, now), write(key, base, cap, first, count, stamp) and
--- settle(key, base, cap, first, count, now, header, window).
-local function ring_entries(SLOT)
+-- ring_search(entry, SLOT) makes still_live, with `entry` of ring_entries.
+local function ring_search(entry, SLOT)
     local call, format, sunpack = redis.call, string.format, struct.unpack
-
-    -- the i-th oldest entry of a ring of `cap` slots whose entries start at byte `base`, i from 0 (0 when missing)
-    local function entry(key, base, head, cap, i)
-        local from = base + (head + i) % cap * SLOT
-        local s = call('GETRANGE', key, format('%d', from), format('%d', from + SLOT - 1))
-        if #s < SLOT then
-            return 0
-        end
-        return (sunpack('>I6', s))
-    end
 
     -- Entries left the window since the last admission: the oldest of the `live` ones. The oldest live entries are
     -- read together, up to SPAN of them and not past the ring's end, with one command, and bisected here (entries
@@ -100,6 +83,32 @@ local function ring_entries(SLOT)
         end
         return cap - lo, oldest
     end
+
+    return still_live
+end
+
+-- Functions are made only where a call needs them: Lua makes every function of a script anew on each run, with an
+-- upvalue for every outer local it captures, and for a lone decision those allocations, and the garbage they leave,
+-- cost more than its commands. So the decision's common path reads and writes the header inline, and the makers
+-- here capture no local of the script (they take what they need from Redis's libraries or as arguments; what they
+-- make captures only the maker's own locals). ring_entries(SLOT) makes the readers and the writer of entries of a ring
+-- of SLOT-byte entries, the first time a script call needs one: entry(key, base, head, cap, i),
+-- still_live(key, base, head, cap, live, oldest, window, now), write(key, base, cap, first, count, stamp) and
+-- settle(key, base, cap, first, count, now, header, window).
+local function ring_entries(SLOT)
+    local call, format, sunpack = redis.call, string.format, struct.unpack
+
+    -- the i-th oldest entry of a ring of `cap` slots whose entries start at byte `base`, i from 0 (0 when missing)
+    local function entry(key, base, head, cap, i)
+        local from = base + (head + i) % cap * SLOT
+        local s = call('GETRANGE', key, format('%d', from), format('%d', from + SLOT - 1))
+        if #s < SLOT then
+            return 0
+        end
+        return (sunpack('>I6', s))
+    end
+
+    local still_live = ring_search(entry, SLOT)
 
     -- writes `count` copies of `stamp` from slot `first`, wrapping at most once (one SETRANGE, two when it wraps):
     -- entries taken together, which bear the same time

@@ -180,6 +180,36 @@ class DecisionScriptsTest {
         return String.join(".", java.util.Collections.nCopies(keys, kind));
     }
 
+    /**
+     * Every piece is one a reader holds in one sitting: at most 160 lines, no section over 60 lines, and ring.lua's
+     * functions at most 60 lines each.
+     */
+    @Test
+    void everyPieceIsShort() {
+        List<String> files = new ArrayList<>();
+        for (String piece : DecisionScripts.PIECE_NAMES) {
+            files.add("decide/" + piece + ".lua");
+        }
+        files.add("ring.lua");
+        for (String file : files) {
+            String text = LuaScript.read(file);
+            assertThat(text.lines().count()).as(file).isLessThanOrEqualTo(160);
+            DecisionScripts.parse(text)
+                    .forEach((section, body) -> assertThat(body.lines().count())
+                            .as(file + ", " + section)
+                            .isLessThanOrEqualTo(60));
+            List<String> lines = text.lines().toList();
+            for (int i = 0; i < lines.size(); i++) {
+                java.util.regex.Matcher function = java.util.regex.Pattern.compile("^(\\s*)local function (\\w+)")
+                        .matcher(lines.get(i));
+                if (function.find()) {
+                    int end = lines.subList(i, lines.size()).indexOf(function.group(1) + "end");
+                    assertThat(end + 1).as(file + ", " + function.group(2)).isBetween(2, 60);
+                }
+            }
+        }
+    }
+
     /** A piece is checked as it is read: what it names must exist, so a typo fails at load, not in a decision. */
     @Test
     void aPieceThatNamesAnUnknownSectionOrValueIsRefused() {
@@ -203,6 +233,9 @@ class DecisionScriptsTest {
                 .contains("decide/test.lua, section 'check': ${held:fetch} names no section of decide/held.lua");
         assertThat(DecisionScripts.problems("test", DecisionScripts.parse(piece.replace("${fetch}", "${kept:fetch}"))))
                 .contains("decide/test.lua, section 'check': ${kept:fetch} names no piece");
+        assertThat(DecisionScripts.problems("test", DecisionScripts.parse(piece.replace("${fetch}", "x = ${fetch}"))))
+                .contains("decide/test.lua, section 'check': 'x = ${fetch}' is not a line of its own ${name} or"
+                        + " ${piece:name}");
         for (String real : DecisionScripts.PIECE_NAMES) {
             assertThat(DecisionScripts.problems(real, DecisionScripts.parse(LuaScript.read("decide/" + real + ".lua"))))
                     .as(real)
