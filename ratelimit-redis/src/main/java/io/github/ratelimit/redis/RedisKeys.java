@@ -18,10 +18,10 @@ import org.jspecify.annotations.Nullable;
 import org.redisson.connection.CRC16;
 
 /**
- * Key layout of rate limits: {@code <prefix>v4:{<tag>}:<name>:<sw|fw>/<window ms>} for a window, whose counts do not
- * depend on its quota ({@code <sw|fw>p/<window ms>} for a plan's), {@code <prefix>v4:{<tag>}:<name>:tb<limit>/<window ms>}
- * for a token bucket, {@code <prefix>v4:{<tag>}:<name>:cal[p]/<day|week|month>/<zone>} for a calendar quota, where
- * the tag is the first 128 bits of the SHA-256 of the identifier, base64url, and {@code v4} the layout version (tokens and locks: {@code v2}): a release that changes what a
+ * Key layout of rate limits: {@code <prefix>v5:{<tag>}:<name>:<sw|fw>/<window ms>} for a window, whose counts do not
+ * depend on its quota ({@code <sw|fw>p/<window ms>} for a plan's), {@code <prefix>v5:{<tag>}:<name>:tb<limit>/<window ms>}
+ * for a token bucket, {@code <prefix>v5:{<tag>}:<name>:cal[p]/<day|week|month>/<zone>} for a calendar quota, where
+ * the tag is the first 128 bits of the SHA-256 of the identifier, base64url, and {@code v5} the layout version (tokens and locks: {@code v2}): a release that changes what a
  * key holds changes the version, so that during a rolling upgrade no version reads counts written in another's
  * format (the new version starts from fresh counts; the old keys expire within their windows). User input reaches a key only through that hash, so no
  * identifier (braces, newlines, 8 KB strings) can change the layout or choose the Cluster slot; all keys of
@@ -33,11 +33,12 @@ final class RedisKeys {
     static final String LAYOUT = "v2:";
 
     /**
-     * The version of what rate limit keys hold (v4: a window's key without its quota, so that an operator's override of
-     * the quota keeps the counts; v3: the sliding window's 24-byte header, which records its capacity so that a quota
+     * The version of what rate limit keys hold (v5: a token bucket's time exact to a capacity-th of a microsecond,
+     * {@code b:n}; v4: a window's key without its quota, so that an operator's override of the quota keeps the counts;
+     * v3: the sliding window's 24-byte header, which records its capacity so that a quota
      * can change; v2 had 20 bytes without it).
      */
-    static final String LIMITS_LAYOUT = "v4:";
+    static final String LIMITS_LAYOUT = "v5:";
 
     /** Limits whose key parts are kept made, at most (declared limits are few; plans' limits share their parts). */
     static final int MAX_CACHED_LIMITS = 10_000;

@@ -406,7 +406,7 @@ abstract class RateLimiterContract extends TwoRateLimiters {
         List<String> written = new ArrayList<>();
         for (String id : List.of(ip, user)) {
             clientA.getKeys()
-                    .getKeysByPattern("ratelimit:v4:{" + RedisKeys.tag(id) + "}:*")
+                    .getKeysByPattern("ratelimit:v5:{" + RedisKeys.tag(id) + "}:*")
                     .forEach(written::add);
         }
         written.removeIf(key -> key.contains("}:gb:")); // give-back markers of calls one slot refused (a cluster)

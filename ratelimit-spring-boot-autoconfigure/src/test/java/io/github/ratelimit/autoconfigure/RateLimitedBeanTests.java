@@ -273,7 +273,7 @@ class RateLimitedBeanTests {
             assertThat(keys.stream().map(String::valueOf).filter(key -> !key.equals("beans:instances")))
                     .isNotEmpty()
                     .allSatisfy(key -> assertThat(key)
-                            .matches("beans:v4:\\{[A-Za-z0-9_-]{22}\\}:([A-Za-z0-9._:/-]+:(sw|fw|tb\\d+)/\\d+"
+                            .matches("beans:v5:\\{[A-Za-z0-9_-]{22}\\}:([A-Za-z0-9._:/-]+:(sw|fw|tb\\d+)/\\d+"
                                     + "|ch:[0-9a-f]+\\.[0-9a-f]+)"));
         });
     }
