@@ -62,6 +62,7 @@ final class CallKeys {
         String[] tagOf = new String[requests.size()];
         for (int r = 0; r < requests.size(); r++) {
             LimitRequest request = requests.get(r);
+            RateLimitScriptCodec.check(request.limit());
             String tag = tags != null
                     ? tags.computeIfAbsent(request.identifier(), RedisKeys::tag)
                     : tagOfEarlier(requests, tagOf, r);

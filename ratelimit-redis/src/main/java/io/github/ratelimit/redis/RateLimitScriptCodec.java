@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
@@ -44,6 +45,18 @@ final class RateLimitScriptCodec {
      */
     private record Spec(
             String start, String end, long horizonMs, String options, @Nullable String oneUnit, String window) {}
+
+    /** The most a sliding window counts per window in Redis (its ring's capacity, in 3 bytes: ring.lua). */
+    static final long MAX_SLIDING_LIMIT = 16_777_215;
+
+    /** Fails for a limit Redis cannot count: a sliding window of more than {@link #MAX_SLIDING_LIMIT}. */
+    static void check(RateLimit limit) {
+        if (limit.algorithm() == Algorithm.SLIDING_WINDOW && limit.limit() > MAX_SLIDING_LIMIT) {
+            throw new IllegalArgumentException("limit '" + limit.name() + "' is a sliding window of " + limit.limit()
+                    + " per window, but Redis counts at most " + MAX_SLIDING_LIMIT
+                    + " per sliding window (each is kept): use a fixed window or a token bucket for more");
+        }
+    }
 
     private Spec spec(RateLimit limit) {
         return specs.get(limit, l -> {

@@ -34,7 +34,7 @@ final class RedisKeys {
 
     /**
      * The version of what rate limit keys hold (v5: a token bucket's time exact to a capacity-th of a microsecond,
-     * {@code b:n}; v4: a window's key without its quota, so that an operator's override of the quota keeps the counts;
+     * {@code b:n}, and a sliding window's header with the time its expiry is renewed, in 24 bytes still; v4: a window's key without its quota, so that an operator's override of the quota keeps the counts;
      * v3: the sliding window's 24-byte header, which records its capacity so that a quota
      * can change; v2 had 20 bytes without it).
      */

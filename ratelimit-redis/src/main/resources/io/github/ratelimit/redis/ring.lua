@@ -2,14 +2,16 @@
 -- (prepended to each when loaded: a script cannot include another). Defines constants and functions only; it runs no
 -- Redis command. A ring of several windows' header is in decide/windows.lua.
 --
--- A ring of the last `limit` admission times, 6 bytes each (big-endian epoch ms), behind a
--- 24-byte header: the head (4 bytes: the slot of the oldest entry, which is also where the next one is
--- written), the number of live entries at the last admission (4 bytes), the newest entry and the oldest live
--- one (6 bytes each), and the ring's capacity (4 bytes: the limit it was written for; a plan's quota may change,
--- and then decide/sliding.lua's `grow` rewrites the ring for the new one). Slots beyond the string's length read as 0
--- ("long ago"), so the string grows only as it is used. Entries are in time order from the head and the live ones are
--- the newest, so a decision reads the header only, unless entries left the window since the last admission: then a
--- galloping search over just those finds the new oldest live entry.
+-- A ring of the last `limit` admission times, 6 bytes each (big-endian epoch ms), behind a 24-byte header: the head
+-- (3 bytes: the slot of the oldest entry, which is also where the next one is written), the number of live entries at
+-- the last admission (3), the newest entry and the oldest live one (6 each), the ring's capacity (3: the limit it was
+-- written for; a plan's quota may change, and then decide/sliding.lua's `grow` rewrites the ring for the new one), and
+-- the time after the newest entry from which the key's expiry must be renewed (3, ms; 0: at the next admission). A key
+-- lives its window and an eighth (at most 16,777,215 ms) past the admission that renewed it, so an admission renews it
+-- once that eighth has passed, not every time: it lives at least a window past its newest entry. Capacities are at most
+-- 16,777,215. Slots beyond the string's length read as 0 ("long ago"), so the string grows only as it is used. Entries
+-- are in time order from the head and the live ones are the newest, so a decision reads the header only, unless
+-- entries left the window since the last admission: then a galloping search over just those finds the new oldest.
 local rep = string.rep
 local format = string.format
 local HEAD = 24
@@ -22,8 +24,8 @@ local HEAD_LAST = '23' -- HEAD - 1, as text
 -- Numbers are packed and unpacked by Redis's struct library (C), big-endian: 4-byte counts, 6-byte epoch ms.
 local spack, sunpack = struct.pack, struct.unpack
 
--- The header of a ring of one window, for struct.unpack and struct.pack: head, live, newest, oldest, capacity.
-local HEADER = '>I4I4I6I6I4'
+-- The header of a ring of one window, for struct.unpack and struct.pack: head, live, newest, oldest, capacity, renewal.
+local HEADER = '>I3I3I6I6I3I3'
 
 -- ring_search(entry, SLOT) makes still_live, with `entry` of ring_entries.
 local function ring_search(entry, SLOT)
@@ -94,7 +96,7 @@ end
 -- make captures only the maker's own locals). ring_entries(SLOT) makes the readers and the writer of entries of a ring
 -- of SLOT-byte entries, the first time a script call needs one: entry(key, base, head, cap, i),
 -- still_live(key, base, head, cap, live, oldest, window, now), write(key, base, cap, first, count, stamp) and
--- settle(key, base, cap, first, count, now, header, window).
+-- settle(key, base, cap, first, count, now, header, expiry).
 local function ring_entries(SLOT)
     local call, format, sunpack = redis.call, string.format, struct.unpack
 
@@ -121,13 +123,15 @@ local function ring_entries(SLOT)
     end
 
     -- writes what a script call kept to write to a ring of one window: `count` entries at `now` from slot `first`
-    -- (none when 0), its header (packed) and its expiry (`window`, as text)
-    local function settle(key, base, cap, first, count, now, header, window)
+    -- (none when 0), its header (packed) and its expiry (ms, as text; nil: not renewed)
+    local function settle(key, base, cap, first, count, now, header, expiry)
         if count > 0 then
             write(key, base, cap, first, count, struct.pack('>I6', now))
         end
         call('SETRANGE', key, '0', header)
-        call('PEXPIRE', key, window)
+        if expiry then
+            call('PEXPIRE', key, expiry)
+        end
     end
 
     return entry, still_live, write, settle

@@ -53,6 +53,57 @@ class RedisRateLimiterTest extends RateLimiterContract {
                 .isPositive();
     }
 
+    /**
+     * A lone decision of one sliding window runs four commands (TIME, GETRANGE of the header, SETRANGE of its entry and
+     * of the header); the key's expiry is renewed by the first admission and then once an eighth of the window has
+     * passed, not by each one.
+     */
+    @Test
+    void aLoneDecisionOfOneSlidingWindowRunsFourCommands() {
+        RateLimit hour = RateLimit.of("lone-" + fresh(), Algorithm.SLIDING_WINDOW, 100, 3_600_000);
+        List<LimitRequest> call = List.of(LimitRequest.of(hour, "user", 1));
+        instanceA.tryAcquire(call); // the script is cached and the key's expiry set from here on
+        List<String> commands = List.of("time", "getrange", "setrange", "pexpire");
+        long[] before = new long[commands.size()];
+        for (int c = 0; c < commands.size(); c++) {
+            before[c] = RedisCommands.commandCalls(clientA, commands.get(c));
+        }
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(instanceA.tryAcquire(call).allowed()).isTrue();
+        }
+
+        long[] per = new long[commands.size()];
+        for (int c = 0; c < commands.size(); c++) {
+            per[c] = RedisCommands.commandCalls(clientA, commands.get(c)) - before[c];
+        }
+        assertThat(per).as("time, getrange, setrange, pexpire in 10 decisions").containsExactly(10, 10, 20, 0);
+    }
+
+    /** A sliding window Redis cannot count (its ring's capacity is 3 bytes) is refused, naming the limit. */
+    @Test
+    void aSlidingWindowBeyondWhatRedisCountsIsRefusedByName() {
+        RateLimit huge =
+                RateLimit.of("huge", Algorithm.SLIDING_WINDOW, RateLimitScriptCodec.MAX_SLIDING_LIMIT + 1, 1_000);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> instanceA.tryAcquire(List.of(LimitRequest.of(huge, "user", 1))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("limit 'huge'")
+                .hasMessageContaining("16777215");
+        assertThat(instanceA
+                        .tryAcquire(List.of(LimitRequest.of(
+                                RateLimit.of(
+                                        "huge",
+                                        Algorithm.SLIDING_WINDOW,
+                                        RateLimitScriptCodec.MAX_SLIDING_LIMIT,
+                                        1_000),
+                                "user",
+                                1)))
+                        .allowed())
+                .isTrue();
+    }
+
     @Test
     void recoversFromARedisRestartThatForgotTheScript() {
         try (RedisProcess own = RedisProcess.start()) {

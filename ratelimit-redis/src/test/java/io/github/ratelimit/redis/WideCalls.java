@@ -23,7 +23,7 @@ import java.util.concurrent.CompletionStage;
 final class WideCalls implements RateLimiter {
 
     private static final String PAD = "pad-";
-    private static final long HUGE = 1_000_000_000L;
+    private static final long HUGE = RateLimitScriptCodec.MAX_SLIDING_LIMIT;
     private static final List<RateLimit> PADDING = List.of(
             RateLimit.of(PAD + "sliding", Algorithm.SLIDING_WINDOW, HUGE, 60_000),
             RateLimit.of(PAD + "windows", Algorithm.SLIDING_WINDOW, HUGE, 1_000),

@@ -7,8 +7,7 @@
         -- before the earliest time the cost fits), so no count falls: the ring counts the slot from now on, and as an
         -- admission from its time. Written at once; a ring kept for the batch is written first and read again after.
         if kept_dirty then
-            settle(kept, HEAD, kept_cap, run_first, run_count, run_now,
-                spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap), kept_window)
+            ${sliding:settle}
         end
         kept, kept_dirty, run_count = nil, false, 0
         if not entry then
@@ -21,8 +20,8 @@
             oldest, live = live == 0 and held or oldest, live + cost
         end
         write(kn$i, HEAD, cap, head, cost, spack('>I6', held))
-        call('SETRANGE', kn$i, '0', spack(HEADER, (head + cost) % cap, live, held, oldest, cap))
-        call('PEXPIRE', kn$i, format('%d', held - now_ms + p$i[3]))
+        call('SETRANGE', kn$i, '0', spack(HEADER, (head + cost) % cap, live, held, oldest, cap, p$i[12]))
+        call('PEXPIRE', kn$i, format('%d', held - now_ms + p$i[3] + p$i[12])) -- renewed: ring.lua
 
 --- release
 -- The slot's caller gave up before it came: the call's entries, dated at the slot, are dated again as early as the ring
@@ -47,6 +46,6 @@ local function release_held(key, window, cost)
     end
     newest = top == cap - 1 and dated or newest
     oldest = i < first and dated or oldest -- they were the oldest live entries
-    call('SETRANGE', key, '0', spack(HEADER, head, live, newest, oldest, cap))
+    call('SETRANGE', key, '0', spack(HEADER, head, live, newest, oldest, cap, 0)) -- expiry renewed at the next admission
     return 1
 end

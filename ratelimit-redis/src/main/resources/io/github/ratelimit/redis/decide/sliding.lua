@@ -9,25 +9,36 @@
 -- kind in the call.
 
 --- state
-local kept, kept_head, kept_live, kept_newest, kept_oldest, kept_cap, kept_window
+local kept, kept_head, kept_live, kept_newest, kept_oldest, kept_cap, kept_renew, kept_p
 local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
 
+--- settle
+        -- the kept ring written: its entries, its header, and its expiry once the admission's eighth has passed
+        do
+            local due = kept_newest >= kept_renew
+            kept_renew = due and kept_newest + kept_p[12] or kept_renew
+            settle(kept, HEAD, kept_cap, run_first, run_count, run_now,
+                spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap, kept_renew - kept_newest),
+                due and format('%d', kept_newest - now_ms + kept_p[3] + kept_p[12]))
+        end
+
 --- check
-    local head$i, now$i, live$i, oldest$i, cap$i, moved$i = 0, 0, 0, 0, 0, false
+    local head$i, now$i, live$i, oldest$i, cap$i, renew$i = 0, 0, 0, 0, 0, 0 -- renew$i: when the expiry is renewed
     do
         local limit, window, cost, capacity = p$i[2], p$i[3], cost$i, p$i[8] -- capacity: the limit, or a share's budget
         local newest = 0
         if kn$i == kept and kept_cap >= capacity then
             head$i, live$i, newest, oldest$i, cap$i = kept_head, kept_live, kept_newest, kept_oldest, kept_cap
+            renew$i = kept_renew
         else
             if kept_dirty then
-                settle(kept, HEAD, kept_cap, run_first, run_count, run_now,
-                    spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap), kept_window)
+                ${settle}
             end
             kept, kept_dirty, run_count = nil, false, 0
             local h = call('GETRANGE', kn$i, '0', HEAD_LAST)
             if #h >= HEAD then
-                head$i, live$i, newest, oldest$i, cap$i = sunpack(HEADER, h)
+                head$i, live$i, newest, oldest$i, cap$i, renew$i = sunpack(HEADER, h)
+                renew$i = newest + renew$i
             end
         end
         if cap$i == 0 then
@@ -51,9 +62,7 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
             run_count = 0
         end
         if leaving then
-            local was = oldest$i
             live$i, oldest$i = still_live(kn$i, HEAD, head$i, cap$i, live$i, oldest$i, window, now_ms)
-            moved$i = oldest$i ~= was -- the oldest live entry is another than the header says
         end
         local reset = live$i > 0 and newest + window - now_ms or 0
         if cost == 0 and live$i <= limit then -- a read: reset when the newest entry leaves
@@ -90,8 +99,9 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
                 entries = entries .. rep('\0', live$i * SLOT - #entries)
             end
             head$i, oldest$i = live$i % capacity, sunpack('>I6', entries)
-            call('SET', kn$i, spack(HEADER, head$i, live$i, newest, oldest$i, capacity) .. entries, 'PX',
+            call('SET', kn$i, spack(HEADER, head$i, live$i, newest, oldest$i, capacity, 0) .. entries, 'PX',
                 format('%d', max(newest, now_ms) - now_ms + window))
+            renew$i = 0 -- renewed at its next admission
         end
 
 --- commit
@@ -99,8 +109,6 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
         ${held:write}
     elseif took$i and cost$i > 0 then
         local head, now, live, oldest, cap, cost = head$i, now$i, live$i, oldest$i, cap$i, cost$i
-        -- a key whose newest entry is ahead of Redis's time (a slot held) lives until that entry leaves
-        local expiry = now == now_ms and p$i[7] or format('%d', now - now_ms + p$i[3])
         if kn$i == kept then
             -- checked from the kept header: the entries join those kept, which they follow in the ring at the same
             -- time (else those are written first); the header and expiry wait
@@ -124,18 +132,19 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
             if cost > fits then
                 call('SETRANGE', kn$i, format('%d', HEAD), rep(stamp, cost - fits))
             end
-            local header = spack('>I4I4', (head + cost) % cap, live + cost) .. stamp
-            if live == 0 then
-                header = header .. stamp .. spack('>I4', cap) -- the oldest live entry is the first written now
-            elseif moved$i then
-                header = header .. spack('>I6', oldest)
-            end -- else the oldest live entry is unchanged: the header's last 10 bytes stay
-            call('SETRANGE', kn$i, '0', header)
-            call('PEXPIRE', kn$i, expiry)
+            -- the expiry is renewed once an eighth of the window has passed since it was (ring.lua): to a window and
+            -- an eighth past the newest entry, which a slot held puts ahead of Redis's time
+            local due = now >= renew$i
+            renew$i = due and now + p$i[12] or renew$i
+            call('SETRANGE', kn$i, '0', spack(HEADER, (head + cost) % cap, live + cost, now, live == 0 and now or oldest,
+                cap, renew$i - now))
+            if due then
+                call('PEXPIRE', kn$i, now == now_ms and p$i[7] or format('%d', now - now_ms + p$i[3] + p$i[12]))
+            end
             kept, kept_dirty, run_count = kn$i, false, 0
         end
         kept_head, kept_live, kept_newest = (head + cost) % cap, live + cost, now
-        kept_oldest, kept_cap, kept_window = live == 0 and now or oldest, cap, expiry
+        kept_oldest, kept_cap, kept_renew, kept_p = live == 0 and now or oldest, cap, renew$i, p$i
     end
 
 --- forget
@@ -145,6 +154,5 @@ local kept_dirty, run_first, run_count, run_now = false, 0, 0, 0
 
 --- finish
 if kept_dirty then
-    settle(kept, HEAD, kept_cap, run_first, run_count, run_now,
-        spack(HEADER, kept_head, kept_live, kept_newest, kept_oldest, kept_cap), kept_window)
+    ${settle}
 end

@@ -57,7 +57,7 @@ local function give_back_sliding(key, window, cost)
         call('DEL', key)
     else
         call('SETRANGE', key, 0, spack(HEADER, head, live, entry(key, HEAD, head, cap, cap - 1),
-            entry(key, HEAD, head, cap, cap - live), cap))
+            entry(key, HEAD, head, cap, cap - live), cap, 0)) -- its expiry renewed at the next admission
     end
     return 1
 end
@@ -82,7 +82,7 @@ local function credit_sliding(kn, window, units)
         else
             newest, oldest = 0, 0
         end
-        call('SETRANGE', kn, '0', spack(HEADER, head, live, newest, oldest, cap))
+        call('SETRANGE', kn, '0', spack(HEADER, head, live, newest, oldest, cap, 0)) -- renewed at the next admission
     end
     return given
 end
@@ -113,6 +113,7 @@ local function charge_sliding(kn, limit, window, units)
     else -- the ring is full: its oldest entry is the one at the head, the next to be replaced
         live, oldest = cap, entry(kn, HEAD, head, cap, 0)
     end
-    call('SETRANGE', kn, '0', spack(HEADER, head, live, now, oldest, cap))
-    call('PEXPIRE', kn, format('%d', now - now_ms + window))
+    local slack = min(ceil(window / 8), 16777215) -- its expiry renewed (ring.lua)
+    call('SETRANGE', kn, '0', spack(HEADER, head, live, now, oldest, cap, slack))
+    call('PEXPIRE', kn, format('%d', now - now_ms + window + slack))
 end

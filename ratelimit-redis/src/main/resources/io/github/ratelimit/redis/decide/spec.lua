@@ -2,9 +2,10 @@
 -- 2 fixed window, 3 token bucket, 5 calendar quota), [2] limit, [3] window ms, [4] cost, [5] flags (added: 1 shadow,
 -- 2 staggered retry advice, 4 check only: decided and reported, never taken, as for a call counted only if it fails,
 -- 8 holds: a refused call may hold a slot within the horizon, see decide.lua),
--- [6] horizon ms (how far ahead staggered advice may reach), [7] the window as text, [8] capacity (the limit, or the
--- budget a share of it counts in; the limit is then its ceiling), [9] penalty ms (0: none), and for a calendar quota
--- [10] and [11] the start and end of the period Redis's clock falls in.
+-- [6] horizon ms (how far ahead staggered advice may reach), [7] a sliding window's expiry (the window and [12], as
+-- text), [8] capacity (the limit, or the budget a share of it counts in; the limit is then its ceiling; a sliding
+-- window's at most 16,777,215), [9] penalty ms (0: none), for a calendar quota [10] and [11] the start and end of the
+-- period Redis's clock falls in, [12] an eighth of the window (at most 16,777,215 ms: ring.lua).
 --
 -- Text: "algorithm,limit,window,cost,flags,horizon"; a limit with options goes on with "|", its capacity, its penalty
 -- ms and, for a calendar quota, the starts of four periods (epoch ms; the period is the one of the three they bound that
@@ -20,10 +21,12 @@
                 return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
             end
             g, l, w, q, f, h = tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h)
-            if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or (f % 4 >= 2) ~= $advice or (f >= 8) ~= $hold then
+            if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or (f % 4 >= 2) ~= $advice or (f >= 8) ~= $hold
+                or g == 1 and l > 16777215 then
                 return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
             end
-            specs_$kind[text] = {g, l, w, q, f, h, format('%d', w), l, 0}
+            local eighth = min(ceil(w / 8), 16777215)
+            specs_$kind[text] = {g, l, w, q, f, h, format('%d', w + eighth), l, 0, 0, 0, eighth}
         end
     end
 
@@ -40,10 +43,11 @@
                 tonumber(g), tonumber(l), tonumber(w), tonumber(q), tonumber(f), tonumber(h), tonumber(cap),
                 tonumber(penalty)
             if g ~= $algorithm or l < 1 or w < 1 or q > l or f > 15 or cap < l or (f % 4 >= 2) ~= $advice
-                or (f >= 8) ~= $hold or (penalty > 0) ~= $penalty or (g == 5) == (rest == '') then
+                or (f >= 8) ~= $hold or (penalty > 0) ~= $penalty or (g == 5) == (rest == '') or g == 1 and cap > 16777215 then
                 return redis.error_reply('ratelimit: bad arguments for key ' .. ((c - 1) * $positions + $i))
             end
-            local p = {g, l, w, q, f, h, format('%d', w), cap, penalty}
+            local eighth = min(ceil(w / 8), 16777215)
+            local p = {g, l, w, q, f, h, format('%d', w + eighth), cap, penalty, nil, nil, eighth} -- [10], [11] below
             if g == 5 then
                 local b = {string.match(rest, '^,(%d+),(%d+),(%d+),(%d+)$')}
                 if #b ~= 4 then
