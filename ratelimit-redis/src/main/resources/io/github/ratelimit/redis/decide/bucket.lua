@@ -10,7 +10,7 @@
 --- time
 -- A time as whole µs `b` and `n` C-ths of a µs more (0 <= n < C), stored as "b" or "b:n". tat_read: the stored time,
 -- or `now` if it is not later; tat_add: it plus k intervals of W / C µs (k may be negative); tat_up: the whole µs at or
--- after it; tat_text: as stored.
+-- after it; tat_text: as stored; tat_store (after a decision): stored until it passes, or deleted if it has.
 local function tat_read(v, now)
     local b, n = string.match(v or '', '^(%d+):?(%d*)$')
     b, n = tonumber(b) or 0, tonumber(n) or 0
@@ -33,6 +33,14 @@ end
 
 local function tat_text(b, n)
     return n > 0 and string.format('%d:%d', b, n) or string.format('%d', b)
+end
+
+local function tat_store(key, b, n)
+    if b < now_us or b == now_us and n == 0 then
+        call('DEL', key)
+    else
+        call('SET', key, tat_text(b, n), 'PX', format('%d', max(1, ceil((tat_up(b, n) - now_us) / 1000))))
+    end
 end
 
 --- check
@@ -68,12 +76,7 @@ local function give_back_bucket(key, limit, window, cost, reset)
     if tat_up(b, n) <= now_us then
         return 0
     end
-    b, n = tat_add(b, n, -cost, window * 1000, limit)
-    if b < now_us or b == now_us and n == 0 then
-        call('DEL', key)
-    else
-        call('SET', key, tat_text(b, n), 'PX', format('%d', max(1, ceil((tat_up(b, n) - now_us) / 1000))))
-    end
+    tat_store(key, tat_add(b, n, -cost, window * 1000, limit))
     return 1
 end
 
@@ -82,12 +85,7 @@ end
 local function credit_bucket(kn, limit, window, units)
     local b, n = tat_read(call('GET', kn), now_us)
     local owed = ceil(((b - now_us) * limit + n) / (window * 1000)) -- intervals until it is full
-    b, n = tat_add(b, n, -units, window * 1000, limit)
-    if b < now_us or b == now_us and n == 0 then
-        call('DEL', kn)
-    else
-        call('SET', kn, tat_text(b, n), 'PX', format('%d', max(1, ceil((tat_up(b, n) - now_us) / 1000))))
-    end
+    tat_store(kn, tat_add(b, n, -units, window * 1000, limit))
     return min(units, owed)
 end
 
@@ -100,5 +98,5 @@ local function charge_bucket(kn, limit, window, units)
     if b >= now_us + window * 1000 * 1000 then
         b, n = now_us + window * 1000 * 1000, 0
     end
-    call('SET', kn, tat_text(b, n), 'PX', format('%d', max(1, ceil((tat_up(b, n) - now_us) / 1000))))
+    tat_store(kn, b, n)
 end
