@@ -24,7 +24,7 @@ local function tat_add(b, n, k, W, C)
     local r = W % C
     n = n + k * r
     local carry = math.floor(n / C)
-    return b + k * (W - r) / C + carry, n - carry * C
+    return b + k * ((W - r) / C) + carry, n - carry * C
 end
 
 local function tat_up(b, n)
