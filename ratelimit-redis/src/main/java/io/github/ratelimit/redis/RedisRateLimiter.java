@@ -738,7 +738,12 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             }
         }
         // keyed as a decision of these requests is: the windows of one name and identifier in one key
-        CallKeys made = new CallKeys(requests, keys).plan(cluster);
+        CallKeys made;
+        try {
+            made = new CallKeys(requests, keys).plan(cluster);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e); // a limit Redis cannot count
+        }
         String attempt = attempts.next();
         Map<List<Object>, Object[]> bySlot = new LinkedHashMap<>();
         for (List<String> ofSlot : made.scriptKeys.values()) {

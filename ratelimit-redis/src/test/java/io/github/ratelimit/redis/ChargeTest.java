@@ -148,4 +148,19 @@ class ChargeTest {
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.remaining()).isNotPositive();
     }
+
+    /** A charge to a limit Redis cannot count fails its future, naming the limit; nothing is sent. */
+    @Test
+    void aChargeToALimitRedisCannotCountFailsNamingIt() {
+        RateLimit huge = RateLimit.of(
+                "charge-huge", Algorithm.SLIDING_WINDOW, RateLimitScriptCodec.MAX_SLIDING_LIMIT + 1, LONG_WINDOW_MS);
+
+        var charged = one.chargeAsync(List.of(LimitRequest.of(huge, "user", 1)), 5);
+
+        assertThat(charged)
+                .failsWithin(Duration.ofSeconds(5))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(IllegalArgumentException.class)
+                .withMessageContaining("charge-huge");
+    }
 }
