@@ -220,7 +220,7 @@ final class CallKeys {
     }
 
     /**
-     * The credit script's arguments for the keys of one slot (see decide/after.lua, credit): the marker's life, the units,
+     * The credit script's arguments for the keys of one slot (see decide/units.lua, credit): the marker's life, the units,
      * then per key its algorithm, limit and window; a calendar quota's the periods around {@code redisNowMs}; a key of
      * several windows {@code 4} and its windows.
      */
@@ -260,7 +260,7 @@ final class CallKeys {
     }
 
     /**
-     * The charge script's arguments for the keys of one slot (see decide/after.lua, charge): the marker's life, then per
+     * The charge script's arguments for the keys of one slot (see decide/units.lua, charge): the marker's life, then per
      * key its algorithm, limit, window and the units; a key of several windows {@code 4}, their number, 0, the units,
      * then each window's limit and window.
      */

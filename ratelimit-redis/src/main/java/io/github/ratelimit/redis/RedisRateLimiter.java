@@ -58,10 +58,10 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     /** Pauses a limit (ratelimit_pause.lua). */
     static final LuaScript PAUSE = LuaScript.load("ratelimit_pause");
 
-    /** Charges units after the fact, past zero if need be (decide/after.lua, charge). */
+    /** Charges units after the fact, past zero if need be (decide/units.lua, charge). */
     static final LuaScript CHARGE = DecisionScripts.after("charge");
 
-    /** Grants units more for the current window or period (decide/after.lua, credit). */
+    /** Grants units more for the current window or period (decide/units.lua, credit). */
     static final LuaScript CREDIT = DecisionScripts.after("credit");
 
     /**
@@ -232,7 +232,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     }
 
     /**
-     * One credit script call per hash slot (see decide/after.lua, credit), named by its attempt: an answer lost makes the
+     * One credit script call per hash slot (see decide/units.lua, credit), named by its attempt: an answer lost makes the
      * credit be sent again until Redis answers (about ten seconds), applied once. Then every instance forgets its
      * local refusals of the keys credited, as after a reset.
      */
