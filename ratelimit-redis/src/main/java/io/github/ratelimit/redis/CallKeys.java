@@ -260,6 +260,17 @@ final class CallKeys {
     }
 
     /**
+     * One slot's keys for a charge or a credit: the marker of its attempt (in the slot), then the keys, so that one sent
+     * again after its answer was lost counts once.
+     */
+    static List<Object> marked(List<String> ofSlot, String attempt) {
+        List<Object> slotKeys = new ArrayList<>(ofSlot.size() + 1);
+        slotKeys.add(RedisKeys.chargeMarker(ofSlot.get(0), attempt));
+        slotKeys.addAll(ofSlot);
+        return slotKeys;
+    }
+
+    /**
      * The charge script's arguments for the keys of one slot (see decide/units.lua, charge): the marker's life, then per
      * key its algorithm, limit, window and the units; a key of several windows {@code 4}, their number, 0, the units,
      * then each window's limit and window.

@@ -252,9 +252,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         String attempt = attempts.next();
         long granted = units;
         for (List<String> ofSlot : made.scriptKeys.values()) {
-            List<Object> slotKeys = new ArrayList<>(ofSlot.size() + 1);
-            slotKeys.add(RedisKeys.chargeMarker(ofSlot.get(0), attempt));
-            slotKeys.addAll(ofSlot);
+            List<Object> slotKeys = CallKeys.marked(ofSlot, attempt);
             Object[] args = made.creditArguments(ofSlot, CHARGE_MARKER_MS, units, redisNow);
             List<Object> reply;
             try {
@@ -747,9 +745,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         String attempt = attempts.next();
         Map<List<Object>, Object[]> bySlot = new LinkedHashMap<>();
         for (List<String> ofSlot : made.scriptKeys.values()) {
-            List<Object> slotKeys = new ArrayList<>(ofSlot.size() + 1);
-            slotKeys.add(RedisKeys.chargeMarker(ofSlot.get(0), attempt));
-            slotKeys.addAll(ofSlot);
+            List<Object> slotKeys = CallKeys.marked(ofSlot, attempt);
             bySlot.put(slotKeys, made.chargeArguments(ofSlot, CHARGE_MARKER_MS, units));
         }
         List<CompletableFuture<?>> charges = new ArrayList<>(bySlot.size());

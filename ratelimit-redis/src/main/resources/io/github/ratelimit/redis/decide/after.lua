@@ -35,6 +35,7 @@ if not call('SET', KEYS[1], '1', 'NX', 'PX', tonumber(ARGV[2])) then
 end
 local taken_at = tonumber(ARGV[1])
 local entry = ring_entries(SLOT)
+${sliding_after:header}
 ${sliding_after:taken}
 ${sliding_after:giveback}
 ${windows_after:codec}
@@ -80,6 +81,7 @@ if not held or held <= now_ms then
     return {0}
 end
 local entry, _, write = ring_entries(SLOT)
+${sliding_after:header}
 ${sliding_after:taken}
 ${held:release}
 local given = 0

@@ -30,11 +30,10 @@
 -- then plus a window instead of from the slot plus a window. Nothing changes where the entries are not there (the key
 -- was reset) or once the slot has come.
 local function release_held(key, window, cost)
-    local h = call('GETRANGE', key, '0', HEAD_LAST)
-    if #h < HEAD then
+    local head, live, newest, oldest, cap = ring_header(key)
+    if not head then
         return 0
     end
-    local head, live, newest, oldest, cap = sunpack(HEADER, h)
     local first = cap - live -- logical index of the oldest live entry
     local top, n, i = taken(key, HEAD, head, cap, first, held, cost)
     if n ~= cost then

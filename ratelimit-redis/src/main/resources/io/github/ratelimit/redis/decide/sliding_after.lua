@@ -17,6 +17,16 @@ local function taken(key, base, head, cap, lowest, at, count)
     return top, n, i
 end
 
+--- header
+-- A ring's header as it stands, for the scripts after a decision: head, live, newest, oldest and capacity (the renewal
+-- time is left out: they renew nothing, or always), or nothing for a key without one.
+local function ring_header(key)
+    local h = call('GETRANGE', key, '0', HEAD_LAST)
+    if #h >= HEAD then
+        return sunpack(HEADER, h)
+    end
+end
+
 --- giveback
 -- The call wrote `cost` entries holding its decision time. They are taken out of the ring (the entries newer than them
 -- move down, so the ring stays in time order), unless they already left the window or are not all there (the key was
@@ -40,11 +50,13 @@ local function take_out(key, base, head, cap, lowest, cost)
 end
 
 local function give_back_sliding(key, window, cost)
-    local h = call('GETRANGE', key, 0, HEAD - 1)
-    if now_ms - taken_at >= window or #h < HEAD then
-        return 0 -- the entries no longer count, or are gone
+    if now_ms - taken_at >= window then
+        return 0 -- the entries no longer count
     end
-    local head, live, _, _, cap = sunpack(HEADER, h)
+    local head, live, _, _, cap = ring_header(key)
+    if not head then
+        return 0 -- they are gone
+    end
     local first
     if cap > 0 then
         first, head = take_out(key, HEAD, head, cap, cap - live, cost)
@@ -66,11 +78,10 @@ end
 -- The newest counted calls are forgotten, at most what the window holds: the head moves back over them, so they become
 -- the oldest slots, which no decision reads (only live entries are read) and the next admissions overwrite.
 local function credit_sliding(kn, window, units)
-    local h = call('GETRANGE', kn, '0', HEAD_LAST)
-    if #h < HEAD then
+    local head, live, newest, oldest, cap = ring_header(kn)
+    if not head then
         return 0
     end
-    local head, live, newest, oldest, cap = sunpack(HEADER, h)
     if live > 0 and now_ms - oldest >= window then -- what is live is counted at Redis's time
         live, oldest = still_live(kn, HEAD, head, cap, live, oldest, window, now_ms)
     end
@@ -92,10 +103,9 @@ end
 -- admissions with the charge's time. A window refuses exactly while the true count of the last window is at the limit
 -- or above; what exceeds a whole limit in one window is not owed beyond that window.
 local function charge_sliding(kn, limit, window, units)
-    local head, live, newest, oldest, cap = 0, 0, 0, 0, 0
-    local h = call('GETRANGE', kn, '0', HEAD_LAST)
-    if #h >= HEAD then
-        head, live, newest, oldest, cap = sunpack(HEADER, h)
+    local head, live, newest, oldest, cap = ring_header(kn)
+    if not head then
+        head, live, newest, oldest, cap = 0, 0, 0, 0, 0 -- a new ring
     end
     cap = cap == 0 and limit or cap -- a new ring (a ring written for another quota keeps its capacity)
     if live == 0 then

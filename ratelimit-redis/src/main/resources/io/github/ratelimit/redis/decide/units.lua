@@ -3,12 +3,10 @@
 
 --- charge
 -- Charges what calls used, known only after they ran (tokens of a model's answer, rows of an export), to every key
--- given, whether or not they have room: a limit can go past zero, and then refuses until it has recovered. Each key's
--- charge is one atomic step, so charges made at once by any number of instances add up exactly. What past zero means
--- is each algorithm's (its piece's charge section).
---
--- KEYS[1]  the charge's marker (its attempt id, in the same slot): a charge sent again after its answer was lost is
---          applied once
+-- given, whether or not they have room: a limit can go past zero (what that means is each algorithm's charge section),
+-- and then refuses until it has recovered. Each key's charge is one atomic step: charges of any number of instances add
+-- up exactly.
+-- KEYS[1]  the charge's marker (its attempt id, same slot): a charge sent again after its answer was lost counts once
 -- KEYS     then the keys charged (all in one hash slot)
 -- ARGV[1]  how long the marker lives, ms
 -- ARGV     then per key: algorithm (1 sliding window, 2 fixed window, 3 token bucket), limit, window ms, units; or 4
@@ -21,6 +19,7 @@ if not call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
     return {-1}
 end
 local entry, still_live, write = ring_entries(SLOT)
+${sliding_after:header}
 ${sliding_after:charge}
 ${windows_after:codec}
 ${windows_after:charge}
@@ -90,6 +89,7 @@ if not call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
     return {-1}
 end
 local entry, still_live = ring_entries(SLOT)
+${sliding_after:header}
 ${sliding_after:credit}
 ${windows_after:codec}
 ${windows_after:credit}
