@@ -274,6 +274,7 @@ public final class Benchmarks {
             List<Workload> workloads = new ArrayList<>();
             workloads.add(floor(space, keys));
             workloads.add(scriptFloor(space, keys));
+            workloads.add(commandsFloor(space, keys));
             for (Algorithm algorithm : Algorithm.values()) {
                 RateLimit limit = RateLimit.of("b-" + space, algorithm, LIMIT, WINDOW.toMillis());
                 List<List<LimitRequest>> requests = prepare(keys, i -> List.of(LimitRequest.of(limit, "user-" + i, 1)));
@@ -630,6 +631,26 @@ public final class Benchmarks {
                 keys == 1);
     }
 
+    /**
+     * The commands of a lone sliding-window decision and nothing else: TIME, the header's GETRANGE, the entry's and
+     * the header's SETRANGE, and a reply of one string, as the decision script sends and answers them. No decision
+     * script can be cheaper with this key layout, so its ratio to the {@code EVALSHA} floor bounds a decision's.
+     */
+    private static final String LONE_DECISION_COMMANDS =
+            "local c = redis.call c('TIME') c('GETRANGE', KEYS[1], '0', '23')"
+                    + " c('SETRANGE', KEYS[1], '24', '123456') c('SETRANGE', KEYS[1], '0', '123456789012345678901234')"
+                    + " return {'1,1795924765362,999999'}";
+
+    private Workload commandsFloor(String space, int keys) {
+        RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
+        String sha = script.scriptLoad(LONE_DECISION_COMMANDS);
+        List<List<Object>> keyLists = prepare(keys, i -> List.of("commands-" + space + ":" + i));
+        return new Workload(
+                "floor: a lone decision's commands (EVALSHA)",
+                i -> () -> script.evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LIST, keyLists.get(i)),
+                keys == 1);
+    }
+
     private Workload redissonRateLimiter(String space, int keys, boolean hot) {
         List<RRateLimiter> limiters = prepare(keys, i -> {
             RRateLimiter limiter = redisson.getRateLimiter("rrl-" + space + ":" + i);
@@ -890,6 +911,11 @@ public final class Benchmarks {
                     cell,
                     one / rate(list, "floor: EVALSHA (Redisson)"),
                     single ? 0.9 : 0);
+            target(
+                    "a lone decision's commands alone vs the EVALSHA floor (the most a decision can reach)",
+                    cell,
+                    rate(list, "floor: a lone decision's commands (EVALSHA)") / rate(list, "floor: EVALSHA (Redisson)"),
+                    0);
             target(
                     "sliding window with a penalty vs without",
                     cell,
