@@ -4,7 +4,7 @@ import io.github.ratelimit.autoconfigure.usage.RateLimitUsage;
 import io.github.ratelimit.core.Usage;
 import org.springframework.stereotype.Service;
 
-/** The README's customer quota and credit, by the name of the plan group {@code monthly}. */
+/** docs/limits.md's customer quota and credit, by the name of the plan group {@code monthly}. */
 @Service
 class Billing {
 

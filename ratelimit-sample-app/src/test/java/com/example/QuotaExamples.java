@@ -3,7 +3,7 @@ package com.example;
 import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.RateLimited;
 
-/** The README's calendar quota, penalty box and share, each on a method of its own. */
+/** docs/limits.md's calendar quota, penalty box and share, each on a method of its own. */
 class QuotaExamples {
 
     record Login(String user) {}

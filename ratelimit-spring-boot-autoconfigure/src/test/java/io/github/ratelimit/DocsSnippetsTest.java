@@ -35,7 +35,7 @@ import org.springframework.core.io.ByteArrayResource;
  * application with the starter's auto-configuration on a real Redis (properties are bound strictly, so a misspelt
  * key fails the start); each Maven dependency names an artifact this build makes or uses, at this build's version.
  * Blocks that other tests run as printed are named where they are skipped: the gateway routes
- * ({@code GatewayReadmeSnippetTest}). Shell blocks are the tours, whose answers the sample contracts assert.
+ * ({@code GatewayDocsSnippetTest}). Shell blocks are the tours, whose answers the sample contracts assert.
  */
 class DocsSnippetsTest {
 
@@ -48,7 +48,8 @@ class DocsSnippetsTest {
         }
     }
 
-    static List<Block> blocks() {
+    /** README.md and every page of docs/. */
+    static List<Path> docs() {
         List<Path> docs = new ArrayList<>();
         docs.add(ROOT.resolve("README.md"));
         try (Stream<Path> files = Files.list(ROOT.resolve("docs"))) {
@@ -56,9 +57,15 @@ class DocsSnippetsTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return docs;
+    }
+
+    private static final Pattern FENCE = Pattern.compile("(?m)^```(\\w*)\\n(.*?)^```", Pattern.DOTALL);
+
+    static List<Block> blocks() {
         List<Block> blocks = new ArrayList<>();
-        Pattern fence = Pattern.compile("(?m)^```(\\w*)\\n(.*?)^```", Pattern.DOTALL);
-        for (Path doc : docs) {
+        Pattern fence = FENCE;
+        for (Path doc : docs()) {
             String text = read(doc);
             Matcher m = fence.matcher(text);
             while (m.find()) {
@@ -71,6 +78,58 @@ class DocsSnippetsTest {
             }
         }
         return blocks;
+    }
+
+    /**
+     * Every relative link of README.md and docs/*.md leads to a file of the repository and, with a {@code #fragment}, to
+     * a heading of that page (as GitHub names a heading's anchor), so that moving a section cannot leave a link behind.
+     */
+    @TestFactory
+    Stream<DynamicTest> eachLinkLeadsToAFileAndAHeadingThatExist() {
+        Pattern link = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Path doc : docs()) {
+            Matcher m = link.matcher(FENCE.matcher(read(doc)).replaceAll(""));
+            while (m.find()) {
+                String target = m.group(1);
+                if (target.matches("[a-z]+:.*")) {
+                    continue; // http:, https:, mailto:
+                }
+                int hash = target.indexOf('#');
+                String file = hash < 0 ? target : target.substring(0, hash);
+                Path to = file.isEmpty() ? doc : doc.getParent().resolve(file).normalize();
+                String name = ROOT.relativize(doc) + " -> " + target;
+                tests.add(DynamicTest.dynamicTest(name, () -> {
+                    assertThat(to).as("the file %s links to", name).exists();
+                    if (hash >= 0) {
+                        assertThat(anchors(read(to)))
+                                .as("the headings of %s", to.getFileName())
+                                .contains(target.substring(hash + 1));
+                    }
+                }));
+            }
+        }
+        return tests.stream();
+    }
+
+    /** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
+    static List<String> anchors(String page) {
+        List<String> anchors = new ArrayList<>();
+        Matcher heading =
+                Pattern.compile("(?m)^#{1,6} (.+)$").matcher(FENCE.matcher(page).replaceAll(""));
+        while (heading.find()) {
+            String anchor = heading.group(1)
+                    .trim()
+                    .toLowerCase(java.util.Locale.ROOT)
+                    .replaceAll("[^\\p{L}\\p{N} _-]", "")
+                    .replace(' ', '-');
+            String unique = anchor;
+            for (int n = 1; anchors.contains(unique); n++) {
+                unique = anchor + "-" + n;
+            }
+            anchors.add(unique);
+        }
+        return anchors;
     }
 
     @TestFactory
@@ -94,7 +153,7 @@ class DocsSnippetsTest {
     Stream<DynamicTest> eachYamlSnippetStartsAnApplication() {
         return blocks().stream()
                 .filter(b -> b.language().equals("yaml"))
-                .filter(b -> !b.text().contains("spring.cloud.gateway")) // GatewayReadmeSnippetTest runs those
+                .filter(b -> !b.text().contains("spring.cloud.gateway")) // GatewayDocsSnippetTest runs those
                 .map(block -> DynamicTest.dynamicTest(block.toString(), () -> {
                     YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
                     yaml.setResources(new ByteArrayResource(block.text().getBytes()));

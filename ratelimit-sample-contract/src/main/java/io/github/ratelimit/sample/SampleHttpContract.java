@@ -1116,7 +1116,7 @@ abstract class SampleHttpContract implements HostileInputContract {
     }
 
     /**
-     * The README's leased limit: {@code GET /api/global}, 50 a second for all callers together. Sixty calls at once from
+     * docs/limits.md's leased limit: {@code GET /api/global}, 50 a second for all callers together. Sixty calls at once from
      * sixty addresses, started just after a second begins on Redis's clock and done within it: exactly 50 admitted, the
      * rest refused with Retry-After; the endpoint lists the limit with its lease. Run again when the calls did not fit in
      * one second (a slow machine).

@@ -11,17 +11,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** docs/reference.md's Kotlin build setup is this sample's build, as printed: each XML block is in its pom.xml. */
+/** docs/stacks.md's Kotlin build setup is this sample's build, as printed: each XML block is in its pom.xml. */
 class KotlinBuildSnippetTest {
 
     private static final Path MODULE = Path.of("").toAbsolutePath();
 
     @Test
     void theBuildSetupOfKotlinInFullIsTheSamplesBuild() throws IOException {
-        String reference = Files.readString(MODULE.resolveSibling("docs").resolve("reference.md"));
-        int start = reference.indexOf("## Kotlin in full");
-        int end = reference.indexOf("\n## ", start + 3);
-        String section = reference.substring(start, end);
+        String page = Files.readString(MODULE.resolveSibling("docs").resolve("stacks.md"));
+        int start = page.indexOf("### Kotlin in full");
+        assertThat(start).as("the section").isNotNegative();
+        int end = page.indexOf("\n## ", start + 3);
+        String section = page.substring(start, end);
         List<String> blocks = new ArrayList<>();
         Matcher m = Pattern.compile("```xml\n(.*?)```", Pattern.DOTALL).matcher(section);
         while (m.find()) {

@@ -542,7 +542,7 @@ public class RateLimitProperties implements Validator {
         /**
          * Outbound limits: rules (name, hosts, paths, methods, limits, wait, failure-mode) for the calls the
          * application's RestClient, RestTemplate and WebClient send, each rule one budget shared by every instance (see
-         * the README).
+         * docs/outbound.md).
          */
         private List<ClientRuleSpec> rules = new ArrayList<>();
 

@@ -102,7 +102,7 @@ public final class RateLimitGatewayWebFluxAutoConfiguration {
                             "{} applies {} without a key-resolver ({}[{}].args.key-resolver): Spring Cloud Gateway's"
                                     + " default resolver is the principal's name, and a request without one is answered"
                                     + " 403 before the limits are asked (deny-empty-key), even by limits that name their"
-                                    + " own key. Name a KeyResolver bean there, such as \"#{@userKey}\" (the README's);"
+                                    + " own key. Name a KeyResolver bean there, such as \"#{@userKey}\" (as docs/stacks.md shows);"
                                     + " for limits that all name their key, one that answers a constant will do",
                             where,
                             FILTER,

@@ -41,7 +41,7 @@ abstract class GatewayFixture {
         started.forEach(ConfigurableApplicationContext::close);
     }
 
-    /** A gateway on server-webflux, whose routes' key resolver {@code userKey} (the README's name) reads X-Client. */
+    /** A gateway on server-webflux, whose routes' key resolver {@code userKey} (the name docs/stacks.md uses) reads X-Client. */
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     static class WebFluxGateway {

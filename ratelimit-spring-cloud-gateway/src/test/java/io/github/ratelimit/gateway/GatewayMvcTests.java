@@ -27,11 +27,11 @@ class GatewayMvcTests extends GatewayContract {
         return Map.of("ratelimit.gateway.limits.per-client.key", "header:X-Client");
     }
 
-    /** Whether the route names its filter in the shortcut form, {@code RateLimits=per-client}, as the README shows it. */
+    /** Whether the route names its filter in the shortcut form, {@code RateLimits=per-client}, as docs/stacks.md shows it. */
     private boolean shortcut;
 
     /**
-     * Regression: the shortcut form the README and the filter's Javadoc show failed the start ("Unable to find
+     * Regression: the shortcut form docs/stacks.md and the filter's Javadoc show failed the start ("Unable to find
      * operation interface HandlerFilterFunction for rateLimits with args {_genkey_0=per-client}").
      */
     @Test

@@ -19,42 +19,43 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The README's gateway YAML (section "Spring Cloud Gateway"), read from the README itself and run as printed on both
+ * The gateway YAML of docs/stacks.md (section "Spring Cloud Gateway"), read from the page itself and run as printed on both
  * gateway servers: the only change is the route's {@code uri}, {@code http://backend:8080}, which becomes a stub
  * upstream. WebFlux gets the {@code userKey} resolver the YAML names (the X-Client header); each server is started
  * alone (both are on this module's test classpath). On each, a burst of one client's calls admits exactly the
  * snippet's 5 per second and answers the rest 429; on WebFlux the fields name the tightest limit, counted by the
  * {@code userKey} resolver's key; on Web MVC the shortcut form {@code RateLimits=per-client} counts the client.
  */
-class GatewayReadmeSnippetTest extends GatewayFixture {
+class GatewayDocsSnippetTest extends GatewayFixture {
 
-    /** The first YAML block after the README's heading "## Spring Cloud Gateway", as printed. */
-    static String readmeYaml() throws IOException {
-        String readme = Files.readString(readme());
-        int section = readme.indexOf("\n## Spring Cloud Gateway\n");
-        assertThat(section).as("the README's gateway section").isPositive();
-        int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
-        int end = readme.indexOf("```", start);
-        assertThat(readme.indexOf("\n## ", section + 1))
+    /** The first YAML block after the page's heading "## Spring Cloud Gateway", as printed. */
+    static String docsYaml() throws IOException {
+        String page = Files.readString(page());
+        int section = page.indexOf("\n## Spring Cloud Gateway\n");
+        assertThat(section).as("the gateway section of docs/stacks.md").isPositive();
+        int start = page.indexOf("```yaml\n", section) + "```yaml\n".length();
+        int end = page.indexOf("```", start);
+        assertThat(page.indexOf("\n##", section + 1))
                 .as("the YAML block inside the section")
                 .isGreaterThan(end);
-        return readme.substring(start, end);
+        return page.substring(start, end);
     }
 
-    private static Path readme() {
+    private static Path page() {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isRegularFile(dir.resolve("README.md")) && Files.isDirectory(dir.resolve("ratelimit-core"))) {
-                return dir.resolve("README.md");
+            if (Files.isRegularFile(dir.resolve("docs/stacks.md"))
+                    && Files.isDirectory(dir.resolve("ratelimit-core"))) {
+                return dir.resolve("docs/stacks.md");
             }
         }
-        throw new AssertionError("README.md not found above " + Path.of("").toAbsolutePath());
+        throw new AssertionError("docs/stacks.md not found above " + Path.of("").toAbsolutePath());
     }
 
     private ConfigurableApplicationContext start(
             Class<?> application, WebApplicationType type, Map<String, Object> onlyThisServer) throws IOException {
-        String yaml = readmeYaml();
+        String yaml = docsYaml();
         assertThat(yaml).contains("http://backend:8080");
-        Path file = Files.createTempFile("readme-gateway", ".yml");
+        Path file = Files.createTempFile("docs-gateway", ".yml");
         Files.writeString(file, yaml.replace("http://backend:8080", upstream.uri()));
         file.toFile().deleteOnExit();
         Map<String, Object> properties = new LinkedHashMap<>();
