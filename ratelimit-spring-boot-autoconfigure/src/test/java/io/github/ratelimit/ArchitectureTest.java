@@ -180,6 +180,56 @@ class ArchitectureTest {
         onlyKnows(internal, main, definition, web, internal);
     }
 
+    /**
+     * {@code ratelimit-redis} is a package per capability ({@code limits}, {@code locks}, {@code tokens}, {@code
+     * concurrency}), each with its scripts beside it, over the connection: the main package (the connection, its guard
+     * and the fleet's instances) and {@code internal} (what the capabilities share: scripts, keys, the budget's timer,
+     * give-backs). No capability knows another, and the connection knows none of them.
+     */
+    @Test
+    void theRedisCapabilitiesKnowOnlyTheConnection() {
+        String connection = "io.github.ratelimit.redis";
+        String internal = "io.github.ratelimit.redis.internal..";
+        for (String capability : List.of("limits", "locks", "tokens", "concurrency")) {
+            String own = connection + "." + capability + "..";
+            classes()
+                    .that()
+                    .resideInAPackage(own)
+                    .should()
+                    .onlyDependOnClassesThat(JavaClass.Predicates.resideOutsideOfPackage("io.github.ratelimit.redis..")
+                            .or(JavaClass.Predicates.resideInAnyPackage(own, connection, internal)))
+                    .check(STARTER);
+        }
+        classes()
+                .that()
+                .resideInAnyPackage(connection, internal)
+                .should()
+                .onlyDependOnClassesThat(JavaClass.Predicates.resideOutsideOfPackage("io.github.ratelimit.redis..")
+                        .or(JavaClass.Predicates.resideInAnyPackage(connection, internal)))
+                .check(STARTER);
+    }
+
+    /**
+     * A package a maintainer reads in one sitting: no package of the library's main code holds over 20 source files.
+     * One is left as it is: {@code core}, the SPIs, values and exceptions every user imports (27 files), which a split
+     * would move from under every application.
+     */
+    @Test
+    void noPackageHoldsMoreThanTwentyFiles() {
+        Map<String, Set<String>> files = new TreeMap<>();
+        for (JavaClass type : STARTER) {
+            type.getSource()
+                    .flatMap(source -> source.getFileName())
+                    .filter(name -> !name.equals("package-info.java"))
+                    .ifPresent(name -> files.computeIfAbsent(type.getPackageName(), p -> new TreeSet<>())
+                            .add(name));
+        }
+        assertThat(files.get("io.github.ratelimit.core")).as("the core's files").hasSizeLessThanOrEqualTo(27);
+        files.remove("io.github.ratelimit.core");
+        files.values().removeIf(names -> names.size() <= 20);
+        assertThat(files).as("packages of over 20 files").isEmpty();
+    }
+
     private static void onlyKnows(String packages, String... known) {
         classes()
                 .that()
@@ -327,15 +377,15 @@ class ArchitectureTest {
             "ratelimit-redis",
             List.of(
                     // the Redis implementations of the SPIs, for use without the auto-configuration
-                    "redis.RedisBlocks",
-                    "redis.RedisConcurrencyLimiter",
+                    "redis.limits.RedisBlocks",
+                    "redis.concurrency.RedisConcurrencyLimiter",
                     "redis.RedisConnector",
                     "redis.RedisGuard",
                     "redis.RedisInstances",
-                    "redis.RedisLockManager",
-                    "redis.RedisOverrides",
-                    "redis.RedisRateLimiter",
-                    "redis.RedisSingleUseTokens"),
+                    "redis.locks.RedisLockManager",
+                    "redis.limits.RedisOverrides",
+                    "redis.limits.RedisRateLimiter",
+                    "redis.tokens.RedisSingleUseTokens"),
             "ratelimit-spring-boot-autoconfigure",
             List.of(
                     // what an application names: the auto-configurations (to exclude or order them), the properties

@@ -6,7 +6,7 @@ import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.redis.RedisGuard;
-import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

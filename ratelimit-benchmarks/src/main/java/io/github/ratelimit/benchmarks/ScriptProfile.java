@@ -1,6 +1,6 @@
 package io.github.ratelimit.benchmarks;
 
-import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -271,8 +271,8 @@ final class ScriptProfile {
 
     /** The jar's decision script for a shape (see DecisionScripts, package-private in the starter's Redis module). */
     static String decisionScript(String shape) throws Exception {
-        java.lang.reflect.Method assemble =
-                Class.forName("io.github.ratelimit.redis.DecisionScripts").getDeclaredMethod("assemble", String.class);
+        java.lang.reflect.Method assemble = Class.forName("io.github.ratelimit.redis.limits.DecisionScripts")
+                .getDeclaredMethod("assemble", String.class);
         assemble.setAccessible(true);
         return (String) assemble.invoke(null, shape);
     }

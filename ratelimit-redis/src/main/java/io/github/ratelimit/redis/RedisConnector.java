@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.redis.internal.ScriptExecutor;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.time.Duration;

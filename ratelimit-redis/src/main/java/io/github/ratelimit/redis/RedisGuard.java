@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.redis.internal.BudgetTimer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -166,8 +167,13 @@ public final class RedisGuard {
         outage.answersAgain();
     }
 
-    /** Waits for a call within the budget, on the calling thread. */
-    <T> T call(Supplier<CompletionStage<T>> call) {
+    /**
+     * Runs a call to Redis within the budget and through the breaker, waiting on the calling thread: the capability
+     * packages send every script so, and an application may send its own Redis calls so to share the limiter's budget.
+     *
+     * @throws RedisUnavailableException when Redis does not answer within the budget, fails, or the breaker is open
+     */
+    public <T> T call(Supplier<CompletionStage<T>> call) {
         admit();
         CompletableFuture<T> future = null;
         try {
@@ -195,7 +201,7 @@ public final class RedisGuard {
      * sent), or with the configuration error as it is. No thread waits: the budget is kept by a lock-free timer
      * ({@link BudgetTimer}), on whose thread a call that ran out of budget completes.
      */
-    <T> CompletableFuture<T> callAsync(Supplier<CompletionStage<T>> call) {
+    public <T> CompletableFuture<T> callAsync(Supplier<CompletionStage<T>> call) {
         CompletableFuture<T> future;
         try {
             admit();
@@ -223,6 +229,19 @@ public final class RedisGuard {
      * The cause of a refusal made while the first connection was never made: the call never reached Redis, so it took
      * nothing and nothing is to be given back.
      */
+    /**
+     * Whether {@code error} (or a cause of it) is a call refused before any connection to Redis was made: it never
+     * reached Redis, so it took nothing there and nothing is to be given back.
+     */
+    public static boolean neverSent(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof NeverSent) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static final class NeverSent extends RuntimeException {
         NeverSent() {
             super("never sent: no connection to Redis was ever made", null, false, false);

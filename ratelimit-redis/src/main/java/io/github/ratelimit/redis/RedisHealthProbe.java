@@ -1,5 +1,7 @@
 package io.github.ratelimit.redis;
 
+import io.github.ratelimit.redis.internal.LuaScript;
+import io.github.ratelimit.redis.internal.ScriptExecutor;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -7,21 +9,11 @@ import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 
 /**
- * Checks that Redis answers within the budget and knows the starter's scripts, loading any it forgot. Used by
+ * Checks that Redis answers within the budget and knows the scripts the capabilities send by their SHA-1 (those they
+ * registered with {@link LuaScript#keptLoaded}), loading any it forgot. Used by
  * the health indicator through {@link RedisConnector#healthCheck()}; a failure throws {@code RedisUnavailableException}.
  */
 final class RedisHealthProbe {
-
-    private static final List<LuaScript> SCRIPTS = List.of(
-            RedisRateLimiter.GIVE_BACK,
-            RedisRateLimiter.CHARGE,
-            RedisRateLimiter.CREDIT,
-            RedisSingleUseTokens.ISSUE,
-            RedisSingleUseTokens.CONSUME,
-            RedisSingleUseTokens.RELEASE,
-            RedisLockManager.ACQUIRE,
-            RedisLockManager.RELEASE,
-            RedisLockManager.RENEW);
 
     private final RScript script;
     private final RedisGuard guard;
@@ -33,18 +25,19 @@ final class RedisHealthProbe {
 
     /** Details for the health endpoint: the scripts Redis had to be given again, and the breaker state. */
     Map<String, Object> check() {
-        String[] shas = SCRIPTS.stream().map(LuaScript::sha1).toArray(String[]::new);
+        List<LuaScript> scripts = LuaScript.kept(); // those of the capabilities this JVM made
+        String[] shas = scripts.stream().map(LuaScript::sha1).toArray(String[]::new);
         List<Boolean> loaded = guard.call(() -> script.scriptExistsAsync(shas));
         int reloaded = 0;
-        for (int i = 0; i < SCRIPTS.size(); i++) {
+        for (int i = 0; i < scripts.size(); i++) {
             if (!Boolean.TRUE.equals(loaded.get(i))) {
-                LuaScript missing = SCRIPTS.get(i);
+                LuaScript missing = scripts.get(i);
                 guard.call(() -> script.scriptLoadAsync(missing.source()).thenApply(sha -> sha));
                 reloaded++;
             }
         }
         Map<String, Object> details = new LinkedHashMap<>();
-        details.put("scripts", SCRIPTS.size());
+        details.put("scripts", scripts.size());
         details.put("scriptsReloaded", reloaded);
         details.put("failures", guard.failures());
         return details;

@@ -1,5 +1,7 @@
 package io.github.ratelimit.redis;
 
+import io.github.ratelimit.redis.internal.LuaScript;
+import io.github.ratelimit.redis.internal.ScriptExecutor;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -21,7 +23,7 @@ import org.slf4j.LoggerFactory;
 public final class RedisInstances implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RedisInstances.class);
-    private static final LuaScript SCRIPT = LuaScript.load("instances");
+    private static final LuaScript SCRIPT = LuaScript.load(RedisInstances.class, "instances");
 
     private final ScriptExecutor executor;
     private final RedisGuard guard;

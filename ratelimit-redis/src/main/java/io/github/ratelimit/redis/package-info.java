@@ -1,6 +1,7 @@
 /**
- * The Redis implementations of the core's SPIs, each decision one Lua script, with the budget and circuit breaker
- * every call to Redis goes through ({@code RedisGuard}).
+ * The connection to Redis: {@code RedisConnector}, the latency budget and circuit breaker every call goes through
+ * ({@code RedisGuard}), and the instances a fleet counts ({@code RedisInstances}). The capabilities are packages of
+ * their own: {@code limits}, {@code locks}, {@code tokens} and {@code concurrency}.
  */
 @NullMarked
 package io.github.ratelimit.redis;

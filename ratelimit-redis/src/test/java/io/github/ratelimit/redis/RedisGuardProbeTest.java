@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.redis.internal.ScriptExecutor;
 import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.RedisProcess;
 import java.time.Duration;

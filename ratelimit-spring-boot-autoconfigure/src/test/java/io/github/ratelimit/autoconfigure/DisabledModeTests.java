@@ -20,7 +20,7 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokenException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
-import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.test.support.RawRedis;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;

@@ -18,7 +18,7 @@ import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
-import io.github.ratelimit.redis.RedisLockManager;
+import io.github.ratelimit.redis.locks.RedisLockManager;
 import io.github.ratelimit.test.support.SharedRedis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -8,7 +8,7 @@ import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.redis.RedisGuard;
-import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.test.support.RawRedis;
 import io.github.ratelimit.test.support.RedisClusterProcess;
 import io.github.ratelimit.test.support.Stalls;

@@ -10,8 +10,8 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguratio
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.redis.RedisRateLimiter;
-import io.github.ratelimit.redis.RedisSingleUseTokens;
+import io.github.ratelimit.redis.limits.RedisRateLimiter;
+import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;
 import io.github.ratelimit.test.support.RedisProcess;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -19,7 +19,7 @@ import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.redis.RedisGuard;
-import io.github.ratelimit.redis.RedisSingleUseTokens;
+import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;
 import io.github.ratelimit.test.support.NoBlockingCalls;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.RedisProcess;

@@ -16,8 +16,8 @@ import org.springframework.util.ClassUtils;
  */
 final class RateLimitRuntimeHints implements RuntimeHintsRegistrar {
 
-    /** Every script of the starter. */
-    static final String SCRIPTS = "io/github/ratelimit/redis/*.lua";
+    /** Every script of the starter, beside the classes that run them, and the pieces decisions are assembled from. */
+    static final String SCRIPTS = "io/github/ratelimit/redis/**/*.lua";
 
     /** What {@code #request}, {@code #ip}, {@code #principal} and {@code #client} are, where present. */
     static final List<String> SPEL_TYPES = List.of(

@@ -47,7 +47,7 @@ public final class RateLimitMemoryAutoConfiguration {
 
     /** Store redis (the default) without the Redis module: the start fails naming both ways out. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnMissingClass("io.github.ratelimit.redis.RedisRateLimiter")
+    @ConditionalOnMissingClass("io.github.ratelimit.redis.limits.RedisRateLimiter")
     @ConditionalOnProperty(name = "ratelimit.store", havingValue = "redis", matchIfMissing = true)
     static final class RedisModuleMissing {
 

@@ -2,7 +2,7 @@ package io.github.ratelimit.autoconfigure.metrics;
 
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.redis.RedisGuard;
-import io.github.ratelimit.redis.RedisLockManager;
+import io.github.ratelimit.redis.locks.RedisLockManager;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

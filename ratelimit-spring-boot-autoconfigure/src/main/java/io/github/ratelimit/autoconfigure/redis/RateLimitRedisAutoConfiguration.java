@@ -11,15 +11,15 @@ import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.decision.RateLimitDecisions;
-import io.github.ratelimit.redis.RedisBlocks;
-import io.github.ratelimit.redis.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisInstances;
-import io.github.ratelimit.redis.RedisLockManager;
-import io.github.ratelimit.redis.RedisOverrides;
-import io.github.ratelimit.redis.RedisRateLimiter;
-import io.github.ratelimit.redis.RedisSingleUseTokens;
+import io.github.ratelimit.redis.concurrency.RedisConcurrencyLimiter;
+import io.github.ratelimit.redis.limits.RedisBlocks;
+import io.github.ratelimit.redis.limits.RedisOverrides;
+import io.github.ratelimit.redis.limits.RedisRateLimiter;
+import io.github.ratelimit.redis.locks.RedisLockManager;
+import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;
 import java.time.Duration;
 import java.util.List;
 import org.redisson.api.RedissonClient;
@@ -44,7 +44,7 @@ import org.springframework.core.env.Environment;
  */
 @AutoConfiguration(after = RateLimitRedissonAutoConfiguration.class, before = RateLimitAutoConfiguration.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
-@ConditionalOnClass(name = "io.github.ratelimit.redis.RedisRateLimiter")
+@ConditionalOnClass(name = "io.github.ratelimit.redis.limits.RedisRateLimiter")
 @ConditionalOnProperty(name = "ratelimit.store", havingValue = "redis", matchIfMissing = true)
 public final class RateLimitRedisAutoConfiguration {
 

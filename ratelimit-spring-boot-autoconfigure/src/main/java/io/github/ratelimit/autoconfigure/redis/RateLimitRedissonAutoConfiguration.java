@@ -29,7 +29,7 @@ import org.springframework.util.ClassUtils;
 @AutoConfiguration(
         after = SslAutoConfiguration.class,
         afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
-@ConditionalOnClass(name = "io.github.ratelimit.redis.RedisRateLimiter")
+@ConditionalOnClass(name = "io.github.ratelimit.redis.limits.RedisRateLimiter")
 @ConditionalOnProperty(name = "ratelimit.store", havingValue = "redis", matchIfMissing = true)
 public final class RateLimitRedissonAutoConfiguration {
 

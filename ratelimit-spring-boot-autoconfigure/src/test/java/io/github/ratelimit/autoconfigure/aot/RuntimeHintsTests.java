@@ -80,12 +80,21 @@ class RuntimeHintsTests {
         Resource[] scripts =
                 new PathMatchingResourcePatternResolver().getResources("classpath*:" + RateLimitRuntimeHints.SCRIPTS);
         assertThat(scripts).as("the scripts the starter ships").hasSizeGreaterThan(10);
+        java.util.List<String> paths = new java.util.ArrayList<>();
         for (Resource script : scripts) {
-            assertThat(RuntimeHintsPredicates.resource()
-                            .forResource("io/github/ratelimit/redis/" + script.getFilename()))
-                    .as(script.getFilename())
+            String url = script.getURL().toString();
+            String path = url.substring(url.lastIndexOf("io/github/ratelimit/redis/"));
+            paths.add(path);
+            assertThat(RuntimeHintsPredicates.resource().forResource(path))
+                    .as(path)
                     .accepts(hints);
         }
+        // in each capability's package, and the pieces a decision is assembled from
+        assertThat(paths)
+                .contains(
+                        "io/github/ratelimit/redis/instances.lua",
+                        "io/github/ratelimit/redis/locks/lock_acquire.lua",
+                        "io/github/ratelimit/redis/limits/decide/sliding.lua");
         assertThat(RuntimeHintsPredicates.resource().forResource("io/github/ratelimit/redis/absent.txt"))
                 .rejects(hints);
     }

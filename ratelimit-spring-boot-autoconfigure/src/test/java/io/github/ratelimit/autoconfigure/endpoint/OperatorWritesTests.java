@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
 import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.ClientIdentifier;
-import io.github.ratelimit.redis.RedisBlocks;
+import io.github.ratelimit.redis.limits.RedisBlocks;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.UUID;

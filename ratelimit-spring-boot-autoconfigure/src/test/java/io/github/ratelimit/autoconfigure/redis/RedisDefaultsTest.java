@@ -3,8 +3,8 @@ package io.github.ratelimit.autoconfigure.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.redis.RedisRateLimiter;
-import io.github.ratelimit.redis.RedisSingleUseTokens;
+import io.github.ratelimit.redis.limits.RedisRateLimiter;
+import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

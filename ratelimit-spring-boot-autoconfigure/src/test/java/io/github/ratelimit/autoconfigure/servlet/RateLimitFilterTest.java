@@ -10,7 +10,7 @@ import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.autoconfigure.web.ClientAddresses;
 import io.github.ratelimit.decision.Exemptions;
 import io.github.ratelimit.decision.RateLimitDecisions;
-import io.github.ratelimit.redis.RedisRateLimiter;
+import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.RedisCommands;
 import io.github.ratelimit.test.support.SharedRedis;
@@ -263,7 +263,7 @@ class RateLimitFilterTest {
      */
     @Test
     void aBlockedApiKeyIsRefusedWhateverKeyTheRuleUses() throws Exception {
-        io.github.ratelimit.redis.RedisBlocks blocks = new io.github.ratelimit.redis.RedisBlocks(
+        io.github.ratelimit.redis.limits.RedisBlocks blocks = new io.github.ratelimit.redis.limits.RedisBlocks(
                 client,
                 new io.github.ratelimit.redis.RedisGuard(
                         java.time.Duration.ofSeconds(5), 5, java.time.Duration.ofSeconds(1)),

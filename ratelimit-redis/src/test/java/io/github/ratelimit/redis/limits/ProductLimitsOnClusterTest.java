@@ -1,0 +1,13 @@
+package io.github.ratelimit.redis.limits;
+
+import io.github.ratelimit.test.support.RedisTopology;
+import io.github.ratelimit.test.support.SharedCluster;
+
+/** Calendar quotas, penalties and shared budgets on a real Redis Cluster of three masters with replicas. */
+class ProductLimitsOnClusterTest extends ProductLimitsContract {
+
+    @Override
+    RedisTopology topology() {
+        return SharedCluster.get();
+    }
+}

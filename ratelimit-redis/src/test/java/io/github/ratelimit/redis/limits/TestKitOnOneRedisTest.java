@@ -1,0 +1,13 @@
+package io.github.ratelimit.redis.limits;
+
+import io.github.ratelimit.test.support.RedisTopology;
+import io.github.ratelimit.test.support.SharedRedis;
+
+/** The SPI test kit on one redis-server. */
+class TestKitOnOneRedisTest extends TestKitOnRedis {
+
+    @Override
+    RedisTopology topology() {
+        return SharedRedis.get();
+    }
+}

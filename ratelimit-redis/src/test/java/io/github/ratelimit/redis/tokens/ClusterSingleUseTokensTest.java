@@ -1,0 +1,13 @@
+package io.github.ratelimit.redis.tokens;
+
+import io.github.ratelimit.test.support.RedisTopology;
+import io.github.ratelimit.test.support.SharedCluster;
+
+/** The single-use token promises on a real Redis Cluster of three masters with replicas. */
+class ClusterSingleUseTokensTest extends SingleUseTokensContract {
+
+    @Override
+    RedisTopology topology() {
+        return SharedCluster.get();
+    }
+}
