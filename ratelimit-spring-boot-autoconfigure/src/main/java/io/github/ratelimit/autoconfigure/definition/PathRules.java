@@ -3,11 +3,13 @@ package io.github.ratelimit.autoconfigure.definition;
 import io.github.ratelimit.autoconfigure.FilterRuleSpec;
 import io.github.ratelimit.autoconfigure.definition.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -110,10 +112,15 @@ public final class PathRules {
 
     /**
      * The caller of one request as the rules read it, from functions: the principal and the client address are asked
-     * at most once per request, whatever the number of rules and keys that read them.
+     * at most once per request, whatever the number of rules and keys that read them; a decision that admitted it is
+     * told to {@code allowed} (its RateLimit fields).
      */
     public static CallerContext view(
-            Object request, Function<String, String> header, Supplier<String> principal, Supplier<String> client) {
+            Object request,
+            Function<String, String> header,
+            Supplier<String> principal,
+            Supplier<String> client,
+            Consumer<Decision> allowed) {
         return new CallerContext() {
             private @Nullable String principalName;
             private @Nullable String clientAddress;
@@ -144,6 +151,11 @@ public final class PathRules {
                     clientAddress = client.get();
                 }
                 return clientAddress;
+            }
+
+            @Override
+            public void allowed(Decision decision) {
+                allowed.accept(decision);
             }
         };
     }

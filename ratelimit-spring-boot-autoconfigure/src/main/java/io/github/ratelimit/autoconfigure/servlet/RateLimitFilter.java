@@ -8,7 +8,6 @@ import io.github.ratelimit.autoconfigure.definition.PathRules;
 import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.autoconfigure.definition.RefreshableLimits;
 import io.github.ratelimit.autoconfigure.web.ClientAddresses;
-import io.github.ratelimit.autoconfigure.web.RateLimitHeaders;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
@@ -90,7 +89,8 @@ final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Ap
                 request,
                 request::getHeader,
                 () -> ServletRequests.principalName(request),
-                () -> ServletRequests.clientAddress(clients, request));
+                () -> ServletRequests.clientAddress(clients, request),
+                decision -> ServletCallerContext.report(request, response, decision, allPolicies));
         DecidedCall decided;
         try {
             decided = decisions.begin(
@@ -106,10 +106,7 @@ final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Ap
             answer(request, response, decided.refusal());
             return;
         }
-        if (decided.admitted() != null) {
-            RateLimitHeaders.of(ServletRequests.record(request, decided.admitted()), allPolicies)
-                    .forEach(response::setHeader);
-        }
+        decided.reportTo(view);
         if (!decided.awaitsEnd()) {
             chain.doFilter(request, response);
             return;

@@ -103,10 +103,23 @@ final class ServletCallerContext implements CallerContext {
 
         @Override
         public void allowed(Decision decision) {
-            if (response != null && !response.isCommitted()) {
-                Decision all = ServletRequests.record(request, decision);
-                RateLimitHeaders.of(all, allPolicies).forEach(response::setHeader);
-            }
+            report(request, response, decision, allPolicies);
+        }
+    }
+
+    /**
+     * How every admission of a servlet request is told to its client, by an annotation or a path rule: the decision
+     * joins those the request already met, and the RateLimit fields of all of them are set on the response, unless it
+     * is already on its way.
+     */
+    static void report(
+            HttpServletRequest request,
+            @Nullable HttpServletResponse response,
+            Decision decision,
+            boolean allPolicies) {
+        if (response != null && !response.isCommitted()) {
+            Decision all = ServletRequests.record(request, decision);
+            RateLimitHeaders.of(all, allPolicies).forEach(response::setHeader);
         }
     }
 }
