@@ -622,13 +622,8 @@ public final class Benchmarks {
 
     /** The cheapest script call through the same client: EVALSHA of {@link #ONE_COMMAND_SCRIPT}. */
     private Workload scriptFloor(String space, int keys) {
-        RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
-        String sha = script.scriptLoad(ONE_COMMAND_SCRIPT);
-        List<List<Object>> keyLists = prepare(keys, i -> List.of("script-" + space + ":" + i));
-        return new Workload(
-                "floor: EVALSHA (Redisson)",
-                i -> () -> script.evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LONG, keyLists.get(i)),
-                keys == 1);
+        return scriptCall(
+                "floor: EVALSHA (Redisson)", ONE_COMMAND_SCRIPT, RScript.ReturnType.LONG, "script-" + space, keys);
     }
 
     /**
@@ -642,13 +637,21 @@ public final class Benchmarks {
                     + " return {'1,1795924765362,999999'}";
 
     private Workload commandsFloor(String space, int keys) {
-        RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
-        String sha = script.scriptLoad(LONE_DECISION_COMMANDS);
-        List<List<Object>> keyLists = prepare(keys, i -> List.of("commands-" + space + ":" + i));
-        return new Workload(
+        return scriptCall(
                 "floor: a lone decision's commands (EVALSHA)",
-                i -> () -> script.evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LIST, keyLists.get(i)),
-                keys == 1);
+                LONE_DECISION_COMMANDS,
+                RScript.ReturnType.LIST,
+                "commands-" + space,
+                keys);
+    }
+
+    /** EVALSHA of {@code source} through the same client, on {@code keys} keys named from {@code prefix}. */
+    private Workload scriptCall(String name, String source, RScript.ReturnType reply, String prefix, int keys) {
+        RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
+        String sha = script.scriptLoad(source);
+        List<List<Object>> keyLists = prepare(keys, i -> List.of(prefix + ":" + i));
+        return new Workload(
+                name, i -> () -> script.evalSha(RScript.Mode.READ_WRITE, sha, reply, keyLists.get(i)), keys == 1);
     }
 
     private Workload redissonRateLimiter(String space, int keys, boolean hot) {
