@@ -226,10 +226,6 @@ public final class RedisGuard {
     }
 
     /**
-     * The cause of a refusal made while the first connection was never made: the call never reached Redis, so it took
-     * nothing and nothing is to be given back.
-     */
-    /**
      * Whether {@code error} (or a cause of it) is a call refused before any connection to Redis was made: it never
      * reached Redis, so it took nothing there and nothing is to be given back.
      */
@@ -242,6 +238,10 @@ public final class RedisGuard {
         return false;
     }
 
+    /**
+     * The cause of a refusal made while the first connection was never made: the call never reached Redis, so it took
+     * nothing and nothing is to be given back.
+     */
     static final class NeverSent extends RuntimeException {
         NeverSent() {
             super("never sent: no connection to Redis was ever made", null, false, false);

@@ -27,7 +27,10 @@ final class RedisHealthProbe {
     Map<String, Object> check() {
         List<LuaScript> scripts = LuaScript.kept(); // those of the capabilities this JVM made
         String[] shas = scripts.stream().map(LuaScript::sha1).toArray(String[]::new);
-        List<Boolean> loaded = guard.call(() -> script.scriptExistsAsync(shas));
+        // SCRIPT EXISTS needs one script at least; with none, a script that only returns asks whether Redis answers
+        List<Boolean> loaded = shas.length == 0
+                ? guard.call(() -> script.evalAsync(RScript.Mode.READ_ONLY, "return {}", RScript.ReturnType.LIST))
+                : guard.call(() -> script.scriptExistsAsync(shas));
         int reloaded = 0;
         for (int i = 0; i < scripts.size(); i++) {
             if (!Boolean.TRUE.equals(loaded.get(i))) {
