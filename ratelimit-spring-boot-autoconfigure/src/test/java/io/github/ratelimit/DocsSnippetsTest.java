@@ -64,10 +64,9 @@ class DocsSnippetsTest {
 
     static List<Block> blocks() {
         List<Block> blocks = new ArrayList<>();
-        Pattern fence = FENCE;
         for (Path doc : docs()) {
             String text = read(doc);
-            Matcher m = fence.matcher(text);
+            Matcher m = FENCE.matcher(text);
             while (m.find()) {
                 int line = (int) text.substring(0, m.start())
                                 .chars()

@@ -80,11 +80,6 @@ public final class GiveBacks {
         return false;
     }
 
-    /** Whether a call was refused because no connection to Redis was ever made (see {@link RedisGuard}). */
-    public static boolean neverConnected(Throwable error) {
-        return RedisGuard.neverSent(error);
-    }
-
     private static void attempt(
             String what,
             Supplier<CompletionStage<List<Object>>> send,
@@ -105,7 +100,7 @@ public final class GiveBacks {
                 // and nothing outlives it to log into whatever runs next
                 log.debug("A {} was not given back: its Redis client was shut down", what);
                 outcome.complete(GiveBack.FAILED);
-            } else if (neverConnected(error)) {
+            } else if (RedisGuard.neverSent(error)) {
                 // no connection was ever made: the call it gives back never reached Redis and took nothing
                 outcome.complete(GiveBack.NOTHING_TAKEN);
             } else if (attempt < PAUSES.size()) {
