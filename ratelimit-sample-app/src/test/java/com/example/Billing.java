@@ -1,7 +1,7 @@
 package com.example;
 
-import io.github.ratelimit.autoconfigure.usage.RateLimitUsage;
 import io.github.ratelimit.core.Usage;
+import io.github.ratelimit.spring.usage.RateLimitUsage;
 import org.springframework.stereotype.Service;
 
 /** docs/limits.md's customer quota and credit, by the name of the plan group {@code monthly}. */

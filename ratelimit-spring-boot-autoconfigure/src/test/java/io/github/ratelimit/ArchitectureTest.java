@@ -60,20 +60,22 @@ class ArchitectureTest {
     }
 
     /**
-     * Of the auto-configuration, only the packages that build Redis ({@code autoconfigure.redis}) or show its state to
-     * operators ({@code health}, {@code metrics}) know the Redis implementation or Redisson; the interception, the web
-     * filters, the outbound clients, the endpoint and the observations talk to the SPIs of the core.
+     * Of the engine and its auto-configuration, only the packages that build Redis ({@code autoconfigure.redis}) or
+     * show its state to operators ({@code health}, {@code metrics}) know the Redis implementation or Redisson; the
+     * interception, the web filters, the outbound clients, the endpoint and the observations talk to the SPIs of the
+     * core.
      */
     @Test
     void onlyTheRedisWiringAndItsOperatorViewsKnowRedis() {
         noClasses()
                 .that()
-                .resideInAPackage("io.github.ratelimit.autoconfigure..")
+                .resideInAnyPackage("io.github.ratelimit.autoconfigure..", "io.github.ratelimit.spring..")
                 .and()
                 .resideOutsideOfPackages(
                         "io.github.ratelimit.autoconfigure.redis..",
                         "io.github.ratelimit.autoconfigure.health..",
-                        "io.github.ratelimit.autoconfigure.metrics..")
+                        "io.github.ratelimit.autoconfigure.metrics..",
+                        "io.github.ratelimit.spring.metrics..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage("org.redisson..", "io.github.ratelimit.redis..")
@@ -87,7 +89,34 @@ class ArchitectureTest {
                 .resideInAPackage("io.github.ratelimit.redis..")
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage("io.github.ratelimit.autoconfigure..", "io.github.ratelimit.local..")
+                .resideInAnyPackage(
+                        "io.github.ratelimit.autoconfigure..",
+                        "io.github.ratelimit.spring..",
+                        "io.github.ratelimit.local..")
+                .check(STARTER);
+    }
+
+    /**
+     * {@code ratelimit-spring} is the engine on plain Spring: it knows nothing of the auto-configuration, and of Spring
+     * Boot only the two binding annotations its rule records carry for Boot's binder (absent at run time without Boot,
+     * which the JVM allows).
+     */
+    @Test
+    void theEngineKnowsNoAutoConfigurationAndNoBoot() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.github.ratelimit.spring..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.github.ratelimit.autoconfigure..")
+                .check(STARTER);
+        noClasses()
+                .that()
+                .resideInAPackage("io.github.ratelimit.spring..")
+                .should()
+                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("org.springframework.boot..")
+                        .and(JavaClass.Predicates.resideOutsideOfPackage(
+                                "org.springframework.boot.context.properties.bind")))
                 .check(STARTER);
     }
 
@@ -128,13 +157,20 @@ class ArchitectureTest {
                 .check(STARTER);
     }
 
+    /**
+     * Public only so that the auto-configuration can create it: the bean that reads what the advisors declare for the
+     * OpenAPI documentation and the metrics, an internal type by what it implements.
+     */
+    private static final Set<String> WIRING_OF_INTERNALS = Set.of("io.github.ratelimit.spring.aop.AdvisorDeclarations");
+
     /** What modules share in an internal package never shows in the API: no public signature names it. */
     @Test
     void noPublicSignatureOfTheApiMentionsAnInternalType() {
         List<String> leaks = new java.util.ArrayList<>();
         for (JavaClass type : STARTER) {
             if (!type.getModifiers().contains(JavaModifier.PUBLIC)
-                    || type.getPackageName().contains(".internal")) {
+                    || type.getPackageName().contains(".internal")
+                    || WIRING_OF_INTERNALS.contains(type.getName())) {
                 continue;
             }
             type.getMethods().stream()
@@ -157,12 +193,11 @@ class ArchitectureTest {
     }
 
     /**
-     * The auto-configuration's feature packages ({@code redis}, {@code aop}, {@code servlet}, {@code reactive},
-     * {@code client}, {@code endpoint}, {@code health}, {@code metrics}, {@code observation}, {@code openapi},
-     * {@code aot}, {@code memory}) do not depend on each other in a cycle. What they share has a name: {@code
-     * definition} (how limits are declared and compiled) knows only the main package's property types; {@code web}
-     * (the HTTP side both stacks and the gateway share) knows those two; {@code internal} (the interceptors' adapters)
-     * knows the three. The main package (properties, the decision flow's wiring) knows no feature either.
+     * The engine's feature packages ({@code aop}, {@code servlet}, {@code reactive}, {@code client}, {@code endpoint},
+     * {@code metrics}, {@code observation}, {@code openapi}, {@code aot}, {@code usage}) do not depend on each other in
+     * a cycle, nor do the auto-configuration's. What they share has a name: {@code definition} (how limits are declared
+     * and compiled) knows no other package of the engine; {@code web} (the HTTP side both stacks and the gateway
+     * share) knows {@code definition}; {@code internal} (the interceptors' adapters) knows the two.
      */
     @Test
     void featurePackagesAreFreeOfCyclesAndShareOnlyNamedPackages() {
@@ -170,14 +205,16 @@ class ArchitectureTest {
                 .should()
                 .beFreeOfCycles()
                 .check(STARTER);
-        String main = "io.github.ratelimit.autoconfigure";
-        String definition = "io.github.ratelimit.autoconfigure.definition..";
-        String web = "io.github.ratelimit.autoconfigure.web..";
-        String internal = "io.github.ratelimit.autoconfigure.internal..";
-        onlyKnows(main, main, definition, web, internal);
-        onlyKnows(definition, main, definition);
-        onlyKnows(web, main, definition, web);
-        onlyKnows(internal, main, definition, web, internal);
+        slices().matching("io.github.ratelimit.spring.(*)..")
+                .should()
+                .beFreeOfCycles()
+                .check(STARTER);
+        String definition = "io.github.ratelimit.spring.definition..";
+        String web = "io.github.ratelimit.spring.web..";
+        String internal = "io.github.ratelimit.spring.internal..";
+        onlyKnows(definition, definition);
+        onlyKnows(web, definition, web);
+        onlyKnows(internal, definition, web, internal);
     }
 
     /**
@@ -235,9 +272,8 @@ class ArchitectureTest {
                 .that()
                 .resideInAPackage(packages)
                 .should()
-                .onlyDependOnClassesThat(
-                        JavaClass.Predicates.resideOutsideOfPackage("io.github.ratelimit.autoconfigure..")
-                                .or(JavaClass.Predicates.resideInAnyPackage(known)))
+                .onlyDependOnClassesThat(JavaClass.Predicates.resideOutsideOfPackage("io.github.ratelimit.spring..")
+                        .or(JavaClass.Predicates.resideInAnyPackage(known)))
                 .check(STARTER);
     }
 
@@ -254,6 +290,7 @@ class ArchitectureTest {
             if (Set.of(
                             "ratelimit-core",
                             "ratelimit-redis",
+                            "ratelimit-spring",
                             "ratelimit-spring-boot-autoconfigure",
                             "ratelimit-spring-cloud-gateway",
                             "ratelimit-embedded-redis",
@@ -295,6 +332,7 @@ class ArchitectureTest {
                 "io.github.ratelimit.decision", "ratelimit-core",
                 "io.github.ratelimit.local", "ratelimit-core",
                 "io.github.ratelimit.redis", "ratelimit-redis",
+                "io.github.ratelimit.spring", "ratelimit-spring",
                 "io.github.ratelimit.autoconfigure", "ratelimit-spring-boot-autoconfigure",
                 "io.github.ratelimit.test.kit", "ratelimit-test-kit",
                 "io.github.ratelimit.test", "ratelimit-test");
@@ -382,16 +420,68 @@ class ArchitectureTest {
                     "redis.RedisConnector",
                     "redis.RedisGuard",
                     "redis.RedisInstances",
+                    "redis.RedisMemoryPolicyCheck",
                     "redis.locks.RedisLockManager",
                     "redis.limits.RedisOverrides",
                     "redis.limits.RedisRateLimiter",
                     "redis.tokens.RedisSingleUseTokens"),
+            "ratelimit-spring",
+            List.of(
+                    // the engine an application wires itself without Boot (the auto-configuration wires the same):
+                    // the advisors of the annotations, checked at startup, and the handler parameters they fill ...
+                    "spring.aop.AdvisorDeclarations",
+                    "spring.aop.AnnotationStartupValidator",
+                    "spring.aop.ConcurrencyLimitedAdvisor",
+                    "spring.aop.InterceptorArgumentResolver",
+                    "spring.aop.LockedAdvisor",
+                    "spring.aop.RateLimitAdvisor",
+                    "spring.aop.ReactiveInterceptorArgumentResolver",
+                    "spring.aop.SingleUseAdvisor",
+                    // ... the path-rule filters of both stacks and their answers ...
+                    "spring.servlet.LockExceptionHandler",
+                    "spring.servlet.RateLimitExceptionHandler",
+                    "spring.servlet.RateLimitFilter",
+                    "spring.servlet.RedisUnavailableHandler",
+                    "spring.servlet.ServletCallerContext",
+                    "spring.servlet.SingleUseTokenExceptionHandler",
+                    "spring.reactive.RateLimitWebExceptionHandler",
+                    "spring.reactive.RateLimitWebFilter",
+                    // ... outbound clients, operators' operations, meters, observations and OpenAPI ...
+                    "spring.client.OutboundClients",
+                    "spring.client.OutboundLimits",
+                    "spring.endpoint.OperatorAnswer",
+                    "spring.endpoint.RateLimitOperations",
+                    "spring.metrics.RateLimitMeters",
+                    "spring.metrics.RateLimitMetricsListener",
+                    "spring.metrics.RedisMeters",
+                    "spring.observation.RateLimitObservationListener",
+                    "spring.openapi.RateLimitOpenApi",
+                    // limits changed without a restart, put in force as a whole or refused
+                    "spring.refresh.LimitsRefresh",
+                    // what application code calls: customers' use of their limits, credits, resets
+                    "spring.usage.RateLimitUsage",
+                    // what both web stacks and the gateway module share, documented in each package-info:
+                    // limits declared and compiled (rules, plans, keys) and the rule types properties bind ...
+                    "spring.definition.ClientLimits",
+                    "spring.definition.ClientRuleSpec",
+                    "spring.definition.DeclaredLimits",
+                    "spring.definition.FilterRule",
+                    "spring.definition.FilterRuleSpec",
+                    "spring.definition.InvalidFilterRuleException",
+                    "spring.definition.KeyResolvers",
+                    "spring.definition.LimitDefinition",
+                    "spring.definition.NamedLimits",
+                    "spring.definition.PathRules",
+                    "spring.definition.Plans",
+                    "spring.definition.SpelVariables",
+                    // ... and the HTTP side: client addresses, refusals' answers, RateLimit fields, Redis's answers
+                    "spring.web.ClientAddresses",
+                    "spring.web.FromRedis",
+                    "spring.web.RateLimitHeaders",
+                    "spring.web.Refusals"),
             "ratelimit-spring-boot-autoconfigure",
             List.of(
-                    // what an application names: the auto-configurations (to exclude or order them), the properties
-                    // and the rule types bound into them
-                    "autoconfigure.ClientRuleSpec",
-                    "autoconfigure.FilterRuleSpec",
+                    // what an application names: the auto-configurations (to exclude or order them) and the properties
                     "autoconfigure.RateLimitAutoConfiguration",
                     "autoconfigure.RateLimitBootVersionCheck",
                     "autoconfigure.RateLimitProperties",
@@ -410,28 +500,11 @@ class ArchitectureTest {
                     "autoconfigure.servlet.RateLimitWebAutoConfiguration",
                     "autoconfigure.usage.RateLimitUsageAutoConfiguration",
                     "autoconfigure.refresh.RateLimitRefreshAutoConfiguration",
-                    // what application code calls: customers' use of their limits, credits, resets
-                    "autoconfigure.usage.RateLimitUsage",
-                    // what both web stacks and the gateway module share, documented in each package-info:
-                    // limits declared and compiled (rules, plans, keys) ...
-                    "autoconfigure.definition.ClientLimits",
-                    "autoconfigure.definition.DeclaredLimits",
-                    "autoconfigure.definition.FilterRule",
-                    "autoconfigure.definition.InvalidFilterRuleException",
-                    "autoconfigure.definition.InvalidFilterRuleFailureAnalyzer",
-                    "autoconfigure.definition.KeyResolvers",
-                    "autoconfigure.definition.LimitDefinition",
-                    "autoconfigure.definition.NamedLimits",
-                    "autoconfigure.definition.PathRules",
-                    "autoconfigure.definition.RefreshableLimits",
-                    "autoconfigure.definition.Plans",
-                    "autoconfigure.definition.SpelVariables",
-                    // ... and the HTTP side: client addresses, refusals' answers, RateLimit fields, Redis's answers
-                    "autoconfigure.web.ClientAddresses",
-                    "autoconfigure.web.ForwardedHeadersCheck",
-                    "autoconfigure.web.FromRedis",
-                    "autoconfigure.web.RateLimitHeaders",
-                    "autoconfigure.web.Refusals"),
+                    // limits a refresh rebuilds and the failure report of a rule (the gateway module's too), and the
+                    // check both web stacks' auto-configurations make that forwarded headers are trusted on purpose
+                    "autoconfigure.RefreshableLimits",
+                    "autoconfigure.InvalidFilterRuleFailureAnalyzer",
+                    "autoconfigure.web.ForwardedHeadersCheck"),
             "ratelimit-test-kit",
             List.of(
                     // the SPI test kit: every store passes these; needs the core, JUnit and AssertJ only

@@ -50,7 +50,8 @@ class NoApplicationClockTest {
     void decisionPathCallsNoJvmClock() throws IOException {
         List<String> calls = new ArrayList<>();
         int scanned = 0;
-        for (String module : List.of("ratelimit-core", "ratelimit-redis", "ratelimit-spring-boot-autoconfigure")) {
+        for (String module : List.of(
+                "ratelimit-core", "ratelimit-redis", "ratelimit-spring", "ratelimit-spring-boot-autoconfigure")) {
             scanned += scan(Paths.get("..", module, "target/classes/io/github/ratelimit"), calls);
         }
         assertThat(scanned).isGreaterThan(60);
@@ -66,7 +67,7 @@ class NoApplicationClockTest {
         try (Stream<Path> files = Files.walk(classes)) {
             for (Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
                 String pkg = classes.relativize(file).getName(0).toString();
-                if (!Set.of("core", "redis", "autoconfigure", "local").contains(pkg)) {
+                if (!Set.of("core", "redis", "spring", "autoconfigure", "local").contains(pkg)) {
                     continue;
                 }
                 String fileName = file.getFileName().toString();

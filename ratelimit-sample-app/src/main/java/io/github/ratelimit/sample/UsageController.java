@@ -1,7 +1,7 @@
 package io.github.ratelimit.sample;
 
-import io.github.ratelimit.autoconfigure.usage.RateLimitUsage;
 import io.github.ratelimit.core.Usage;
+import io.github.ratelimit.spring.usage.RateLimitUsage;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

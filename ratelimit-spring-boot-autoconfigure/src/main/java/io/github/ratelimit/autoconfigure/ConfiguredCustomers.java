@@ -1,8 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.autoconfigure.definition.Plans;
-import io.github.ratelimit.autoconfigure.definition.RefreshableLimits;
 import io.github.ratelimit.core.PlanSource;
+import io.github.ratelimit.spring.definition.Plans;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 

@@ -1,9 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.RetryAdvice;
-import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
-import io.github.ratelimit.autoconfigure.definition.Plans;
-import io.github.ratelimit.autoconfigure.internal.LiveInstances;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.KeyResolver;
@@ -13,6 +10,10 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.decision.Exemptions;
 import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.KeyResolvers;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.internal.LiveInstances;
+import io.github.ratelimit.spring.internal.RateLimitListeners;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.IntSupplier;

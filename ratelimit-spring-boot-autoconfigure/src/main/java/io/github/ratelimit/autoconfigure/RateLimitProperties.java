@@ -2,9 +2,10 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
-import io.github.ratelimit.autoconfigure.definition.Plans;
-import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.local.LocalRateLimiter;
+import io.github.ratelimit.spring.definition.ClientRuleSpec;
+import io.github.ratelimit.spring.definition.FilterRuleSpec;
+import io.github.ratelimit.spring.definition.Plans;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -123,39 +124,13 @@ public class RateLimitProperties implements Validator {
 
         /** The groups as the plan resolution uses them; throws naming the property of the first invalid value. */
         public Map<String, Plans.Group> compiled() {
-            Map<String, Map<String, List<Quota>>> quotas = new LinkedHashMap<>();
+            Map<String, Map<String, List<FilterRuleSpec.LimitSpec>>> plans = new LinkedHashMap<>();
             Map<String, String> defaults = new LinkedHashMap<>();
             groups.forEach((name, group) -> {
-                Map<String, List<Quota>> plans = new LinkedHashMap<>();
-                group.getPlans().forEach((plan, limits) -> {
-                    List<Quota> planQuotas = new ArrayList<>();
-                    for (int i = 0; i < limits.size(); i++) {
-                        FilterRuleSpec.LimitSpec l = limits.get(i);
-                        try {
-                            if (l.lease() != null) {
-                                throw new IllegalArgumentException("a plan's quota cannot be leased (its counts follow"
-                                        + " the caller's plan); leave out lease");
-                            }
-                            planQuotas.add(new Quota(
-                                    l.limit(),
-                                    l.window() == null ? Duration.ZERO : l.window(),
-                                    l.algorithm(),
-                                    l.calendarPeriod(),
-                                    l.penalty() == null ? Duration.ZERO : l.penalty(),
-                                    l.share() == null ? 1.0 : l.share()));
-                        } catch (IllegalArgumentException e) {
-                            throw new IllegalArgumentException(
-                                    "ratelimit.plans.groups." + name + ".plans." + plan + "[" + i + "]: "
-                                            + e.getMessage(),
-                                    e);
-                        }
-                    }
-                    plans.put(plan, planQuotas);
-                });
-                quotas.put(name, plans);
+                plans.put(name, group.getPlans());
                 defaults.put(name, group.getDefaultPlan());
             });
-            return Plans.groups(quotas, defaults);
+            return Plans.compile(plans, defaults, "ratelimit.plans.groups");
         }
     }
 

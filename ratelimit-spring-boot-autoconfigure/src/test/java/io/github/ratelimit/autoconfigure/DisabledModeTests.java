@@ -21,6 +21,8 @@ import io.github.ratelimit.core.SingleUseTokenException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
+import io.github.ratelimit.spring.aop.RateLimitAdvisor;
+import io.github.ratelimit.spring.servlet.RateLimitFilter;
 import io.github.ratelimit.test.support.RawRedis;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
@@ -91,7 +93,7 @@ class DisabledModeTests {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(RateLimiter.class);
             assertThat(context).doesNotHaveBean(RedisRateLimiter.class);
-            assertThat(context).doesNotHaveBean(FeatureTypes.of("aop.RateLimitAdvisor"));
+            assertThat(context).doesNotHaveBean(RateLimitAdvisor.class);
             assertThat(context).hasSingleBean(SingleUseTokens.class);
             assertThat(context).hasSingleBean(LockManager.class);
 
@@ -189,7 +191,7 @@ class DisabledModeTests {
                         "ratelimit.filter.rules[0].limits[0].window=1m")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context).doesNotHaveBean(FeatureTypes.of("servlet.RateLimitFilter"));
+                    assertThat(context).doesNotHaveBean(RateLimitFilter.class);
                     assertThat(context).hasBean("rateLimitArgumentResolverConfigurer");
                     assertThat(context).hasBean("singleUseTokenExceptionHandler");
                     assertThat(context).hasBean("lockExceptionHandler");

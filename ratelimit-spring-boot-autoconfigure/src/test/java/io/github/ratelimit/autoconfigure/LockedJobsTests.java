@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Locked;
-import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionException;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LockLostException;
@@ -12,6 +11,7 @@ import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.spring.internal.InvalidDefinitionException;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -5,14 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.RateLimited;
-import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionException;
-import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionFailureAnalyzer;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
+import io.github.ratelimit.spring.aop.RateLimitAdvisor;
+import io.github.ratelimit.spring.internal.InvalidDefinitionException;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Instant;
 import java.util.List;
@@ -42,7 +42,7 @@ class RateLimitAutoConfigurationTests {
         runner.run(context -> {
             assertThat(context).hasSingleBean(RedissonClient.class);
             assertThat(context).hasSingleBean(RedisRateLimiter.class);
-            assertThat(context).hasSingleBean(FeatureTypes.of("aop.RateLimitAdvisor"));
+            assertThat(context).hasSingleBean(RateLimitAdvisor.class);
             assertThat(context.getBean(RateLimitProperties.class).getKeyPrefix())
                     .isEqualTo("ratelimit:");
         });

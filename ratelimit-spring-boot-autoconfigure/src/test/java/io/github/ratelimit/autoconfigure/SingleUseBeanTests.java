@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.SingleUse;
-import io.github.ratelimit.autoconfigure.internal.InvalidDefinitionException;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.SingleUseTokenException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.spring.internal.InvalidDefinitionException;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.Map;

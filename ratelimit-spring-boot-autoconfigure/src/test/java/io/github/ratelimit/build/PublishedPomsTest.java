@@ -25,6 +25,7 @@ class PublishedPomsTest {
             "ratelimit-annotations",
             "ratelimit-core",
             "ratelimit-redis",
+            "ratelimit-spring",
             "ratelimit-spring-boot-autoconfigure",
             "ratelimit-spring-boot-starter",
             "ratelimit-spring-cloud-gateway",

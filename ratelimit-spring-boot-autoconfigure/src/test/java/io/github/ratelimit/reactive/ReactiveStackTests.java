@@ -495,8 +495,8 @@ class ReactiveStackTests {
                         .expectStatus()
                         .isOk();
             }
-            io.github.ratelimit.autoconfigure.usage.RateLimitUsage usage =
-                    context.getBean(io.github.ratelimit.autoconfigure.usage.RateLimitUsage.class);
+            io.github.ratelimit.spring.usage.RateLimitUsage usage =
+                    context.getBean(io.github.ratelimit.spring.usage.RateLimitUsage.class);
             for (int i = 0; i < 3; i++) {
                 io.github.ratelimit.core.Usage read = Mono.defer(
                                 () -> Mono.fromCompletionStage(usage.ofAsync("reports", null, "acme")))

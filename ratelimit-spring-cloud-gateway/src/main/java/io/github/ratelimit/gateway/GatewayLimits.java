@@ -1,14 +1,14 @@
 package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
-import io.github.ratelimit.autoconfigure.definition.NamedLimits;
-import io.github.ratelimit.autoconfigure.definition.Plans;
-import io.github.ratelimit.autoconfigure.definition.RefreshableLimits;
+import io.github.ratelimit.autoconfigure.RefreshableLimits;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.DeclaredLimits;
+import io.github.ratelimit.spring.definition.KeyResolvers;
+import io.github.ratelimit.spring.definition.NamedLimits;
+import io.github.ratelimit.spring.definition.Plans;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +58,7 @@ final class GatewayLimits implements DeclaredLimits, RefreshableLimits {
      */
     @Override
     public Runnable prepare(RateLimitProperties properties, Plans plans) {
-        Map<String, io.github.ratelimit.autoconfigure.FilterRuleSpec> specs =
+        Map<String, io.github.ratelimit.spring.definition.FilterRuleSpec> specs =
                 properties.getGateway().getLimits();
         for (String name : limits.names()) {
             if (!specs.containsKey(name)) {

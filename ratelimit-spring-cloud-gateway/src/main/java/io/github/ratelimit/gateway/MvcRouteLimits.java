@@ -1,11 +1,11 @@
 package io.github.ratelimit.gateway;
 
-import io.github.ratelimit.autoconfigure.web.Refusals;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.web.Refusals;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;

@@ -1,10 +1,10 @@
 package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
-import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
+import io.github.ratelimit.spring.definition.Plans;
 import java.util.List;
 import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -38,7 +38,7 @@ public final class RateLimitGatewayMvcAutoConfiguration {
 
     /** The gateway's limits among the declared ones: the startup summary counts them, the endpoint lists them. */
     @Bean
-    io.github.ratelimit.autoconfigure.definition.DeclaredLimits rateLimitGatewayLimits(MvcRouteLimits limits) {
+    io.github.ratelimit.spring.definition.DeclaredLimits rateLimitGatewayLimits(MvcRouteLimits limits) {
         return limits.limits();
     }
 

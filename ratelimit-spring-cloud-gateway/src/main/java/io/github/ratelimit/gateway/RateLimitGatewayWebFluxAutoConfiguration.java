@@ -1,9 +1,9 @@
 package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
-import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
+import io.github.ratelimit.spring.definition.Plans;
 import java.util.List;
 import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -57,7 +57,7 @@ public final class RateLimitGatewayWebFluxAutoConfiguration {
 
     /** The gateway's limits among the declared ones: the startup summary counts them, the endpoint lists them. */
     @Bean
-    io.github.ratelimit.autoconfigure.definition.DeclaredLimits rateLimitGatewayLimits(RateLimitRouteLimiter limiter) {
+    io.github.ratelimit.spring.definition.DeclaredLimits rateLimitGatewayLimits(RateLimitRouteLimiter limiter) {
         return limiter.limits();
     }
 

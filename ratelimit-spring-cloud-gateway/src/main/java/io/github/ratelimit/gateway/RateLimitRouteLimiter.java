@@ -1,8 +1,8 @@
 package io.github.ratelimit.gateway;
 
-import io.github.ratelimit.autoconfigure.web.FromRedis;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.web.FromRedis;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;

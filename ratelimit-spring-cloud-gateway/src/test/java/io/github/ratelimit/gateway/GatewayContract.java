@@ -3,7 +3,7 @@ package io.github.ratelimit.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
+import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.test.support.Causes;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.RedisProcess;

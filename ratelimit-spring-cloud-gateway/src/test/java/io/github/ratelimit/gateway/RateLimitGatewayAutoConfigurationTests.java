@@ -2,11 +2,11 @@ package io.github.ratelimit.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.ratelimit.autoconfigure.InvalidFilterRuleFailureAnalyzer;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
-import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleFailureAnalyzer;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -81,8 +81,7 @@ class RateLimitGatewayAutoConfigurationTests {
                             assertThat(context.getBean(MvcRouteLimits.class).names(" per-client "))
                                     .containsExactly("per-client");
                             assertThat(context
-                                            .getBeanProvider(
-                                                    io.github.ratelimit.autoconfigure.definition.DeclaredLimits.class)
+                                            .getBeanProvider(io.github.ratelimit.spring.definition.DeclaredLimits.class)
                                             .stream()
                                             .flatMap(source -> source.declaredLimits().stream())
                                             .map(declared -> declared.limit().name()))

@@ -1,6 +1,6 @@
 package io.github.ratelimit.sample.kotlin
 
-import io.github.ratelimit.autoconfigure.usage.RateLimitUsage
+import io.github.ratelimit.spring.usage.RateLimitUsage
 import io.github.ratelimit.core.Usage
 import java.security.Principal
 import kotlinx.coroutines.Dispatchers

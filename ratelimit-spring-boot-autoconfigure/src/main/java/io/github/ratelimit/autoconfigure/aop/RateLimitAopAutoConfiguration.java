@@ -1,15 +1,21 @@
 package io.github.ratelimit.autoconfigure.aop;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
-import io.github.ratelimit.autoconfigure.definition.Plans;
-import io.github.ratelimit.autoconfigure.internal.MethodDeclarations;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.aop.AdvisorDeclarations;
+import io.github.ratelimit.spring.aop.AnnotationStartupValidator;
+import io.github.ratelimit.spring.aop.ConcurrencyLimitedAdvisor;
+import io.github.ratelimit.spring.aop.LockedAdvisor;
+import io.github.ratelimit.spring.aop.RateLimitAdvisor;
+import io.github.ratelimit.spring.aop.SingleUseAdvisor;
+import io.github.ratelimit.spring.definition.KeyResolvers;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.internal.MethodDeclarations;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;

@@ -1,5 +1,7 @@
 package io.github.ratelimit.autoconfigure.aop;
 
+import io.github.ratelimit.spring.aop.InterceptorArgumentResolver;
+import io.github.ratelimit.spring.aop.ReactiveInterceptorArgumentResolver;
 import java.util.List;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

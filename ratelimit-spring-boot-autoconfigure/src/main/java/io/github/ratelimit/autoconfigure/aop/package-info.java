@@ -1,6 +1,6 @@
 /**
- * The advisors and interceptors of {@code @RateLimited}, {@code @SingleUse}, {@code @Locked} and
- * {@code @ConcurrencyLimited}, and their startup checks.
+ * The auto-configuration of the annotations: the advisors of {@code io.github.ratelimit.spring.aop} and the handler
+ * parameters they fill, as beans an application may replace.
  */
 @NullMarked
 package io.github.ratelimit.autoconfigure.aop;

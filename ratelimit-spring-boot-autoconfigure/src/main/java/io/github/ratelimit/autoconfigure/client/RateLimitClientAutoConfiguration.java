@@ -4,6 +4,8 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.client.OutboundClients;
+import io.github.ratelimit.spring.client.OutboundLimits;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;

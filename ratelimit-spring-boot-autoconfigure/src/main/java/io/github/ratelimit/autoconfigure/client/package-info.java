@@ -1,5 +1,5 @@
 /**
- * Outbound rules on Boot's HTTP clients ({@code RestClient}, {@code WebClient}).
+ * The auto-configuration of outbound rules ({@code ratelimit.client.rules}) on Boot's HTTP client builders.
  */
 @NullMarked
 package io.github.ratelimit.autoconfigure.client;

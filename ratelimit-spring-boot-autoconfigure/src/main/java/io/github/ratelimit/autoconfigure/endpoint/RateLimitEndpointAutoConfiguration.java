@@ -2,10 +2,11 @@ package io.github.ratelimit.autoconfigure.endpoint;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.spring.definition.DeclaredLimits;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.endpoint.RateLimitOperations;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -40,7 +41,7 @@ public final class RateLimitEndpointAutoConfiguration {
                 name -> ClassUtils.isPresent(name, RateLimitEndpointAutoConfiguration.class.getClassLoader()));
         io.github.ratelimit.core.ClientBlocks operatorBlocks = blocks.getIfAvailable();
         io.github.ratelimit.core.LimitOverrides operatorOverrides = overrides.getIfAvailable();
-        return new RateLimitsEndpoint(
+        return new RateLimitsEndpoint(new RateLimitOperations(
                 sources,
                 limiter,
                 properties.getActuator().isResetEnabled(),
@@ -49,7 +50,7 @@ public final class RateLimitEndpointAutoConfiguration {
                 () -> operatorOverrides,
                 properties.getActuator().isWriteEnabled(),
                 properties.getActuator().getMaxBlock(),
-                locks::getIfUnique);
+                locks::getIfUnique));
     }
 
     private static final org.slf4j.Logger log =

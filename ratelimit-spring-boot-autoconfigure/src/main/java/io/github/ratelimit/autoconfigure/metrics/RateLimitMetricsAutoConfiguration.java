@@ -1,17 +1,17 @@
 package io.github.ratelimit.autoconfigure.metrics;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.definition.Plans;
-import io.github.ratelimit.autoconfigure.internal.MethodDeclarations;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.decision.Fallbacks;
-import io.micrometer.core.instrument.Counter;
+import io.github.ratelimit.spring.definition.DeclaredLimits;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.internal.MethodDeclarations;
+import io.github.ratelimit.spring.metrics.RateLimitMeters;
+import io.github.ratelimit.spring.metrics.RateLimitMetricsListener;
+import io.github.ratelimit.spring.metrics.RedisMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import java.util.List;
-import java.util.Locale;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -64,34 +64,6 @@ public final class RateLimitMetricsAutoConfiguration {
             ObjectProvider<RateLimitListener> listeners,
             ObjectProvider<DeclaredLimits> declared,
             ObjectProvider<MethodDeclarations> methods) {
-        return () -> {
-            MeterBinder binder = new RateLimitMeters(fallbacks.getIfAvailable());
-            registries.orderedStream().forEach(binder::bindTo);
-            // every declared limit's decision and capped-advice (and concurrency slot) counters at zero from the
-            // start: a rate or an alert works from the first event, not from the second
-            listeners
-                    .orderedStream()
-                    .filter(RateLimitMetricsListener.class::isInstance)
-                    .map(RateLimitMetricsListener.class::cast)
-                    .forEach(metrics -> {
-                        declared.orderedStream()
-                                .flatMap(source -> source.declaredLimits().stream())
-                                .forEach(limit -> metrics.declared(limit.limit()));
-                        methods.orderedStream()
-                                .flatMap(source -> source.concurrencyLimitNames().stream())
-                                .forEach(metrics::declaredConcurrencyLimit);
-                    });
-            Plans groups = plans.getIfAvailable();
-            if (groups != null) {
-                List<MeterRegistry> all = registries.orderedStream().toList();
-                groups.onFallback((group, reason) -> all.forEach(registry -> Counter.builder(
-                                "ratelimit.plans.fallbacks")
-                        .description("Calls given their plan group's default plan because theirs could not be used")
-                        .tag("group", group)
-                        .tag("reason", reason.name().toLowerCase(Locale.ROOT))
-                        .register(registry)
-                        .increment()));
-            }
-        };
+        return RateLimitMeters.atStartup(fallbacks, registries, plans, listeners, declared, methods);
     }
 }

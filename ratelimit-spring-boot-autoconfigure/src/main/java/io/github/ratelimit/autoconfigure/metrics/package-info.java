@@ -1,5 +1,6 @@
 /**
- * The limiter's meters: a listener of its events, and gauges read from Redis.
+ * The auto-configuration of the limiter's meters ({@code io.github.ratelimit.spring.metrics}) on every Micrometer
+ * registry.
  */
 @NullMarked
 package io.github.ratelimit.autoconfigure.metrics;

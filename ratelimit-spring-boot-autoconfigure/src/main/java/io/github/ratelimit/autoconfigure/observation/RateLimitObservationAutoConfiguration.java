@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure.observation;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.core.RateLimitListener;
+import io.github.ratelimit.spring.observation.RateLimitObservationListener;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,5 +1,5 @@
 /**
- * The observations (spans) of decisions, tokens, locks and concurrency limits.
+ * The auto-configuration of the limiter's observations ({@code io.github.ratelimit.spring.observation}).
  */
 @NullMarked
 package io.github.ratelimit.autoconfigure.observation;

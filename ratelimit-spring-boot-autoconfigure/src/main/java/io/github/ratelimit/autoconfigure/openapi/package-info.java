@@ -1,5 +1,5 @@
 /**
- * What the limiter answers, in springdoc's description of the API.
+ * The auto-configuration of the limiter's part in springdoc's description of the API.
  */
 @NullMarked
 package io.github.ratelimit.autoconfigure.openapi;

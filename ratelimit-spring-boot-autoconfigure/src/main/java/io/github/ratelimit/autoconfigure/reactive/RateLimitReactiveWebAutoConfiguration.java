@@ -2,12 +2,14 @@ package io.github.ratelimit.autoconfigure.reactive;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.definition.KeyResolvers;
-import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
-import io.github.ratelimit.autoconfigure.web.ClientAddresses;
 import io.github.ratelimit.autoconfigure.web.ForwardedHeadersCheck;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.KeyResolvers;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.reactive.RateLimitWebExceptionHandler;
+import io.github.ratelimit.spring.reactive.RateLimitWebFilter;
+import io.github.ratelimit.spring.web.ClientAddresses;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,5 +1,5 @@
 /**
- * The WebFlux side: the rule filter, the caller of a request and the exception handler.
+ * The auto-configuration of the WebFlux side: the rule filter of {@code ratelimit.filter} and the exception handler.
  */
 @NullMarked
 package io.github.ratelimit.autoconfigure.reactive;

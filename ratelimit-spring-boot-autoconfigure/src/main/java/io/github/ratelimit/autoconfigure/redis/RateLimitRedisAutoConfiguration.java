@@ -2,8 +2,6 @@ package io.github.ratelimit.autoconfigure.redis;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.internal.LiveInstances;
 import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.LimitOverrides;
@@ -14,12 +12,17 @@ import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisInstances;
+import io.github.ratelimit.redis.RedisMemoryPolicyCheck;
 import io.github.ratelimit.redis.concurrency.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.limits.RedisBlocks;
 import io.github.ratelimit.redis.limits.RedisOverrides;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.redis.locks.RedisLockManager;
 import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;
+import io.github.ratelimit.spring.definition.DeclaredLimits;
+import io.github.ratelimit.spring.internal.LiveInstances;
+import io.github.ratelimit.spring.internal.RateLimitWarmUp;
+import io.github.ratelimit.spring.internal.StartupSummary;
 import java.time.Duration;
 import java.util.List;
 import org.redisson.api.RedissonClient;
@@ -58,7 +61,7 @@ public final class RateLimitRedisAutoConfiguration {
     RedisGuard rateLimitRedisGuard(RateLimitProperties properties, ObjectProvider<RedissonClient> redisson) {
         RateLimitProperties.Redis redis = properties.getRedis();
         RedissonClient client = redisson.getIfAvailable();
-        String target = client == null ? "(none)" : StartupSummary.topology(client);
+        String target = client == null ? "(none)" : topology(client);
         return RedisGuard.awaitingConnection(
                 target, redis.getTimeout(), redis.getFailureThreshold(), redis.getOpenFor());
     }
@@ -137,7 +140,33 @@ public final class RateLimitRedisAutoConfiguration {
     @Bean
     StartupSummary rateLimitStartupSummary(
             ObjectProvider<DeclaredLimits> sources, ObjectProvider<RedisGuard> guard, RateLimitProperties properties) {
-        return new StartupSummary(sources, guard, properties);
+        return new StartupSummary(
+                sources,
+                () -> {
+                    RedisGuard redis = guard.getIfAvailable();
+                    return (redis == null ? "none" : redis.target())
+                            + (redis == null || redis.isConnected()
+                                    ? ""
+                                    : " (not connected yet: " + redis.lastError() + ")");
+                },
+                new StartupSummary.Settings(
+                        properties.isEnabled(),
+                        properties.getRedis().getTimeout(),
+                        properties.getFailureMode(),
+                        properties.isShadow(),
+                        properties.getKeyPrefix()));
+    }
+
+    /** The kind and addresses of a client's Redis, for the log (never a password). */
+    static String topology(RedissonClient client) {
+        var config = client.getConfig();
+        if (config.isClusterConfig()) {
+            return "cluster " + config.useClusterServers().getNodeAddresses();
+        }
+        if (config.isSentinelConfig()) {
+            return "sentinel master '" + config.useSentinelServers().getMasterName() + "'";
+        }
+        return config.useSingleServer().getAddress();
     }
 
     /** Rate limits on Redis. */

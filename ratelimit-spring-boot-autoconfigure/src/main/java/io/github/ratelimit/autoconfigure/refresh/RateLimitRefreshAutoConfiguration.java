@@ -2,10 +2,14 @@ package io.github.ratelimit.autoconfigure.refresh;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.definition.Plans;
-import io.github.ratelimit.autoconfigure.definition.RefreshableLimits;
+import io.github.ratelimit.autoconfigure.RefreshableLimits;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.spring.definition.DeclaredLimits;
+import io.github.ratelimit.spring.definition.PathRules;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.refresh.LimitsRefresh;
+import java.util.List;
+import java.util.stream.Stream;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -25,19 +29,26 @@ public final class RateLimitRefreshAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LimitsRefresh rateLimitLimitsRefresh(
+    PropertiesRefresh rateLimitLimitsRefresh(
             Environment environment,
             RateLimitProperties properties,
             ObjectProvider<Plans> plans,
             ObjectProvider<RefreshableLimits> parts,
+            ObjectProvider<PathRules.Applied> filters,
             ObjectProvider<DeclaredLimits> declared,
             ObjectProvider<RateLimiter> limiter) {
-        return new LimitsRefresh(
-                environment,
-                properties,
-                plans.getIfAvailable(),
-                () -> parts.orderedStream().toList(),
-                () -> declared.orderedStream().toList(),
-                limiter::getIfAvailable);
+        LimitsRefresh limits = new LimitsRefresh(
+                plans.getIfAvailable(), () -> declared.orderedStream().toList(), limiter::getIfAvailable);
+        return new PropertiesRefresh(limits, environment, properties, () -> Stream.concat(
+                        filters.orderedStream().map(RateLimitRefreshAutoConfiguration::rulesOf), parts.orderedStream())
+                .toList());
+    }
+
+    /** A path-rule filter's part of a refresh: the rules and exclusions of {@code ratelimit.filter}. */
+    private static RefreshableLimits rulesOf(PathRules.Applied filter) {
+        return (properties, plans) -> {
+            RateLimitProperties.Filter rules = properties.getFilter();
+            return filter.prepare(rules.isEnabled() ? rules.getRules() : List.of(), rules.getExclude(), plans);
+        };
     }
 }

@@ -8,7 +8,7 @@ import org.springframework.core.env.MapPropertySource;
 
 /**
  * Keeps Spring Cloud's rebinding of {@code @ConfigurationProperties} beans off {@code RateLimitProperties} (with
- * Spring Cloud's own default, Hikari's data source): {@link LimitsRefresh} binds them once the refreshed limits are
+ * Spring Cloud's own default, Hikari's data source): {@link PropertiesRefresh} binds them once the refreshed limits are
  * checked, where a rebinding that fails would leave them at their defaults. A default only: an application that sets
  * {@code spring.cloud.refresh.never-refreshable} itself lists the class there too.
  */

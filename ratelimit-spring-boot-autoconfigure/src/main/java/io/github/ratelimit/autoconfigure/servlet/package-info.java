@@ -1,5 +1,6 @@
 /**
- * The servlet side: the rule filter, the caller of a request and the MVC exception handlers.
+ * The auto-configuration of the servlet side: the rule filter of {@code ratelimit.filter} and the MVC exception
+ * handlers.
  */
 @NullMarked
 package io.github.ratelimit.autoconfigure.servlet;

@@ -2,11 +2,12 @@ package io.github.ratelimit.autoconfigure.usage;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.definition.ClientLimits;
-import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.spring.definition.ClientLimits;
+import io.github.ratelimit.spring.definition.DeclaredLimits;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.usage.RateLimitUsage;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

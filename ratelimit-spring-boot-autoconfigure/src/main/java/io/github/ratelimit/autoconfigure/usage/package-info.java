@@ -1,6 +1,5 @@
 /**
- * What customers used of their limits, for the application to show them, and credits and resets made by application
- * code: {@code RateLimitUsage}.
+ * The auto-configuration of {@code RateLimitUsage}: customers' use of their limits, credits and resets.
  */
 @NullMarked
 package io.github.ratelimit.autoconfigure.usage;

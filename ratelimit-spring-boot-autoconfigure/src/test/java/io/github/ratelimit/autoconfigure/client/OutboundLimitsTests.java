@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.spring.client.OutboundLimits;
+import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -172,21 +173,6 @@ class OutboundLimitsTests {
             assertThatThrownBy(() -> restCall(two, url())).isInstanceOf(RateLimitExceededException.class);
             assertThat(calls).hasValue(1);
         }));
-    }
-
-    @Test
-    void retryAfterIsReadAsSecondsOrAnHttpDateAndAnythingElseIsIgnored() {
-        assertThat(OutboundLimits.retryAfter("120", null)).isEqualTo(Duration.ofSeconds(120));
-        assertThat(OutboundLimits.retryAfter(" 7 ", null)).isEqualTo(Duration.ofSeconds(7));
-        assertThat(OutboundLimits.retryAfter("Wed, 25 Nov 2026 10:00:30 GMT", "Wed, 25 Nov 2026 10:00:00 GMT"))
-                .isEqualTo(Duration.ofSeconds(30));
-        assertThat(OutboundLimits.retryAfter("Wed, 25 Nov 2026 09:59:00 GMT", "Wed, 25 Nov 2026 10:00:00 GMT"))
-                .isNull();
-        assertThat(OutboundLimits.retryAfter("0", null)).isNull();
-        assertThat(OutboundLimits.retryAfter("-5", null)).isNull();
-        assertThat(OutboundLimits.retryAfter("soon", null)).isNull();
-        assertThat(OutboundLimits.retryAfter("99999999999999", null)).isNull();
-        assertThat(OutboundLimits.retryAfter(null, null)).isNull();
     }
 
     @Test

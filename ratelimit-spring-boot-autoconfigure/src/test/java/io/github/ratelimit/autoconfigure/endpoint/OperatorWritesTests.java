@@ -2,10 +2,11 @@ package io.github.ratelimit.autoconfigure.endpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.definition.Plans;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.redis.limits.RedisBlocks;
+import io.github.ratelimit.spring.definition.DeclaredLimits;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.endpoint.RateLimitOperations;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.UUID;
@@ -47,7 +48,7 @@ class OperatorWritesTests {
     }
 
     private RateLimitsEndpoint endpoint(boolean writeEnabled, io.github.ratelimit.core.LockManager locks) {
-        return new RateLimitsEndpoint(
+        return new RateLimitsEndpoint(new RateLimitOperations(
                 new StaticListableBeanFactory().getBeanProvider(DeclaredLimits.class),
                 requests -> {
                     throw new AssertionError("nothing is decided here");
@@ -58,7 +59,7 @@ class OperatorWritesTests {
                 () -> null,
                 writeEnabled,
                 Duration.ofHours(1),
-                () -> locks);
+                () -> locks));
     }
 
     /**

@@ -15,6 +15,7 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguratio
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.spring.openapi.RateLimitOpenApi;
 import io.github.ratelimit.test.support.SharedRedis;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.util.List;

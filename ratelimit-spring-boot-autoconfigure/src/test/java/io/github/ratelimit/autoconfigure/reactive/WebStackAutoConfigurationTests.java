@@ -2,17 +2,21 @@ package io.github.ratelimit.autoconfigure.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.autoconfigure.FeatureTypes;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.definition.DeclaredLimits;
-import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
-import io.github.ratelimit.autoconfigure.web.ClientAddresses;
 import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.spring.definition.DeclaredLimits;
+import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
+import io.github.ratelimit.spring.reactive.RateLimitWebExceptionHandler;
+import io.github.ratelimit.spring.reactive.RateLimitWebFilter;
+import io.github.ratelimit.spring.servlet.RateLimitExceptionHandler;
+import io.github.ratelimit.spring.servlet.RateLimitFilter;
+import io.github.ratelimit.spring.servlet.ServletCallerContext;
+import io.github.ratelimit.spring.web.ClientAddresses;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -58,8 +62,8 @@ class WebStackAutoConfigurationTests {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).hasSingleBean(FilterRegistrationBean.class);
-                    assertThat(context).hasSingleBean(FeatureTypes.of("servlet.RateLimitExceptionHandler"));
-                    assertThat(context).hasSingleBean(FeatureTypes.of("servlet.ServletCallerContext"));
+                    assertThat(context).hasSingleBean(RateLimitExceptionHandler.class);
+                    assertThat(context).hasSingleBean(ServletCallerContext.class);
                     assertThat(context).doesNotHaveBean(RateLimitWebFilter.class);
                     assertThat(context).doesNotHaveBean(RateLimitWebExceptionHandler.class);
                     assertThat(context).doesNotHaveBean(WebFluxConfigurer.class);
@@ -83,9 +87,9 @@ class WebStackAutoConfigurationTests {
                     assertThat(context.getBeansOfType(DeclaredLimits.class).values())
                             .as("the rules are listed for the endpoint and the startup summary")
                             .contains(filter);
-                    assertThat(context).doesNotHaveBean(FeatureTypes.of("servlet.RateLimitFilter"));
-                    assertThat(context).doesNotHaveBean(FeatureTypes.of("servlet.RateLimitExceptionHandler"));
-                    assertThat(context).doesNotHaveBean(FeatureTypes.of("servlet.ServletCallerContext"));
+                    assertThat(context).doesNotHaveBean(RateLimitFilter.class);
+                    assertThat(context).doesNotHaveBean(RateLimitExceptionHandler.class);
+                    assertThat(context).doesNotHaveBean(ServletCallerContext.class);
                     assertThat(context).hasSingleBean(RateLimiter.class);
                     assertThat(context).hasSingleBean(SingleUseTokens.class);
                     assertThat(context).hasSingleBean(LockManager.class);
@@ -103,7 +107,7 @@ class WebStackAutoConfigurationTests {
                     assertThat(context).hasSingleBean(SingleUseTokens.class);
                     assertThat(context).hasSingleBean(LockManager.class);
                     assertThat(context).doesNotHaveBean(ClientAddresses.class);
-                    assertThat(context).doesNotHaveBean(FeatureTypes.of("servlet.RateLimitFilter"));
+                    assertThat(context).doesNotHaveBean(RateLimitFilter.class);
                     assertThat(context).doesNotHaveBean(RateLimitWebFilter.class);
                     assertThat(context).doesNotHaveBean(RateLimitWebExceptionHandler.class);
                 });

@@ -2,11 +2,12 @@ package io.github.ratelimit.autoconfigure.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.ratelimit.autoconfigure.InvalidFilterRuleFailureAnalyzer;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleException;
-import io.github.ratelimit.autoconfigure.definition.InvalidFilterRuleFailureAnalyzer;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
+import io.github.ratelimit.spring.servlet.RateLimitFilter;
 import io.github.ratelimit.test.support.SharedRedis;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -4,13 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
-import io.github.ratelimit.autoconfigure.FilterRuleSpec;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.definition.Plans;
-import io.github.ratelimit.autoconfigure.web.ClientAddresses;
 import io.github.ratelimit.decision.Exemptions;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
+import io.github.ratelimit.spring.definition.FilterRuleSpec;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.servlet.RateLimitFilter;
+import io.github.ratelimit.spring.web.ClientAddresses;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.RedisCommands;
 import io.github.ratelimit.test.support.SharedRedis;
@@ -82,7 +83,7 @@ class RateLimitFilterTest {
                 new ClientAddresses(List.of("10.0.0.0/8"), 64),
                 MvcExceptionResolvers::withStarterHandlers,
                 true,
-                io.github.ratelimit.autoconfigure.definition.KeyResolvers.BUILT_IN);
+                io.github.ratelimit.spring.definition.KeyResolvers.BUILT_IN);
     }
 
     /** The decision flow of {@link #filter}, with trusted callers and operators' blocks. */
@@ -240,7 +241,7 @@ class RateLimitFilterTest {
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers,
                 true,
-                io.github.ratelimit.autoconfigure.definition.KeyResolvers.BUILT_IN);
+                io.github.ratelimit.spring.definition.KeyResolvers.BUILT_IN);
         for (int i = 0; i < 5; i++) {
             MockHttpServletResponse byAddress = call(filter, "GET", "/shared", "198.51.100.7");
             assertThat(byAddress.getStatus()).isEqualTo(200);
@@ -281,7 +282,7 @@ class RateLimitFilterTest {
                     new ClientAddresses(List.of(), 64),
                     MvcExceptionResolvers::withStarterHandlers,
                     true,
-                    io.github.ratelimit.autoconfigure.definition.KeyResolvers.BUILT_IN);
+                    io.github.ratelimit.spring.definition.KeyResolvers.BUILT_IN);
             MockHttpServletResponse refused = call(filter, "GET", "/by-ip", "203.0.113.80", "X-Api-Key", "k-bad");
             assertThat(refused.getStatus()).isEqualTo(429);
             assertThat(Long.parseLong(refused.getHeader("Retry-After"))).isBetween(290L, 300L);

@@ -4,13 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
-import io.github.ratelimit.autoconfigure.FilterRuleSpec;
-import io.github.ratelimit.autoconfigure.definition.Plans;
-import io.github.ratelimit.autoconfigure.web.ClientAddresses;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.FilterRuleSpec;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.servlet.RateLimitFilter;
+import io.github.ratelimit.spring.servlet.RedisUnavailableHandler;
+import io.github.ratelimit.spring.web.ClientAddresses;
 import io.github.ratelimit.test.support.RateLimitFields;
 import java.time.Duration;
 import java.util.List;
@@ -55,7 +57,7 @@ class RedisUnavailableMappingTest {
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers,
                 true,
-                io.github.ratelimit.autoconfigure.definition.KeyResolvers.BUILT_IN);
+                io.github.ratelimit.spring.definition.KeyResolvers.BUILT_IN);
     }
 
     static MockHttpServletResponse call(RateLimitFilter filter) throws Exception {

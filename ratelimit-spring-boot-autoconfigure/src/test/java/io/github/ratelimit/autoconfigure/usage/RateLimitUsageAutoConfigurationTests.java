@@ -12,6 +12,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.Usage;
+import io.github.ratelimit.spring.usage.RateLimitUsage;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;

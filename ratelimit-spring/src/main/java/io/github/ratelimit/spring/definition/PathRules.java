@@ -1,0 +1,172 @@
+package io.github.ratelimit.spring.definition;
+
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.Decision;
+import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.DeclaredLimits.DeclaredLimit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * The rules of {@code ratelimit.filter.rules}, compiled once, and what they ask of one request: the one owner of rule
+ * matching for the servlet filter and the reactive web filter.
+ */
+public final class PathRules {
+
+    private final List<FilterRule> rules;
+    private final List<PathPattern> excluded;
+    private final Plans plans;
+
+    /**
+     * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
+     * @param excludedPaths path patterns no rule applies to
+     * @param plans the plan groups rules may name
+     * @param keys the kinds of key rules may name
+     */
+    public PathRules(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans, KeyResolvers keys) {
+        this.plans = plans;
+        List<FilterRule> compiled = new ArrayList<>();
+        for (int i = 0; i < rules.size(); i++) {
+            compiled.add(FilterRule.compile(rules.get(i), i, plans, keys));
+        }
+        compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
+        this.rules = List.copyOf(compiled);
+        this.excluded = FilterRule.parsePatterns(excludedPaths, "ratelimit.filter.exclude");
+    }
+
+    /** A filter that applies rules: the limits it declares are its rules'. */
+    public interface Applied extends DeclaredLimits {
+        /** The rules in force. */
+        PathRules pathRules();
+
+        /**
+         * Compiles other rules (refreshed properties) now, changing nothing in force.
+         *
+         * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
+         * @param excludedPaths path patterns no rule applies to
+         * @param plans the plan groups rules may name
+         * @return what puts them in force, from the next request on
+         */
+        Runnable prepare(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans);
+
+        @Override
+        default List<DeclaredLimit> declaredLimits() {
+            return pathRules().declaredLimits();
+        }
+    }
+
+    public boolean isEmpty() {
+        return rules.isEmpty();
+    }
+
+    /**
+     * The rules that apply to an operation as an API description names it: its method and its path template
+     * ({@code /api/items/{id}}). A rule applies when one of its patterns matches the template as written or with
+     * each variable taken as one path segment; excluded paths are left out alike.
+     */
+    public List<LimitDefinition> definitionsFor(String method, String pathTemplate) {
+        List<PathContainer> paths = List.of(
+                PathContainer.parsePath(pathTemplate),
+                PathContainer.parsePath(pathTemplate.replaceAll("\\{[^/}]*}", "1")));
+        if (paths.stream().anyMatch(path -> excluded.stream().anyMatch(p -> p.matches(path)))) {
+            return List.of();
+        }
+        List<LimitDefinition> found = new ArrayList<>();
+        for (FilterRule rule : rules) {
+            if (paths.stream().anyMatch(path -> rule.matches(method, path))) {
+                found.add(rule.definition);
+            }
+        }
+        return found;
+    }
+
+    /** The limits of every rule. */
+    public List<DeclaredLimit> declaredLimits() {
+        List<DeclaredLimit> all = new ArrayList<>();
+        for (FilterRule rule : rules) {
+            all.addAll(rule.definition.declared());
+        }
+        return all;
+    }
+
+    /**
+     * What the rules matching one request ask of the decision flow, or null when none matches (or the path is
+     * excluded). The flow asks only for callers that are not exempt.
+     *
+     * @param method the HTTP method
+     * @param rawPath the path within the application, as counted per path
+     * @param path the same, parsed
+     * @throws RateLimitEvaluationException when a matching rule's key is absent from the request (answered 400)
+     */
+    public RateLimitDecisions.@Nullable Call call(
+            String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
+        if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
+            return null;
+        }
+        RuleCall call = new RuleCall(plans, rawPath, view, decisions);
+        for (FilterRule rule : rules) {
+            if (rule.matches(method, path)) {
+                call.add(rule);
+            }
+        }
+        return call.build("rules");
+    }
+
+    /**
+     * The caller of one request as the rules read it, from functions: the principal and the client address are asked
+     * at most once per request, whatever the number of rules and keys that read them; a decision that admitted it is
+     * told to {@code allowed} (its RateLimit fields).
+     */
+    public static CallerContext view(
+            Object request,
+            Function<String, String> header,
+            Supplier<String> principal,
+            Supplier<String> client,
+            Consumer<Decision> allowed) {
+        return new CallerContext() {
+            private @Nullable String principalName;
+            private @Nullable String clientAddress;
+            private boolean principalRead;
+
+            @Override
+            public @Nullable Object request() {
+                return request;
+            }
+
+            @Override
+            public @Nullable String header(String name) {
+                return header.apply(name);
+            }
+
+            @Override
+            public @Nullable String principalName() {
+                if (!principalRead) {
+                    principalName = principal.get();
+                    principalRead = true;
+                }
+                return principalName;
+            }
+
+            @Override
+            public @Nullable String clientAddress() {
+                if (clientAddress == null) {
+                    clientAddress = client.get();
+                }
+                return clientAddress;
+            }
+
+            @Override
+            public void allowed(Decision decision) {
+                allowed.accept(decision);
+            }
+        };
+    }
+}

@@ -1,0 +1,234 @@
+package io.github.ratelimit.spring.servlet;
+
+import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.RateLimitEvaluationException;
+import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.decision.DecidedCall;
+import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.FilterRuleSpec;
+import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
+import io.github.ratelimit.spring.definition.KeyResolvers;
+import io.github.ratelimit.spring.definition.PathRules;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.web.ClientAddresses;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.io.IOException;
+import java.util.List;
+import java.util.function.Supplier;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+
+/**
+ * Applies the rules of {@code ratelimit.filter.rules} to requests. All limits of all rules that match one
+ * request are decided in one round trip, all or nothing, with the same 429 answer as {@code @RateLimited}.
+ * Counters are per rule (the rule's name), not per concrete path, unless a rule asks for per-path counts.
+ */
+public final class RateLimitFilter extends OncePerRequestFilter implements PathRules.Applied {
+
+    private volatile PathRules rules;
+    private final KeyResolvers keys;
+    private final RateLimitDecisions decisions;
+    private final ClientAddresses clients;
+    private final Supplier<HandlerExceptionResolver> exceptionResolver;
+    private final boolean allPolicies;
+
+    /**
+     * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
+     * @param excludedPaths path patterns no rule applies to
+     * @param decisions the decision flow shared with the annotations
+     * @param plans the plan groups rules may name
+     * @param exceptionResolver Spring MVC's resolver, which writes refusals as the exception handlers do; looked up
+     *     on first use, and when it supplies null, refusals are answered with the status alone
+     * @param allPolicies whether the RateLimit fields carry every item instead of what the client needs
+     * @param keys the kinds of key rules may name
+     */
+    public RateLimitFilter(
+            List<FilterRuleSpec> rules,
+            List<String> excludedPaths,
+            RateLimitDecisions decisions,
+            Plans plans,
+            ClientAddresses clients,
+            Supplier<HandlerExceptionResolver> exceptionResolver,
+            boolean allPolicies,
+            KeyResolvers keys) {
+        this.rules = new PathRules(rules, excludedPaths, plans, keys);
+        this.keys = keys;
+        this.decisions = decisions;
+        this.clients = clients;
+        this.exceptionResolver = exceptionResolver;
+        this.allPolicies = allPolicies;
+    }
+
+    @Override
+    public PathRules pathRules() {
+        return rules;
+    }
+
+    @Override
+    public Runnable prepare(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans) {
+        PathRules refreshed = new PathRules(rules, excludedPaths, plans, keys);
+        return () -> this.rules = refreshed;
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String rawPath = pathWithinApplication(request);
+        CallerContext view = PathRules.view(
+                request,
+                request::getHeader,
+                () -> ServletRequests.principalName(request),
+                () -> ServletRequests.clientAddress(clients, request),
+                decision -> ServletCallerContext.report(request, response, decision, allPolicies));
+        DecidedCall decided;
+        try {
+            decided = decisions.begin(
+                    view,
+                    caller -> rules.call(
+                            request.getMethod(), rawPath, PathContainer.parsePath(rawPath, DECODED), caller, decisions),
+                    RateLimitDecisions.After.DEFAULT);
+        } catch (RateLimitEvaluationException missingKey) {
+            answer(request, response, missingKey);
+            return;
+        }
+        if (decided.refusal() != null) {
+            answer(request, response, decided.refusal());
+            return;
+        }
+        decided.reportTo(view);
+        if (!decided.awaitsEnd()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        FailureCounting counting = new FailureCounting(response, decided);
+        try {
+            chain.doFilter(request, counting);
+        } catch (IOException | ServletException | RuntimeException e) {
+            decided.failed(e);
+            throw e;
+        }
+        if (request.isAsyncStarted()) {
+            request.getAsyncContext().addListener(new AsyncListener() {
+                @Override
+                public void onComplete(AsyncEvent event) {
+                    counting.ended();
+                }
+
+                @Override
+                public void onTimeout(AsyncEvent event) {}
+
+                @Override
+                public void onError(AsyncEvent event) {}
+
+                @Override
+                public void onStartAsync(AsyncEvent event) {}
+            });
+        } else {
+            counting.ended();
+        }
+    }
+
+    /**
+     * The response of a request under rules that count failures only: a status of 400 or more ends the call as failed
+     * as it is set, before any of the answer can reach the client, so a caller's next call never slips past a failure
+     * not yet counted. {@link #ended} tells the end once the chain is done (a status set past this wrapper: an error
+     * page, an async answer); the decided call counts the first end only.
+     */
+    static final class FailureCounting extends HttpServletResponseWrapper {
+
+        private final DecidedCall decided;
+
+        FailureCounting(HttpServletResponse response, DecidedCall decided) {
+            super(response);
+            this.decided = decided;
+        }
+
+        void ended() {
+            if (getStatus() >= 400) {
+                decided.failed(null);
+            } else {
+                decided.completed(null);
+            }
+        }
+
+        @Override
+        public void setStatus(int status) {
+            if (status >= 400) {
+                decided.failed(null);
+            }
+            super.setStatus(status);
+        }
+
+        @Override
+        public void sendError(int status) throws IOException {
+            if (status >= 400) {
+                decided.failed(null);
+            }
+            super.sendError(status);
+        }
+
+        @Override
+        public void sendError(int status, String message) throws IOException {
+            if (status >= 400) {
+                decided.failed(null);
+            }
+            super.sendError(status, message);
+        }
+    }
+
+    /**
+     * Answers a refusal the way Spring MVC answers the same exception thrown by a handler: through the application's
+     * exception resolvers, so the starter's handlers (or the application's own) write one and the same answer for the
+     * filter and for annotations. Without Spring MVC's resolver, the status alone.
+     */
+    private void answer(HttpServletRequest request, HttpServletResponse response, RuntimeException refusal)
+            throws IOException {
+        HandlerExceptionResolver resolver = exceptionResolver.get();
+        if (resolver != null && resolver.resolveException(request, response, null, refusal) != null) {
+            return;
+        }
+        response.sendError(
+                refusal instanceof RateLimitExceededException
+                        ? 429
+                        : refusal instanceof RateLimitEvaluationException ? 400 : 503);
+    }
+
+    /**
+     * The path the servlet container routes by: decoded and normalized ({@code //}, {@code /./} and
+     * {@code /../} resolved), so that {@code //api/public} or {@code /api/./public} cannot slip past a rule for
+     * {@code /api/public/**} while still reaching the same handler.
+     */
+    /**
+     * How the container's path is read: as it is, already decoded. Decoding it again would fail on a {@code %} the
+     * client sent encoded ({@code /api/%25zz} is {@code /api/%zz} here: a 500 for a harmless request) and would match
+     * {@code /api/%2541} to a rule for {@code /api/A}.
+     */
+    static final PathContainer.Options DECODED = PathContainer.Options.create('/', false);
+
+    /** A raw path decoded as the container would; one it cannot decode ({@code %zz}) is kept as it is. */
+    private static String decodedOrAsIs(String raw) {
+        try {
+            return org.springframework.web.util.UriUtils.decode(raw, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException malformed) {
+            return raw;
+        }
+    }
+
+    static String pathWithinApplication(HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        if (path.isEmpty()) {
+            path = decodedOrAsIs(
+                    request.getRequestURI().substring(request.getContextPath().length()));
+        }
+        return path.isEmpty() ? "/" : path;
+    }
+}
