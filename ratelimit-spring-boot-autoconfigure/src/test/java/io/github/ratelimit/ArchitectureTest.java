@@ -218,6 +218,32 @@ class ArchitectureTest {
     }
 
     /**
+     * One runner per call: of the engine and its wiring, only {@code spring.call} begins a decided call and tells its
+     * end ({@code completed}, {@code failed} or their async forms); the interceptor, both web filters and the outbound
+     * clients hand it their call.
+     */
+    @Test
+    void onlyTheRunnerBeginsAndEndsADecidedCall() {
+        Set<String> lifecycle = Set.of("completed", "failed", "completedAsync", "failedAsync");
+        com.tngtech.archunit.base.DescribedPredicate<com.tngtech.archunit.core.domain.JavaMethodCall> drives =
+                com.tngtech.archunit.base.DescribedPredicate.describe(
+                        "a call that begins or ends a decided call",
+                        call -> (call.getTargetOwner().isEquivalentTo(io.github.ratelimit.decision.DecidedCall.class)
+                                        && lifecycle.contains(call.getName()))
+                                || (call.getTargetOwner()
+                                                .isEquivalentTo(io.github.ratelimit.decision.RateLimitDecisions.class)
+                                        && Set.of("begin", "beginAsync").contains(call.getName())));
+        noClasses()
+                .that()
+                .resideInAnyPackage("io.github.ratelimit.spring..", "io.github.ratelimit.autoconfigure..")
+                .and()
+                .resideOutsideOfPackage("io.github.ratelimit.spring.call..")
+                .should()
+                .callMethodWhere(drives)
+                .check(STARTER);
+    }
+
+    /**
      * {@code ratelimit-redis} is a package per capability ({@code limits}, {@code locks}, {@code tokens}, {@code
      * concurrency}), each with its scripts beside it, over the connection: the main package (the connection, its guard
      * and the fleet's instances) and {@code internal} (what the capabilities share: scripts, keys, the budget's timer,
@@ -358,7 +384,7 @@ class ArchitectureTest {
         for (JavaClass type : STARTER) {
             if (type.isTopLevelClass()
                     && type.getModifiers().contains(JavaModifier.PUBLIC)
-                    && !type.getPackageName().endsWith(".internal")
+                    && !type.getPackageName().contains(".internal")
                     && !type.getSimpleName().equals("package-info")) {
                 String module = moduleOf(type);
                 if (!module.equals("ratelimit-annotations")) {
@@ -437,6 +463,8 @@ class ArchitectureTest {
                     "spring.aop.RateLimitAdvisor",
                     "spring.aop.ReactiveInterceptorArgumentResolver",
                     "spring.aop.SingleUseAdvisor",
+                    // ... the one runner of a decided call, which every integration hands its call ...
+                    "spring.call.CallRunner",
                     // ... the path-rule filters of both stacks and their answers ...
                     "spring.servlet.LockExceptionHandler",
                     "spring.servlet.RateLimitExceptionHandler",

@@ -1,10 +1,9 @@
 package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
-import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.call.CallRunner;
 import io.github.ratelimit.spring.web.Refusals;
 import java.net.URI;
 import java.util.List;
@@ -58,18 +57,14 @@ final class MvcRouteLimits {
         List<String> names = names(list);
         String method = request.method().name();
         String path = request.requestPath().pathWithinApplication().value();
-        DecidedCall decided;
-        try {
-            decided = decisions.begin(
-                    caller, view -> limits.call(names, method, path, view), RateLimitDecisions.After.DEFAULT);
-        } catch (RateLimitEvaluationException missingKey) {
-            return answer(missingKey, path);
-        }
-        if (decided.refusal() != null) {
-            return answer(decided.refusal(), path);
-        }
-        decided.reportTo(caller);
-        return next.handle(request);
+        return java.util.Objects.requireNonNull(CallRunner.run(
+                new CallRunner.Start(
+                        decisions,
+                        caller,
+                        view -> limits.call(names, method, path, view),
+                        RateLimitDecisions.After.DEFAULT),
+                refusal -> answer(refusal, path),
+                end -> next.handle(request)));
     }
 
     /** The answer the application's exception handlers give a refusal (see {@link Refusals}). */

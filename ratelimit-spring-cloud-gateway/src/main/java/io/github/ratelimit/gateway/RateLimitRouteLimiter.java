@@ -2,7 +2,7 @@ package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
-import io.github.ratelimit.spring.web.FromRedis;
+import io.github.ratelimit.spring.call.CallRunner;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -79,15 +79,13 @@ public final class RateLimitRouteLimiter extends AbstractRateLimiter<RateLimitRo
             String path = request == null
                     ? "/"
                     : request.getPath().pathWithinApplication().value();
-            return FromRedis.mono(decisions.beginAsync(
-                            caller, view -> limits.call(named, method, path, view), RateLimitDecisions.After.DEFAULT))
-                    .flatMap(decided -> {
-                        if (decided.refusal() != null) {
-                            return Mono.error(decided.refusal());
-                        }
-                        decided.reportTo(caller);
-                        return Mono.just(ALLOWED);
-                    });
+            return CallRunner.mono(
+                    new CallRunner.Start(
+                            decisions,
+                            caller,
+                            view -> limits.call(named, method, path, view),
+                            RateLimitDecisions.After.DEFAULT),
+                    end -> Mono.just(ALLOWED));
         });
     }
 

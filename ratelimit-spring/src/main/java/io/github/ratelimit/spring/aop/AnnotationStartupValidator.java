@@ -1,8 +1,8 @@
 package io.github.ratelimit.spring.aop;
 
-import io.github.ratelimit.spring.internal.DeferredInvocation;
 import io.github.ratelimit.spring.internal.InvalidDefinitionException;
 import io.github.ratelimit.spring.internal.MethodExpressions;
+import io.github.ratelimit.spring.internal.invocation.ReturnShape;
 import java.lang.reflect.Method;
 import java.util.Collection;
 import java.util.Set;
@@ -49,7 +49,7 @@ public final class AnnotationStartupValidator implements SmartInitializingSingle
             for (Method method : methods) {
                 // its shape found now, on this thread: for a Kotlin Flow, that loads what converts it, which reads jars
                 try {
-                    DeferredInvocation.Shape.of(method);
+                    ReturnShape.of(method);
                 } catch (IllegalArgumentException unsupported) {
                     String annotation = advisors.stream()
                             .filter(a -> a.declares(method))

@@ -5,7 +5,7 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.SingleUseTokenException;
 import io.github.ratelimit.core.SingleUseTokens;
 import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
-import io.github.ratelimit.spring.internal.DeferredInvocation;
+import io.github.ratelimit.spring.internal.invocation.DeferredInvocation;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

@@ -1,5 +1,6 @@
 package io.github.ratelimit.spring.client;
 
+import io.github.ratelimit.spring.call.CallRunner;
 import io.github.ratelimit.spring.web.FromRedis;
 import java.io.IOException;
 import org.springframework.http.HttpRequest;
@@ -37,12 +38,14 @@ public final class OutboundClients {
             if (match == null) {
                 return execution.execute(request, body);
             }
-            limits.acquire(match);
-            ClientHttpResponse response = execution.execute(request, body);
-            limits.answered(match, response.getStatusCode().value(), response.getHeaders())
-                    .toCompletableFuture()
-                    .join();
-            return response;
+            return java.util.Objects.requireNonNull(
+                    CallRunner.run(limits.start(match), CallRunner.Refused.thrown(), end -> {
+                        ClientHttpResponse response = execution.execute(request, body);
+                        limits.answered(match, response.getStatusCode().value(), response.getHeaders())
+                                .toCompletableFuture()
+                                .join();
+                        return response;
+                    }));
         }
     }
 
@@ -61,13 +64,12 @@ public final class OutboundClients {
             if (match == null) {
                 return next.exchange(request);
             }
-            return FromRedis.mono(limits.acquireAsync(match))
-                    .then(Mono.defer(() -> next.exchange(request)))
+            return CallRunner.mono(limits.start(match), end -> next.exchange(request)
                     .flatMap(response -> FromRedis.mono(limits.answered(
                                     match,
                                     response.statusCode().value(),
                                     response.headers().asHttpHeaders()))
-                            .thenReturn(response));
+                            .thenReturn(response)));
         }
     }
 }

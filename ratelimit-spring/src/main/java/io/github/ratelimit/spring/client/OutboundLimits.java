@@ -10,6 +10,7 @@ import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.internal.Futures;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.call.CallRunner;
 import io.github.ratelimit.spring.definition.ClientRuleSpec;
 import io.github.ratelimit.spring.definition.FilterRule;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
@@ -112,28 +113,10 @@ public final class OutboundLimits {
         return new Match(matched, requests, modes, wait, "outbound rules " + names);
     }
 
-    /** Takes the call's place in the budgets, waiting as the rules allow; throws the refusal. */
-    void acquire(Match match) {
-        RuntimeException refusal = decisions
-                .get()
-                .begin(CallerContext.NONE, nobody -> match.call(), RateLimitDecisions.After.DEFAULT)
-                .refusal();
-        if (refusal != null) {
-            throw refusal;
-        }
-    }
-
-    /** {@link #acquire} without blocking: the stage fails with the refusal. */
-    CompletionStage<Void> acquireAsync(Match match) {
-        return decisions
-                .get()
-                .beginAsync(CallerContext.NONE, nobody -> match.call(), RateLimitDecisions.After.DEFAULT)
-                .thenAccept(decided -> {
-                    RuntimeException refusal = decided.refusal();
-                    if (refusal != null) {
-                        throw refusal;
-                    }
-                });
+    /** What a call asks of the budgets of the rules it matches, waiting as they allow; nobody's call, no caller. */
+    CallRunner.Start start(Match match) {
+        return new CallRunner.Start(
+                decisions.get(), CallerContext.NONE, nobody -> match.call(), RateLimitDecisions.After.DEFAULT);
     }
 
     /**

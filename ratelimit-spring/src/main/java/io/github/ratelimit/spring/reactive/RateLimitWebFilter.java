@@ -1,8 +1,8 @@
 package io.github.ratelimit.spring.reactive;
 
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.call.CallRunner;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.KeyResolvers;
@@ -89,55 +89,46 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.A
                 .flatMap(principal -> {
                     ReactiveCallerContext caller =
                             new ReactiveCallerContext(exchange, principal.orElse(null), clients, allPolicies);
-                    return decide(exchange, caller)
-                            .flatMap(decided ->
-                                    decided.awaitsEnd() ? endingWith(exchange, chain, decided) : chain.filter(exchange))
+                    return run(exchange, chain, caller)
                             .contextWrite(context -> context.put(CallerContext.class, caller));
                 });
     }
 
     /**
-     * Runs the rest of the chain and tells the decided call how its answer ended, before the answer is committed: a
-     * status of 400 or more, or an error, is a failure. A caller never sees its failed answer before the failure is
-     * counted, so its next call cannot slip past the limit.
+     * Runs the rest of the chain once the rules admitted the request; under rules that count failures only, a status of
+     * 400 or more ends the call as failed before the answer is committed, so a caller never sees its failed answer
+     * before the failure is counted and its next call cannot slip past the limit (an error is the runner's to tell).
      */
-    private Mono<Void> endingWith(ServerWebExchange exchange, WebFilterChain chain, DecidedCall decided) {
-        exchange.getResponse()
-                .beforeCommit(() -> Mono.defer(() -> {
-                    var status = exchange.getResponse().getStatusCode();
-                    // a success is not the end yet: the body may still fail once the headers are committed
-                    return status != null && status.value() >= 400
-                            ? FromRedis.mono(decided.failedAsync(null)).then()
-                            : Mono.<Void>empty();
-                }));
-        return chain.filter(exchange).onErrorResume(error -> FromRedis.mono(decided.failedAsync(error))
-                .then(Mono.error(error)));
-    }
-
-    /** Completes with the decided call when the request may go on; fails with the refusal otherwise. */
-    private Mono<DecidedCall> decide(ServerWebExchange exchange, ReactiveCallerContext caller) {
+    private Mono<Void> run(ServerWebExchange exchange, WebFilterChain chain, ReactiveCallerContext caller) {
         PathRules rules = this.rules; // one set of rules per request, whatever a refresh does meanwhile
         if (rules.isEmpty()) {
-            return Mono.just(DecidedCall.notLimited());
+            return chain.filter(exchange);
         }
         ServerHttpRequest request = exchange.getRequest();
         RequestPath path = request.getPath();
         RateLimitDecisions decisions = Objects.requireNonNull(this.decisions); // there are rules, so limits are on
-        return FromRedis.mono(decisions.beginAsync(
-                        caller,
-                        view -> rules.call(
-                                request.getMethod().name(),
-                                path.pathWithinApplication().value(),
-                                path.pathWithinApplication(),
-                                view,
-                                decisions),
-                        RateLimitDecisions.After.DEFAULT))
-                .flatMap(decided -> {
-                    if (decided.refusal() != null) {
-                        return Mono.error(decided.refusal());
-                    }
-                    decided.reportTo(caller);
-                    return Mono.just(decided);
-                });
+        CallRunner.Start start = new CallRunner.Start(
+                decisions,
+                caller,
+                view -> rules.call(
+                        request.getMethod().name(),
+                        path.pathWithinApplication().value(),
+                        path.pathWithinApplication(),
+                        view,
+                        decisions),
+                RateLimitDecisions.After.DEFAULT);
+        return CallRunner.mono(start, end -> {
+            if (end.awaited()) {
+                exchange.getResponse()
+                        .beforeCommit(() -> Mono.defer(() -> {
+                            var status = exchange.getResponse().getStatusCode();
+                            // a success is not the end yet: the body may still fail once the headers are committed
+                            return status != null && status.value() >= 400
+                                    ? FromRedis.mono(end.failedAsync(null)).then()
+                                    : Mono.<Void>empty();
+                        }));
+            }
+            return chain.filter(exchange);
+        });
     }
 }

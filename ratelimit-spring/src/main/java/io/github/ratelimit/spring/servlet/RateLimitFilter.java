@@ -3,8 +3,8 @@ package io.github.ratelimit.spring.servlet;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
-import io.github.ratelimit.decision.DecidedCall;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.call.CallRunner;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.KeyResolvers;
@@ -87,38 +87,52 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
                 () -> ServletRequests.principalName(request),
                 () -> ServletRequests.clientAddress(clients, request),
                 decision -> ServletCallerContext.report(request, response, decision, allPolicies));
-        DecidedCall decided;
         try {
-            decided = decisions.begin(
-                    view,
-                    caller -> rules.call(
-                            request.getMethod(), rawPath, PathContainer.parsePath(rawPath, DECODED), caller, decisions),
-                    RateLimitDecisions.After.DEFAULT);
-        } catch (RateLimitEvaluationException missingKey) {
-            answer(request, response, missingKey);
-            return;
+            CallRunner.<Void, Exception>run(
+                    new CallRunner.Start(
+                            decisions,
+                            view,
+                            caller -> rules.call(
+                                    request.getMethod(),
+                                    rawPath,
+                                    PathContainer.parsePath(rawPath, DECODED),
+                                    caller,
+                                    decisions),
+                            RateLimitDecisions.After.DEFAULT),
+                    refusal -> {
+                        answer(request, response, refusal);
+                        return null;
+                    },
+                    end -> {
+                        proceed(request, response, chain, end);
+                        return null;
+                    });
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            throw new ServletException(e);
         }
-        if (decided.refusal() != null) {
-            answer(request, response, decided.refusal());
-            return;
-        }
-        decided.reportTo(view);
-        if (!decided.awaitsEnd()) {
+    }
+
+    /**
+     * Runs the rest of the chain; under rules that count failures only, tells the end the answer's status gives, as
+     * soon as it is set, and for an async request when its answer completes.
+     */
+    private static void proceed(
+            HttpServletRequest request, HttpServletResponse response, FilterChain chain, CallRunner.End end)
+            throws IOException, ServletException {
+        if (!end.awaited()) {
             chain.doFilter(request, response);
             return;
         }
-        FailureCounting counting = new FailureCounting(response, decided);
-        try {
-            chain.doFilter(request, counting);
-        } catch (IOException | ServletException | RuntimeException e) {
-            decided.failed(e);
-            throw e;
-        }
+        FailureCounting counting = new FailureCounting(response, end);
+        chain.doFilter(request, counting);
         if (request.isAsyncStarted()) {
+            Runnable completed = end.later();
             request.getAsyncContext().addListener(new AsyncListener() {
                 @Override
                 public void onComplete(AsyncEvent event) {
-                    counting.ended();
+                    counting.ended(completed);
                 }
 
                 @Override
@@ -131,7 +145,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
                 public void onStartAsync(AsyncEvent event) {}
             });
         } else {
-            counting.ended();
+            counting.ended(() -> {});
         }
     }
 
@@ -143,25 +157,26 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
      */
     static final class FailureCounting extends HttpServletResponseWrapper {
 
-        private final DecidedCall decided;
+        private final CallRunner.End end;
 
-        FailureCounting(HttpServletResponse response, DecidedCall decided) {
+        FailureCounting(HttpServletResponse response, CallRunner.End end) {
             super(response);
-            this.decided = decided;
+            this.end = end;
         }
 
-        void ended() {
+        /** The chain is done: a status of 400 or more is a failure; anything else ends as {@code completed} says. */
+        void ended(Runnable completed) {
             if (getStatus() >= 400) {
-                decided.failed(null);
+                end.failed();
             } else {
-                decided.completed(null);
+                completed.run();
             }
         }
 
         @Override
         public void setStatus(int status) {
             if (status >= 400) {
-                decided.failed(null);
+                end.failed();
             }
             super.setStatus(status);
         }
@@ -169,7 +184,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
         @Override
         public void sendError(int status) throws IOException {
             if (status >= 400) {
-                decided.failed(null);
+                end.failed();
             }
             super.sendError(status);
         }
@@ -177,7 +192,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
         @Override
         public void sendError(int status, String message) throws IOException {
             if (status >= 400) {
-                decided.failed(null);
+                end.failed();
             }
             super.sendError(status, message);
         }

@@ -1,10 +1,8 @@
-package io.github.ratelimit.spring.internal;
+package io.github.ratelimit.spring.internal.invocation;
 
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.spring.web.FromRedis;
 import java.lang.reflect.Method;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -17,12 +15,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
-import org.springframework.core.KotlinDetector;
-import org.springframework.core.MethodParameter;
-import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
-import org.springframework.util.ClassUtils;
-import org.springframework.util.ConcurrentReferenceHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -63,7 +56,7 @@ public final class DeferredInvocation {
         CompletionStage<R> start(CallerContext caller);
 
         /** Whether a value the method gave is a failure, so that its end is {@link End#FAILED}. */
-        default boolean failure(Object value) {
+        default boolean failure(R result, Object value) {
             return false;
         }
 
@@ -90,125 +83,6 @@ public final class DeferredInvocation {
         }
     }
 
-    /** How a method's return type is adapted. */
-    public enum Shape {
-        PLAIN,
-        MONO,
-        FLUX,
-        STAGE,
-        /**
-         * Any other type Spring's {@code ReactiveAdapterRegistry} adapts (a Kotlin {@code Flow} or {@code Deferred},
-         * RxJava's types where present, a plain {@code Publisher}): run as a {@code Flux} (a {@code Mono} for a single
-         * value) and handed back in its own type.
-         */
-        ADAPTED;
-
-        private static final String KOTLIN_FLOW = "kotlinx.coroutines.flow.Flow";
-
-        /**
-         * The shape of what a method returns, as the proxy sees it: a Kotlin {@code suspend fun} is called as a
-         * {@code Mono} (a {@code Flux} when it returns a {@code Flow}), as Spring's AOP invokes it; a type the
-         * adapter registry knows is run through it.
-         */
-        public static Shape of(Method method) {
-            Shape known = SHAPES.get(method);
-            if (known == null) {
-                known = find(method);
-                SHAPES.put(method, known);
-            }
-            return known;
-        }
-
-        /** Each method's shape, found once (reading Kotlin's metadata takes reflection). */
-        private static final Map<Method, Shape> SHAPES = new ConcurrentReferenceHashMap<>();
-
-        /** The adapter of each {@link #ADAPTED} method, found with its shape. */
-        private static final Map<Method, ReactiveAdapter> ADAPTERS = new ConcurrentReferenceHashMap<>();
-
-        /** Asynchronous types the registry does not adapt here: a limit, lock or slot cannot follow them. */
-        private static final List<String> UNADAPTED = List.of(
-                "java.util.concurrent.Future", "kotlinx.coroutines.", "io.reactivex.", "rx.", "io.smallrye.mutiny.");
-
-        /** The adapter of a method of shape {@link #ADAPTED}. */
-        public static @Nullable ReactiveAdapter adapter(Method method) {
-            ReactiveAdapter adapter = ADAPTERS.get(method);
-            if (adapter == null) {
-                of(method);
-                adapter = ADAPTERS.get(method);
-            }
-            return adapter;
-        }
-
-        /**
-         * Loads what awaiting a publisher in a coroutine loads on its first use (kotlinx-coroutines' reactive bridge
-         * scans its jars for services): at startup, not on the event loop of the first call to a suspend fun.
-         */
-        private static void warmUpCoroutines(ClassLoader loader) {
-            try {
-                Class.forName("kotlinx.coroutines.reactive.ReactiveFlowKt", true, loader);
-            } catch (ClassNotFoundException | LinkageError absent) {
-                // without kotlinx-coroutines-reactor Spring cannot call a suspend fun either, and says so itself
-            }
-        }
-
-        private static boolean unadapted(Class<?> type) {
-            for (Class<?> t = type; t != null; t = t.getSuperclass()) {
-                if (unadaptedName(t.getName())) {
-                    return true;
-                }
-            }
-            // every interface of the type and of its superclasses
-            for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-                if (unadaptedName(i.getName())) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        private static boolean unadaptedName(String name) {
-            return UNADAPTED.stream()
-                    .anyMatch(prefix -> prefix.endsWith(".") ? name.startsWith(prefix) : name.equals(prefix));
-        }
-
-        private static Shape find(Method method) {
-            if (KotlinDetector.isSuspendingFunction(method)) {
-                warmUpCoroutines(method.getDeclaringClass().getClassLoader());
-                return KOTLIN_FLOW.equals(new MethodParameter(method, -1)
-                                .getParameterType()
-                                .getName())
-                        ? FLUX
-                        : MONO;
-            }
-            Class<?> type = method.getReturnType();
-            if (Mono.class.isAssignableFrom(type)) {
-                return MONO;
-            }
-            if (Flux.class.isAssignableFrom(type)) {
-                return FLUX;
-            }
-            if (CompletionStage.class.isAssignableFrom(type)) {
-                return STAGE;
-            }
-            ReactiveAdapter adapter =
-                    ReactiveAdapterRegistry.getSharedInstance().getAdapter(type);
-            if (adapter != null) {
-                // loads the conversion now (a Flow's first use reads jars), not on the event loop of the first call
-                adapter.fromPublisher(Mono.empty());
-                ADAPTERS.put(method, adapter);
-                return ADAPTED;
-            }
-            if (unadapted(type)) {
-                throw new IllegalArgumentException("it returns " + type.getName() + ", an asynchronous type Spring's"
-                        + " ReactiveAdapterRegistry does not adapt in this application, so the limit, lock or slot would"
-                        + " end when the method returns rather than when its work does; return a CompletableFuture,"
-                        + " Mono or Flux (in Kotlin: a suspend fun or a Flow), or add the library that adapts "
-                        + type.getSimpleName() + " (such as kotlinx-coroutines-reactor or RxJava 3)");
-            }
-            return PLAIN;
-        }
-    }
-
     /**
      * Fails a call that would block a non-blocking thread (an event loop) waiting for Redis: a method with a plain
      * return type on a reactive server must return {@code Mono}, {@code Flux} or {@code CompletionStage} instead.
@@ -226,7 +100,7 @@ public final class DeferredInvocation {
     }
 
     /**
-     * The one way in for the annotations' interceptors: when the method returns a deferred type (see {@link Shape}),
+     * The one way in for the annotations' interceptors: when the method returns a deferred type (see {@link ReturnShape}),
      * runs it after the step, in that type; otherwise checks that this thread may block, naming the annotation, and
      * gives null, for the interceptor's blocking path.
      *
@@ -239,45 +113,16 @@ public final class DeferredInvocation {
             String annotation,
             Supplier<CallerContext> callerOutsideReactor,
             Supplier<Step<R>> step) {
-        Shape shape = Shape.of(invocation.getMethod());
-        if (shape == Shape.PLAIN) {
+        ReturnShape shape = ReturnShape.of(invocation.getMethod());
+        if (!shape.deferred()) {
             checkMayBlock(declared, annotation);
             return null;
         }
-        return invoke(invocation, shape, callerOutsideReactor, step.get());
+        return shape.defer(invocation, callerOutsideReactor, step.get());
     }
 
-    /** Runs the invocation after the step, in the shape of its return type (not {@link Shape#PLAIN}). */
-    private static <R> Object invoke(
-            MethodInvocation invocation, Shape shape, Supplier<CallerContext> callerOutsideReactor, Step<R> step) {
-        return switch (shape) {
-            case MONO ->
-                // singleOrEmpty: a Mono has at most one value, which is held back until the step has ended (a failure
-                // counted, a lock released) so that the caller never sees the answer first; it does not cancel after
-                // the value either (that would end the step as a cancellation)
-                Mono.deferContextual(context -> subscribed(
-                        invocation, caller(context, callerOutsideReactor), step, publisher -> Flux.from(publisher)
-                                .singleOrEmpty()));
-            case FLUX ->
-                Flux.deferContextual(
-                        context -> subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from));
-            case ADAPTED -> {
-                ReactiveAdapter adapter = Objects.requireNonNull(Shape.adapter(invocation.getMethod()));
-                yield adapter.fromPublisher(
-                        adapter.isMultiValue()
-                                ? Flux.deferContextual(context ->
-                                        subscribed(invocation, caller(context, callerOutsideReactor), step, Flux::from))
-                                : Mono.deferContextual(context -> subscribed(
-                                        invocation, caller(context, callerOutsideReactor), step, publisher -> Flux.from(
-                                                        publisher)
-                                                .singleOrEmpty())));
-            }
-            case STAGE -> stage(invocation, callerOutsideReactor.get().snapshot(), step);
-            case PLAIN -> throw new IllegalArgumentException("a plain return type is not deferred");
-        };
-    }
-
-    private static CallerContext caller(reactor.util.context.ContextView context, Supplier<CallerContext> outside) {
+    /** The caller of a subscription: from the Reactor context, else the one outside it, as it is now. */
+    static CallerContext caller(reactor.util.context.ContextView context, Supplier<CallerContext> outside) {
         CallerContext caller = context.getOrDefault(CallerContext.class, null);
         return caller != null ? caller : outside.get().snapshot();
     }
@@ -286,7 +131,7 @@ public final class DeferredInvocation {
      * One subscription: the step, then the method's publisher, then the step's end, which the result waits for when it
      * completes or fails (so that, for example, a lock is free again when the caller sees the answer).
      */
-    private static <R, P extends Publisher<Object>> P subscribed(
+    static <R, P extends Publisher<Object>> P subscribed(
             MethodInvocation invocation, CallerContext caller, Step<R> step, Function<Publisher<Object>, P> as) {
         CompletableFuture<R> started;
         try {
@@ -308,7 +153,7 @@ public final class DeferredInvocation {
                     try {
                         return Flux.from(publisher(invocation, step, result)).doOnNext(value -> {
                             step.value(result, value);
-                            if (step.failure(value)) {
+                            if (step.failure(result, value)) {
                                 ending.failed = true;
                             }
                         });
@@ -377,7 +222,7 @@ public final class DeferredInvocation {
                 .concatWith(Mono.defer(() -> interrupted.isDone() ? Mono.error(interrupted.join()) : Mono.empty()));
     }
 
-    private static <R> CompletionStage<Object> stage(MethodInvocation invocation, CallerContext caller, Step<R> step) {
+    static <R> CompletionStage<Object> stage(MethodInvocation invocation, CallerContext caller, Step<R> step) {
         CompletionStage<R> started;
         try {
             started = step.start(caller);
@@ -420,7 +265,7 @@ public final class DeferredInvocation {
                                         }
                                         return step.finish(
                                                         result,
-                                                        error == null && !step.failure(value)
+                                                        error == null && !step.failure(result, value)
                                                                 ? End.COMPLETED
                                                                 : End.FAILED)
                                                 .handle((ended, endError) -> {
