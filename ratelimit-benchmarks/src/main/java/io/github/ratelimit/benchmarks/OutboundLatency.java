@@ -60,7 +60,9 @@ final class OutboundLatency {
                         "--ratelimit.client.rules[0].name=upstream",
                         "--ratelimit.client.rules[0].paths=/limited/**",
                         "--ratelimit.client.rules[0].limits[0].limit=1000000000",
-                        "--ratelimit.client.rules[0].limits[0].window=1m")) {
+                        "--ratelimit.client.rules[0].limits[0].window=1m",
+                        // a sliding window counts at most 16,777,215: a limit no run reaches is a fixed window's
+                        "--ratelimit.client.rules[0].limits[0].algorithm=fixed-window")) {
             RestClient client = context.getBean(RestClient.Builder.class)
                     .requestFactory(new Answering())
                     .baseUrl(base)

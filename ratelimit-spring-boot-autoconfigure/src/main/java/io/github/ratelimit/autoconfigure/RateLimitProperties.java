@@ -73,9 +73,10 @@ public class RateLimitProperties implements Validator {
     /** How calls to Redis are bounded. */
     private final Redis redis = new Redis();
 
-    /** What refused callers are told about when to retry. */
+    /** Trusted callers no rate limit applies to: by IP range, principal or header value. */
     private final Exempt exempt = new Exempt();
 
+    /** What refused callers are told about when to retry. */
     private final RetryAdviceSettings retryAdvice = new RetryAdviceSettings();
 
     /** The RateLimit and RateLimit-Policy response fields. */
