@@ -41,18 +41,24 @@ class GatewayArchitectureTest {
     }
 
     /**
-     * Of the auto-configuration, the gateway uses the properties' types, the limit definitions and the HTTP side the
-     * web stacks share, each a named package with a documented API; never {@code internal} or a feature package.
+     * Of the auto-configuration, the gateway uses only its main package (the properties, what a refresh rebuilds); of
+     * the engine, the limit definitions, the HTTP side the web stacks share and the runner of a call, each a named
+     * package with a documented API; never {@code internal} or a feature package.
      */
     @Test
-    void ofTheAutoConfigurationOnlyTheSharedApiIsUsed() {
+    void ofTheAutoConfigurationOnlyItsMainPackageAndOfTheEngineOnlyTheSharedApiIsUsed() {
         noClasses()
                 .should()
                 .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.github.ratelimit.autoconfigure..")
+                        .and(JavaClass.Predicates.resideOutsideOfPackage("io.github.ratelimit.autoconfigure")))
+                .check(GATEWAY);
+        noClasses()
+                .should()
+                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.github.ratelimit.spring..")
                         .and(JavaClass.Predicates.resideOutsideOfPackages(
-                                "io.github.ratelimit.autoconfigure",
-                                "io.github.ratelimit.autoconfigure.definition",
-                                "io.github.ratelimit.autoconfigure.web")))
+                                "io.github.ratelimit.spring.definition",
+                                "io.github.ratelimit.spring.web",
+                                "io.github.ratelimit.spring.call")))
                 .check(GATEWAY);
     }
 
