@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 /**
  * What operators change through the {@code ratelimits} endpoint, on every instance: overrides of limits by name and
@@ -201,34 +202,12 @@ final class OperatorWrites {
         return null;
     }
 
-    private static final java.util.regex.Pattern SIMPLE =
-            java.util.regex.Pattern.compile("([+-]?\\d+)(ns|us|ms|s|m|h|d)?");
-
-    /** A duration as properties write it ({@code 30s}, {@code 500ms}, {@code 2h}, a number of milliseconds) or ISO-8601. */
+    /**
+     * A duration as properties write it ({@code 30s}, {@code 500ms}, {@code 2h}, a number of milliseconds) or
+     * ISO-8601, read as Spring reads it; {@link IllegalArgumentException} naming the text otherwise.
+     */
     static Duration duration(String text) {
-        java.util.regex.Matcher simple = SIMPLE.matcher(text);
-        if (!simple.matches()) {
-            try {
-                return Duration.parse(text);
-            } catch (java.time.format.DateTimeParseException e) {
-                throw new IllegalArgumentException("'" + text + "' is not a duration", e);
-            }
-        }
-        try {
-            long amount = Long.parseLong(simple.group(1));
-            String unit = simple.group(2) == null ? "ms" : simple.group(2);
-            return switch (unit) {
-                case "ns" -> Duration.ofNanos(amount);
-                case "us" -> Duration.ofNanos(Math.multiplyExact(amount, 1_000L));
-                case "ms" -> Duration.ofMillis(amount);
-                case "s" -> Duration.ofSeconds(amount);
-                case "m" -> Duration.ofMinutes(amount);
-                case "h" -> Duration.ofHours(amount);
-                default -> Duration.ofDays(amount);
-            };
-        } catch (ArithmeticException | NumberFormatException e) {
-            throw new IllegalArgumentException("'" + text + "' is too long a duration", e);
-        }
+        return DurationFormatterUtils.detectAndParse(text);
     }
 
     private static String who(@Nullable Principal principal) {

@@ -5,7 +5,6 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.spring.definition.DeclaredLimits;
 import io.github.ratelimit.spring.definition.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.spring.definition.Plans;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -88,7 +87,7 @@ public final class LimitsRefresh implements RateLimitEvents.Source {
             changes = read.get();
             refreshedPlans = plans == null ? Plans.NONE : plans.withGroups(changes.planGroups());
             checkPlanGroupsInUse(refreshedPlans, changes);
-            commits = new ArrayList<>(changes.prepare(refreshedPlans));
+            commits = changes.prepare(refreshedPlans);
         } catch (RuntimeException e) {
             events.operatorChanged("refresh_rejected", "ratelimit");
             log.error(
