@@ -443,6 +443,7 @@ class ArchitectureTest {
                     // the Redis implementations of the SPIs, for use without the auto-configuration
                     "redis.limits.RedisBlocks",
                     "redis.concurrency.RedisConcurrencyLimiter",
+                    "redis.RedisConnectionSettings",
                     "redis.RedisConnector",
                     "redis.RedisGuard",
                     "redis.RedisInstances",

@@ -167,12 +167,37 @@ public final class RedisConnector implements AutoCloseable {
         return newline < 0 ? message : message.substring(0, newline);
     }
 
+    /** The kind and addresses of a client's Redis, for the log (never a password). */
+    public static String describe(RedissonClient client) {
+        var config = client.getConfig();
+        if (config.isClusterConfig()) {
+            return "cluster " + config.useClusterServers().getNodeAddresses();
+        }
+        if (config.isSentinelConfig()) {
+            return "sentinel master '" + config.useSentinelServers().getMasterName() + "'";
+        }
+        return config.useSingleServer().getAddress();
+    }
+
     /**
      * Checks that Redis answers within the budget and knows the starter's scripts, loading any it forgot: details for
      * the health endpoint. Throws {@code RedisUnavailableException} when Redis does not answer.
      */
     public Map<String, Object> healthCheck() {
         return probe.check();
+    }
+
+    /**
+     * The health of the limiter's Redis, for a health endpoint whose status stays up: the limiter keeps serving
+     * without Redis, so no orchestrator should take every instance out of service because their shared Redis is gone.
+     * The details say {@code degraded: true} after three failed checks in a row, or at once while the circuit breaker
+     * is open or the first connection has not been made, with Redis's address, since when, the error, and
+     * {@code decisions}: how rate limits are decided meanwhile.
+     *
+     * @param decisionsWithoutRedis how rate limits are decided while Redis cannot, in words
+     */
+    public Map<String, Object> health(String decisionsWithoutRedis) {
+        return probe.report(decisionsWithoutRedis);
     }
 
     @Override

@@ -111,7 +111,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
      *     Costs nothing while no master has a replica connected.
      */
     public RedisLockManager(RedissonClient redisson, String keyPrefix, RedisGuard guard, Duration replicaWait) {
-        this(redisson, keyPrefix, guard, replicaWait, defaultHolder());
+        this(redisson, keyPrefix, guard, replicaWait, holder(""));
     }
 
     /**
@@ -153,8 +153,15 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
     }
 
     /** This process as operators see it by default: its process id and host, as the JVM names it ({@code pid@host}). */
-    static String defaultHolder() {
-        return java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
+    /**
+     * How an instance is named to operators listing its locks: the application's name, if any, and the JVM's
+     * {@code pid@host}, at most 200 characters.
+     */
+    public static String holder(String applicationName) {
+        String process =
+                java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
+        String holder = applicationName.isBlank() ? process : applicationName + " " + process;
+        return holder.length() > 200 ? holder.substring(0, 200) : holder;
     }
 
     /** A lock's name for events: its options' name ({@code @Locked}'s), never its key. */

@@ -3,7 +3,6 @@ package io.github.ratelimit.autoconfigure.health;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.redis.RedisConnector;
-import io.github.ratelimit.redis.RedisGuard;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -20,9 +19,8 @@ public final class RateLimitHealthAutoConfiguration {
 
     @Bean(name = "ratelimitHealthIndicator")
     @ConditionalOnMissingBean(RateLimitHealthIndicator.class)
-    @ConditionalOnBean({RedisConnector.class, RedisGuard.class})
-    RateLimitHealthIndicator rateLimitHealthIndicator(
-            RedisConnector connector, RedisGuard guard, RateLimitProperties properties) {
-        return new RateLimitHealthIndicator(connector, guard, properties::getFailureMode);
+    @ConditionalOnBean(RedisConnector.class)
+    RateLimitHealthIndicator rateLimitHealthIndicator(RedisConnector connector, RateLimitProperties properties) {
+        return new RateLimitHealthIndicator(connector, properties::getFailureMode);
     }
 }

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure.redis;
 
+import io.github.ratelimit.redis.RedisConnectionSettings;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;

@@ -34,7 +34,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -61,7 +60,7 @@ public final class RateLimitRedisAutoConfiguration {
     RedisGuard rateLimitRedisGuard(RateLimitProperties properties, ObjectProvider<RedissonClient> redisson) {
         RateLimitProperties.Redis redis = properties.getRedis();
         RedissonClient client = redisson.getIfAvailable();
-        String target = client == null ? "(none)" : topology(client);
+        String target = client == null ? "(none)" : RedisConnector.describe(client);
         return RedisGuard.awaitingConnection(
                 target, redis.getTimeout(), redis.getFailureThreshold(), redis.getOpenFor());
     }
@@ -90,11 +89,8 @@ public final class RateLimitRedisAutoConfiguration {
     }
 
     static Duration connectTimeout(RateLimitProperties properties, Environment environment) {
-        return RedisConnectionSettings.connectTimeout(
-                properties.getRedis().getConnectTimeout(),
-                Binder.get(environment)
-                        .bind("spring.data.redis.connect-timeout", Duration.class)
-                        .orElse(null));
+        return RateLimitRedissonAutoConfiguration.settings(environment)
+                .connectTimeout(properties.getRedis().getConnectTimeout());
     }
 
     @Bean
@@ -112,21 +108,13 @@ public final class RateLimitRedisAutoConfiguration {
     @ConditionalOnBean(RedissonClient.class)
     @ConditionalOnMissingBean(LockManager.class)
     RedisLockManager lockManager(
-            RedissonClient redisson,
-            RateLimitProperties properties,
-            RedisGuard guard,
-            org.springframework.core.env.Environment environment) {
-        // operators see each lock's holder as the application's name and the JVM's pid@host
-        String process =
-                java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
-        String application = environment.getProperty("spring.application.name", "");
-        String holder = application.isBlank() ? process : application + " " + process;
+            RedissonClient redisson, RateLimitProperties properties, RedisGuard guard, Environment environment) {
         return new RedisLockManager(
                 redisson,
                 properties.getKeyPrefix(),
                 guard,
                 properties.getDurability().waitFor(properties.getDurability().isLocks(), guard.budget()),
-                holder.length() > 200 ? holder.substring(0, 200) : holder);
+                RedisLockManager.holder(environment.getProperty("spring.application.name", "")));
     }
 
     @Bean(destroyMethod = "close")
@@ -155,18 +143,6 @@ public final class RateLimitRedisAutoConfiguration {
                         properties.getFailureMode(),
                         properties.isShadow(),
                         properties.getKeyPrefix()));
-    }
-
-    /** The kind and addresses of a client's Redis, for the log (never a password). */
-    static String topology(RedissonClient client) {
-        var config = client.getConfig();
-        if (config.isClusterConfig()) {
-            return "cluster " + config.useClusterServers().getNodeAddresses();
-        }
-        if (config.isSentinelConfig()) {
-            return "sentinel master '" + config.useSentinelServers().getMasterName() + "'";
-        }
-        return config.useSingleServer().getAddress();
     }
 
     /** Rate limits on Redis. */

@@ -1,6 +1,8 @@
 package io.github.ratelimit.autoconfigure.redis;
 
+import io.github.ratelimit.redis.RedisConnectionSettings;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
@@ -10,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -21,10 +24,9 @@ import org.springframework.util.ClassUtils;
  * A Redisson client for the rate limits, tokens and locks, unless the application has its own
  * {@link RedissonClient}. Where to connect comes from Spring Boot's Redis connection-details bean when there is one
  * (Testcontainers' {@code @ServiceConnection}, Docker Compose), else from {@code spring.data.redis.*} (url or
- * host/port, username, password, ssl and SSL bundle, sentinel, cluster). The client connects lazily: the first
- * connection is made in the background (see {@code RedisConnector}), so the application starts whatever state Redis
- * is in. Shut down with the context. Commands are never retried by Redisson, since a script resent after a timeout
- * could count twice.
+ * host/port, username, password, ssl and SSL bundle, sentinel, cluster), read here because Boot's own reader lives in
+ * {@code spring-boot-data-redis}, which would bring a second Redis client. The client connects lazily (see
+ * {@code RedisConnector}), so the application starts whatever state Redis is in, and never retries a command.
  */
 @AutoConfiguration(
         after = SslAutoConfiguration.class,
@@ -46,7 +48,7 @@ public final class RateLimitRedissonAutoConfiguration {
                 .bind("ratelimit.redis.connect-timeout", Duration.class)
                 .orElse(null);
         try {
-            RedisConnectionSettings settings = RedisConnectionSettings.from(environment);
+            RedisConnectionSettings settings = settings(environment);
             Object details = ClassUtils.isPresent(DETAILS, getClass().getClassLoader())
                     ? ConnectionDetailsSettings.find(
                             connectionDetails.orderedStream().toList())
@@ -65,9 +67,28 @@ public final class RateLimitRedissonAutoConfiguration {
                 bundle = bundles.getBundle(settings.sslBundle());
             }
             settings.describe(); // a malformed URL fails here, with the property named
-            return Redisson.create(settings.toRedissonConfig(settings.connectTimeout(configured), bundle));
+            return Redisson.create(settings.toRedissonConfig(settings.connectTimeout(configured), tls(bundle)));
         } catch (IllegalArgumentException e) {
             throw new InvalidRedisSettingsException(e.getMessage(), e);
         }
+    }
+
+    /** The standard {@code spring.data.redis.*} properties, read without depending on Spring Data Redis. */
+    static RedisConnectionSettings settings(Environment environment) {
+        return Binder.get(environment)
+                .bind("spring.data.redis", Bindable.of(RedisConnectionSettings.class))
+                .orElseGet(RedisConnectionSettings::defaults);
+    }
+
+    private static RedisConnectionSettings.@Nullable Tls tls(@Nullable SslBundle bundle) {
+        if (bundle == null) {
+            return null;
+        }
+        boolean key = bundle.getStores().getKeyStore() != null;
+        return new RedisConnectionSettings.Tls(
+                bundle.getManagers().getTrustManagerFactory(),
+                key ? bundle.getManagers().getKeyManagerFactory() : null,
+                bundle.getOptions().getEnabledProtocols(),
+                bundle.getOptions().getCiphers());
     }
 }

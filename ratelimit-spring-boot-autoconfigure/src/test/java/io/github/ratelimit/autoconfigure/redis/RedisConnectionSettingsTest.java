@@ -3,34 +3,13 @@ package io.github.ratelimit.autoconfigure.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.redis.RedisConnectionSettings;
 import org.junit.jupiter.api.Test;
 import org.redisson.config.Config;
 import org.springframework.mock.env.MockEnvironment;
 
+/** The standard properties bound to the Redis module's settings, without Spring Data Redis. */
 class RedisConnectionSettingsTest {
-
-    @Test
-    void urlCarriesCredentialsDatabaseAndTls() {
-        var url = RedisConnectionSettings.ParsedUrl.parse("rediss://app:s%40cret@cache.internal:6380/3");
-        assertThat(url.address()).isEqualTo("rediss://cache.internal:6380");
-        assertThat(url.username()).isEqualTo("app");
-        assertThat(url.password()).isEqualTo("s@cret");
-        assertThat(url.database()).isEqualTo(3);
-    }
-
-    @Test
-    void passwordOnlyUrlAndDefaultPort() {
-        var url = RedisConnectionSettings.ParsedUrl.parse("redis://:pw@localhost");
-        assertThat(url.address()).isEqualTo("redis://localhost:6379");
-        assertThat(url.username()).isNull();
-        assertThat(url.password()).isEqualTo("pw");
-    }
-
-    @Test
-    void wrongSchemeIsNamed() {
-        assertThatThrownBy(() -> RedisConnectionSettings.ParsedUrl.parse("http://localhost:6379"))
-                .hasMessageContaining("spring.data.redis.url must start with redis:// or rediss://");
-    }
 
     @Test
     void bindsHostPortSslAndConnectsLazilyWithTheHandshakeTimeout() {
@@ -40,7 +19,7 @@ class RedisConnectionSettingsTest {
                 .withProperty("spring.data.redis.ssl.enabled", "true")
                 .withProperty("spring.data.redis.connect-timeout", "2500ms")
                 .withProperty("spring.data.redis.database", "2");
-        RedisConnectionSettings settings = RedisConnectionSettings.from(environment);
+        RedisConnectionSettings settings = RateLimitRedissonAutoConfiguration.settings(environment);
         Config config = settings.toRedissonConfig(settings.connectTimeout(null), null);
         assertThat(config.useSingleServer().getAddress()).isEqualTo("rediss://redis.example:6390");
         // the handshake (AUTH, SELECT, CLIENT SETNAME, PING) is held to the connect timeout, not the decision budget
@@ -49,7 +28,8 @@ class RedisConnectionSettingsTest {
         assertThat(config.useSingleServer().getDatabase()).isEqualTo(2);
         assertThat(config.isLazyInitialization()).isTrue();
         assertThat(settings.connectTimeout(java.time.Duration.ofSeconds(7))).isEqualTo(java.time.Duration.ofSeconds(7));
-        assertThat(RedisConnectionSettings.from(new MockEnvironment()).connectTimeout(null))
+        assertThat(RateLimitRedissonAutoConfiguration.settings(new MockEnvironment())
+                        .connectTimeout(null))
                 .isEqualTo(java.time.Duration.ofSeconds(3));
     }
 
@@ -57,8 +37,8 @@ class RedisConnectionSettingsTest {
     void clusterNodesBecomeAClusterConfig() {
         MockEnvironment environment =
                 new MockEnvironment().withProperty("spring.data.redis.cluster.nodes", "10.0.0.1:7000,10.0.0.2:7001");
-        Config config =
-                RedisConnectionSettings.from(environment).toRedissonConfig(java.time.Duration.ofMillis(200), null);
+        Config config = RateLimitRedissonAutoConfiguration.settings(environment)
+                .toRedissonConfig(java.time.Duration.ofMillis(200), null);
         assertThat(config.isClusterConfig()).isTrue();
         assertThat(config.useClusterServers().getNodeAddresses())
                 .containsExactly("redis://10.0.0.1:7000", "redis://10.0.0.2:7001");
@@ -68,7 +48,7 @@ class RedisConnectionSettingsTest {
     void sentinelNeedsNodes() {
         MockEnvironment environment =
                 new MockEnvironment().withProperty("spring.data.redis.sentinel.master", "mymaster");
-        assertThatThrownBy(() -> RedisConnectionSettings.from(environment)
+        assertThatThrownBy(() -> RateLimitRedissonAutoConfiguration.settings(environment)
                         .toRedissonConfig(java.time.Duration.ofMillis(200), null))
                 .hasMessageContaining("spring.data.redis.sentinel.nodes must list at least one host:port");
     }
