@@ -1,8 +1,8 @@
 package com.example;
 
 import io.github.ratelimit.annotation.SingleUse;
-import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 import java.time.Duration;
 import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;

@@ -2,7 +2,7 @@ package com.example
 
 import io.github.ratelimit.annotation.Locked
 import io.github.ratelimit.annotation.RateLimited
-import io.github.ratelimit.core.LockManager.LockHandle
+import io.github.ratelimit.core.locks.LockManager.LockHandle
 import kotlinx.coroutines.delay
 import org.springframework.web.bind.annotation.*
 

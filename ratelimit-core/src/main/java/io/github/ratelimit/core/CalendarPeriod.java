@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import io.github.ratelimit.core.internal.Messages;
 import java.time.DateTimeException;
 import java.time.DayOfWeek;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import io.github.ratelimit.core.internal.Messages;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

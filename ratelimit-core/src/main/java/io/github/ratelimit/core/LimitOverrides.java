@@ -1,5 +1,6 @@
 package io.github.ratelimit.core;
 
+import io.github.ratelimit.core.internal.Messages;
 import java.time.Duration;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;

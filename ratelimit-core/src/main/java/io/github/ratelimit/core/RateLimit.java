@@ -1,6 +1,7 @@
 package io.github.ratelimit.core;
 
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.internal.Messages;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

@@ -1,14 +1,15 @@
 package io.github.ratelimit.core;
 
 import io.github.ratelimit.annotation.FailureMode;
-import io.github.ratelimit.core.ConcurrencyLimiter.Permit;
-import io.github.ratelimit.core.LockManager.LockHandle;
 import io.github.ratelimit.core.RateLimitListener.Completion;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter.Permit;
 import io.github.ratelimit.core.internal.Futures;
 import io.github.ratelimit.core.internal.LogThrottle;
 import io.github.ratelimit.core.internal.Unannounced;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

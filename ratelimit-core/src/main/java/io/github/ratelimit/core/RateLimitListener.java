@@ -1,10 +1,13 @@
 package io.github.ratelimit.core;
 
 import io.github.ratelimit.annotation.FailureMode;
-import io.github.ratelimit.core.ConcurrencyLimiter.Permit;
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter.Permit;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Algorithm;
-import io.github.ratelimit.core.LockManager.LockOptions;
+import io.github.ratelimit.core.internal.Messages;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -24,8 +27,8 @@ class MessagesTest {
         String key = LockManager.keyOf("report", ClientIdentifier.of("#userId", "42"));
         assertThat(new LockNotAcquiredException(key, Duration.ofSeconds(3)).getMessage())
                 .isEqualTo("The lock 'report' (key 42) is held by another caller; it expires within 3000 ms");
-        assertThat(Messages.lockKey(LockManager.keyOf("digest"))).isEqualTo("'digest'");
-        assertThat(Messages.lockKey("job\n1")).isEqualTo("'job\\x0a1'");
+        assertThat(LockManager.quotedKey(LockManager.keyOf("digest"))).isEqualTo("'digest'");
+        assertThat(LockManager.quotedKey("job\n1")).isEqualTo("'job\\x0a1'");
         assertThat(LockManager.shownKey("report", key)).isEqualTo("42");
         assertThat(LockManager.shownKey("digest", "digest")).isEmpty();
     }

@@ -1,8 +1,8 @@
 package io.github.ratelimit.redis;
 
-import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.redis.internal.BudgetTimer;
 import java.time.Duration;
 import java.time.Instant;

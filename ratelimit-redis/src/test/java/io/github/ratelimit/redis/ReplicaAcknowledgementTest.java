@@ -3,11 +3,11 @@ package io.github.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.redis.internal.RedisKeys;
 import io.github.ratelimit.redis.locks.RedisLockManager;
 import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;
@@ -208,7 +208,7 @@ class ReplicaAcknowledgementTest {
             try (LockHandle lock = locks.tryAcquire(key, LockOptions.lease(Duration.ofSeconds(5)))) {
                 assertThat(lock.isHeld()).isTrue();
                 return;
-            } catch (io.github.ratelimit.core.LockNotAcquiredException e) {
+            } catch (io.github.ratelimit.core.locks.LockNotAcquiredException e) {
                 assertThat(System.nanoTime()).as("released %s", key).isLessThan(deadline);
             }
         }

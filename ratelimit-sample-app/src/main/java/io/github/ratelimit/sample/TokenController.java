@@ -2,9 +2,9 @@ package io.github.ratelimit.sample;
 
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
-import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.github.ratelimit.sample;
 
 import io.github.ratelimit.annotation.Locked;
-import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
 import java.util.Map;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;

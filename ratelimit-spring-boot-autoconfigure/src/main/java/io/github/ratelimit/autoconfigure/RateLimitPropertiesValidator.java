@@ -2,8 +2,8 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
-import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.internal.Cidr;
+import io.github.ratelimit.core.internal.Messages;
 import org.springframework.validation.Errors;
 
 /**

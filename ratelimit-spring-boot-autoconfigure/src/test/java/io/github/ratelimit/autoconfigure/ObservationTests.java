@@ -10,8 +10,8 @@ import io.github.ratelimit.autoconfigure.observation.RateLimitObservationAutoCon
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
-import io.github.ratelimit.core.SingleUseTokenException;
-import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.core.tokens.SingleUseTokenException;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.test.support.SharedRedis;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;

@@ -9,7 +9,7 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguratio
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.test.support.SharedCluster;
 import java.time.Duration;

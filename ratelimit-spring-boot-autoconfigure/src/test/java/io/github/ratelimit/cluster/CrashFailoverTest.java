@@ -2,12 +2,12 @@ package io.github.ratelimit.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockManager.LockOptions;
-import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.locks.RedisLockManager;
 import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;

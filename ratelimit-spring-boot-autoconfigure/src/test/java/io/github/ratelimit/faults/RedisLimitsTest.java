@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.core.LimitRequest;
-import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.redis.locks.RedisLockManager;

@@ -9,7 +9,7 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;
 import io.github.ratelimit.test.support.RedisProcess;

@@ -9,12 +9,12 @@ import io.github.ratelimit.autoconfigure.health.RateLimitHealthAutoConfiguration
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LimitRequest;
-import io.github.ratelimit.core.LockManager;
-import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.Causes;

@@ -2,7 +2,7 @@ package io.github.ratelimit.test;
 
 import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
-import io.github.ratelimit.core.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;

@@ -1,12 +1,12 @@
 package io.github.ratelimit.redis.concurrency;
 
 import io.github.ratelimit.core.ClientIdentifier;
-import io.github.ratelimit.core.ConcurrencyLimitExceededException;
-import io.github.ratelimit.core.ConcurrencyLimiter;
-import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.internal.BudgetTimer;
 import io.github.ratelimit.redis.internal.GiveBacks;

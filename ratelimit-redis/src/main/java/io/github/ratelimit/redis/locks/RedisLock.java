@@ -1,10 +1,11 @@
 package io.github.ratelimit.redis.locks;
 
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockManager.LockOptions;
-import io.github.ratelimit.core.LockManager.LossReason;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
+import io.github.ratelimit.core.locks.LockManager.LossReason;
 import io.github.ratelimit.redis.internal.GiveBacks;
 import io.github.ratelimit.redis.internal.RedisKeys;
 import io.github.ratelimit.redis.internal.ScriptExecutor;
@@ -112,9 +113,7 @@ final class RedisLock implements LockHandle {
         }
         stopWatching();
         RedisLockManager.log.warn(
-                "Lock {} was lost before its holder finished: {}",
-                io.github.ratelimit.core.Messages.lockKey(key),
-                reason);
+                "Lock {} was lost before its holder finished: {}", LockManager.quotedKey(key), reason);
         manager.events.lockLost(RedisLockManager.nameOf(options), reason);
         for (Consumer<LossReason> callback : lossCallbacks) {
             tell(callback, reason);
@@ -125,8 +124,7 @@ final class RedisLock implements LockHandle {
         try {
             callback.accept(reason);
         } catch (RuntimeException e) {
-            RedisLockManager.log.warn(
-                    "A callback told of the loss of lock {} failed", io.github.ratelimit.core.Messages.lockKey(key), e);
+            RedisLockManager.log.warn("A callback told of the loss of lock {} failed", LockManager.quotedKey(key), e);
         }
     }
 
@@ -218,7 +216,7 @@ final class RedisLock implements LockHandle {
                     if (error != null) {
                         RedisLockManager.log.warn(
                                 "Could not renew lock {}; sent again within its lease",
-                                io.github.ratelimit.core.Messages.lockKey(key),
+                                LockManager.quotedKey(key),
                                 Futures.cause(error));
                     } else if (ScriptExecutor.number(reply.get(0)) == 1) {
                         long until = now
@@ -342,8 +340,7 @@ final class RedisLock implements LockHandle {
         boolean wasOurs = ScriptExecutor.number(reply.get(0)) == 1;
         if (!wasOurs) {
             RedisLockManager.log.warn(
-                    "Lock {} had expired or been taken by another holder when released",
-                    io.github.ratelimit.core.Messages.lockKey(key));
+                    "Lock {} had expired or been taken by another holder when released", LockManager.quotedKey(key));
         }
         return wasOurs;
     }
@@ -354,8 +351,7 @@ final class RedisLock implements LockHandle {
      * {@link GiveBacks}.
      */
     private boolean notReleased(RedisUnavailableException e) {
-        RedisLockManager.log.debug(
-                "Lock {} not released yet; sent again", io.github.ratelimit.core.Messages.lockKey(key), e);
+        RedisLockManager.log.debug("Lock {} not released yet; sent again", LockManager.quotedKey(key), e);
         GiveBacks.send(
                 manager.events,
                 "lock",

@@ -1,14 +1,14 @@
 package io.github.ratelimit.redis.locks;
 
-import io.github.ratelimit.core.LockManager;
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockManager.LockOptions;
-import io.github.ratelimit.core.LockManager.LossReason;
-import io.github.ratelimit.core.LockNotAcquiredException;
-import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.core.internal.Messages;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
+import io.github.ratelimit.core.locks.LockManager.LossReason;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.internal.BudgetTimer;
 import io.github.ratelimit.redis.internal.GiveBacks;
@@ -441,7 +441,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         boolean ran = LockManager.super.runIfFree(key, options, task);
         if (!ran) {
             events.lockSkipped(nameOf(options));
-            log.debug("Skipped a task: lock {} is held by another instance", Messages.lockKey(key));
+            log.debug("Skipped a task: lock {} is held by another instance", LockManager.quotedKey(key));
         }
         return ran;
     }

@@ -1,13 +1,13 @@
 package io.github.ratelimit.redis.tokens;
 
-import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.core.internal.Messages;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.internal.AttemptIds;
 import io.github.ratelimit.redis.internal.GiveBacks;

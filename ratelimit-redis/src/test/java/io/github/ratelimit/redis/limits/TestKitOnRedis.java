@@ -2,12 +2,12 @@ package io.github.ratelimit.redis.limits;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.core.ConcurrencyLimiter;
 import io.github.ratelimit.core.LimitRequest;
-import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.redis.Guards;
 import io.github.ratelimit.redis.concurrency.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.internal.RedisKeys;

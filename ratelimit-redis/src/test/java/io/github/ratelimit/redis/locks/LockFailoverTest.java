@@ -2,11 +2,11 @@ package io.github.ratelimit.redis.locks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockManager.LockOptions;
-import io.github.ratelimit.core.LockManager.LossReason;
-import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
+import io.github.ratelimit.core.locks.LockManager.LossReason;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
 import io.github.ratelimit.redis.Guards;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.test.kit.Poll;

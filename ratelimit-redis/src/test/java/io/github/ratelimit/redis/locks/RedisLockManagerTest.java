@@ -2,8 +2,8 @@ package io.github.ratelimit.redis.locks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockManager.LockOptions;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
 import io.github.ratelimit.redis.tokens.RedisSingleUseTokensTest;
 import io.github.ratelimit.test.support.RedisProcess;
 import io.github.ratelimit.test.support.RedisTopology;

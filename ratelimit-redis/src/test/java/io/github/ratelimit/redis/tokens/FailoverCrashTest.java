@@ -3,8 +3,8 @@ package io.github.ratelimit.redis.tokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.RawRedis;

@@ -3,10 +3,10 @@ package io.github.ratelimit.redis.tokens;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.core.SingleUseTokenException;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.core.tokens.SingleUseTokenException;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.redis.Guards;
 import io.github.ratelimit.redis.internal.RedisKeys;
 import io.github.ratelimit.test.support.RedisCommands;

@@ -2,8 +2,8 @@ package io.github.ratelimit.redis.tokens;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.redis.Guards;
 import io.github.ratelimit.redis.internal.LuaScript;
 import io.github.ratelimit.redis.internal.RedisKeys;

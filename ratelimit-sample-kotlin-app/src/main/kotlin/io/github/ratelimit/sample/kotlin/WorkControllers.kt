@@ -3,9 +3,9 @@ package io.github.ratelimit.sample.kotlin
 import io.github.ratelimit.annotation.Locked
 import io.github.ratelimit.annotation.RateLimited
 import io.github.ratelimit.annotation.SingleUse
-import io.github.ratelimit.core.LockManager.LockHandle
-import io.github.ratelimit.core.SingleUseTokens
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption
+import io.github.ratelimit.core.locks.LockManager.LockHandle
+import io.github.ratelimit.core.tokens.SingleUseTokens
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption
 import java.time.Duration
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.future.await

@@ -3,13 +3,13 @@ package io.github.ratelimit.sample.plain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockManager.LockOptions;
-import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
 import io.github.ratelimit.decision.RateLimitDecisions.Admitted;
 import io.github.ratelimit.decision.RateLimitDecisions.Outcome;
 import io.github.ratelimit.decision.RateLimitDecisions.Refused;

@@ -2,8 +2,8 @@ package io.github.ratelimit.sample.reactive;
 
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
-import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -2,10 +2,10 @@ package io.github.ratelimit.autoconfigure.aop;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.ConcurrencyLimiter;
-import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.aop.AdvisorDeclarations;
 import io.github.ratelimit.spring.aop.AnnotationStartupValidator;

@@ -35,7 +35,7 @@ public final class RateLimitEndpointAutoConfiguration {
             ObjectProvider<Plans> plans,
             ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks,
             ObjectProvider<io.github.ratelimit.core.LimitOverrides> overrides,
-            ObjectProvider<io.github.ratelimit.core.LockManager> locks) {
+            ObjectProvider<io.github.ratelimit.core.locks.LockManager> locks) {
         warnIfUnsecured(
                 properties.getActuator(),
                 name -> ClassUtils.isPresent(name, RateLimitEndpointAutoConfiguration.class.getClassLoader()));

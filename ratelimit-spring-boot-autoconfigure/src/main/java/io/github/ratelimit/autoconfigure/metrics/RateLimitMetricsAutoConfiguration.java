@@ -1,8 +1,8 @@
 package io.github.ratelimit.autoconfigure.metrics;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.core.LockManager;
 import io.github.ratelimit.core.RateLimitListener;
+import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.spring.definition.DeclaredLimits;
 import io.github.ratelimit.spring.definition.Plans;

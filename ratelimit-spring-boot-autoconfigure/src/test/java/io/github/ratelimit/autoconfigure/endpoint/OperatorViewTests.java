@@ -9,10 +9,10 @@ import io.github.ratelimit.autoconfigure.health.RateLimitHealthAutoConfiguration
 import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
-import io.github.ratelimit.core.LockManager;
-import io.github.ratelimit.core.LockManager.LockOptions;
 import io.github.ratelimit.core.RateLimitExceededException;
-import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.test.support.RedisProcess;
 import io.github.ratelimit.test.support.SharedRedis;
 import io.micrometer.core.instrument.DistributionSummary;

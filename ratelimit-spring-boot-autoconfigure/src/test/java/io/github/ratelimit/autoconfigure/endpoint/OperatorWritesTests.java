@@ -47,7 +47,7 @@ class OperatorWritesTests {
         return endpoint(writeEnabled, null);
     }
 
-    private RateLimitsEndpoint endpoint(boolean writeEnabled, io.github.ratelimit.core.LockManager locks) {
+    private RateLimitsEndpoint endpoint(boolean writeEnabled, io.github.ratelimit.core.locks.LockManager locks) {
         return new RateLimitsEndpoint(new RateLimitOperations(
                 new StaticListableBeanFactory().getBeanProvider(DeclaredLimits.class),
                 requests -> {
@@ -68,7 +68,7 @@ class OperatorWritesTests {
      */
     @Test
     void locksAreReleasedOnlyWhenWritesAreOnAndAManagerThatCannotListIsA404() {
-        io.github.ratelimit.core.LockManager cannotList = (key, options) -> {
+        io.github.ratelimit.core.locks.LockManager cannotList = (key, options) -> {
             throw new AssertionError("nothing is locked here");
         };
         RateLimitsEndpoint off = endpoint(false, cannotList);

@@ -1,7 +1,7 @@
 package io.github.ratelimit.spring.aop;
 
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.bind.support.WebDataBinderFactory;

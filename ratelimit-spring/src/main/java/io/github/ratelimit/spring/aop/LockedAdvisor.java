@@ -1,7 +1,7 @@
 package io.github.ratelimit.spring.aop;
 
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.internal.AnnotatedMethods;
 import java.lang.reflect.Method;

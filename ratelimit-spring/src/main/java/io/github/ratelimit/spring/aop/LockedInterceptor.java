@@ -1,13 +1,13 @@
 package io.github.ratelimit.spring.aop;
 
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.LockLostException;
-import io.github.ratelimit.core.LockManager;
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.LogThrottle;
+import io.github.ratelimit.core.locks.LockLostException;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
 import io.github.ratelimit.spring.internal.MethodExpressions;
 import io.github.ratelimit.spring.internal.invocation.DeferredInvocation;
 import java.lang.reflect.Method;

@@ -1,9 +1,9 @@
 package io.github.ratelimit.spring.aop;
 
 import io.github.ratelimit.annotation.Locked;
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockManager.LockOptions;
-import io.github.ratelimit.core.Messages;
+import io.github.ratelimit.core.internal.Messages;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.internal.KeyExpression;
 import io.github.ratelimit.spring.internal.MethodExpressions;

@@ -1,7 +1,7 @@
 package io.github.ratelimit.spring.aop;
 
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.SingleUseTokens;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.spring.internal.AnnotatedMethods;
 import java.lang.reflect.Method;
 import org.jspecify.annotations.Nullable;

@@ -2,9 +2,9 @@ package io.github.ratelimit.spring.aop;
 
 import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.core.SingleUseTokenException;
-import io.github.ratelimit.core.SingleUseTokens;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.tokens.SingleUseTokenException;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.spring.internal.invocation.DeferredInvocation;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;

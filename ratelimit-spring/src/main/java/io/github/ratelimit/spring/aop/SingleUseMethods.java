@@ -1,8 +1,8 @@
 package io.github.ratelimit.spring.aop;
 
 import io.github.ratelimit.annotation.SingleUse;
-import io.github.ratelimit.core.Messages;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.internal.Messages;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.spring.internal.MethodExpressions;
 import java.lang.reflect.Method;
 import java.util.Map;

@@ -1,9 +1,9 @@
 package io.github.ratelimit.spring.definition;
 
-import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.spring.internal.Fallback;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -280,7 +280,7 @@ final class OperatorWrites {
      * is held.
      */
     OperatorAnswer forceRelease(
-            io.github.ratelimit.core.LockManager locks,
+            io.github.ratelimit.core.locks.LockManager locks,
             String name,
             @Nullable String key,
             @Nullable Principal principal) {
@@ -294,7 +294,7 @@ final class OperatorWrites {
         String shown = key == null ? "" : key;
         int released = 0;
         try {
-            for (io.github.ratelimit.core.LockManager.HeldLock held :
+            for (io.github.ratelimit.core.locks.LockManager.HeldLock held :
                     locks.heldLocks(RateLimitOperations.MAX_LISTED_LOCKS)) {
                 if (held.name().equals(name)
                         && (held.shownKey().equals(shown) || held.key().equals(shown))
@@ -315,7 +315,7 @@ final class OperatorWrites {
                 "{} released lock '{}' (key '{}') on every instance; its holder was told it lost it",
                 who(principal),
                 name,
-                io.github.ratelimit.core.Messages.printable(shown));
+                io.github.ratelimit.core.internal.Messages.printable(shown));
         return new OperatorAnswer(null, 204);
     }
 }

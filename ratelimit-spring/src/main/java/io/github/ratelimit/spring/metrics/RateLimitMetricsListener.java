@@ -1,19 +1,19 @@
 package io.github.ratelimit.spring.metrics;
 
-import io.github.ratelimit.core.ConcurrencyLimitExceededException;
-import io.github.ratelimit.core.ConcurrencyLimiter.Permit;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
-import io.github.ratelimit.core.LockManager;
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.core.SingleUseTokens.IssuedToken;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter.Permit;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
+import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,6 +1,6 @@
 package io.github.ratelimit.spring.metrics;
 
-import io.github.ratelimit.core.LockManager;
+import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.locks.RedisLockManager;
 import io.micrometer.core.instrument.FunctionCounter;

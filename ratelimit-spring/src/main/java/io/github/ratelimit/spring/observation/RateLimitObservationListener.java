@@ -2,12 +2,12 @@ package io.github.ratelimit.spring.observation;
 
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockNotAcquiredException;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.github.ratelimit.spring.servlet;
 
-import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
 import io.github.ratelimit.spring.web.Refusals;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;

@@ -1,8 +1,8 @@
 package io.github.ratelimit.spring.servlet;
 
-import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
 import io.github.ratelimit.spring.web.Refusals;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;

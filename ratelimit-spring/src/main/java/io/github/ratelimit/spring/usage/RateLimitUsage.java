@@ -1,10 +1,10 @@
 package io.github.ratelimit.spring.usage;
 
 import io.github.ratelimit.core.ClientIdentifier;
-import io.github.ratelimit.core.Messages;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.Usage;
+import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.spring.definition.ClientLimits;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;

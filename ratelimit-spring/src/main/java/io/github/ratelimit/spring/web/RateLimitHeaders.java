@@ -1,10 +1,10 @@
 package io.github.ratelimit.spring.web;
 
-import io.github.ratelimit.core.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

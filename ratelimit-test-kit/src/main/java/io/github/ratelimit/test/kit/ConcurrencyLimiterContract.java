@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.core.ClientIdentifier;
-import io.github.ratelimit.core.ConcurrencyLimitExceededException;
-import io.github.ratelimit.core.ConcurrencyLimiter;
-import io.github.ratelimit.core.ConcurrencyLimiter.Permit;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter.Permit;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

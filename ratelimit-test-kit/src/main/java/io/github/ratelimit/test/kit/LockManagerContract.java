@@ -3,12 +3,12 @@ package io.github.ratelimit.test.kit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.core.LockManager;
-import io.github.ratelimit.core.LockManager.HeldLock;
-import io.github.ratelimit.core.LockManager.LockHandle;
-import io.github.ratelimit.core.LockManager.LockOptions;
-import io.github.ratelimit.core.LockManager.LossReason;
-import io.github.ratelimit.core.LockNotAcquiredException;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockManager.HeldLock;
+import io.github.ratelimit.core.locks.LockManager.LockHandle;
+import io.github.ratelimit.core.locks.LockManager.LockOptions;
+import io.github.ratelimit.core.locks.LockManager.LossReason;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,5 +1,8 @@
-package io.github.ratelimit.core;
+package io.github.ratelimit.core.locks;
 
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.internal.Messages;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -142,6 +145,22 @@ public interface LockManager {
         public String shownKey() {
             return LockManager.shownKey(name, key);
         }
+    }
+
+    /**
+     * A lock's key as a person reads it: a {@code @Locked} method's {@code name\0kind\0value} as {@code 'name' (key
+     * value)}, any other key quoted; control characters escaped as {@link Messages#printable} does.
+     */
+    static String quotedKey(String key) {
+        if (key == null) {
+            return "null";
+        }
+        int nameEnd = key.indexOf('\u0000');
+        if (nameEnd < 0) {
+            return "'" + Messages.printable(key) + "'";
+        }
+        String name = key.substring(0, nameEnd);
+        return "'" + Messages.printable(name) + "' (key " + Messages.printable(shownKey(name, key)) + ")";
     }
 
     /** See {@link HeldLock#shownKey()}: the key without its name and the identifier's kind. */

@@ -1,6 +1,6 @@
-package io.github.ratelimit.core;
+package io.github.ratelimit.core.tokens;
 
-import io.github.ratelimit.core.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 
 /** A single-use token was refused. The message never contains the token. */
 public class SingleUseTokenException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.github.ratelimit.core;
+package io.github.ratelimit.core.concurrency;
 
 import java.time.Duration;
 

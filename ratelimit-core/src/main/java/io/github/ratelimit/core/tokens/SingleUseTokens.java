@@ -1,4 +1,4 @@
-package io.github.ratelimit.core;
+package io.github.ratelimit.core.tokens;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.core;
+package io.github.ratelimit.core.internal;
 
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -62,22 +62,6 @@ public final class Messages {
     /** A lock's or a call's bounded lifetime shorter than the lease it renews. */
     public static String lifetimeBelowLease(long leaseMs, long maxLifetimeMs) {
         return "maxLifetimeMs must be at least leaseMs " + leaseMs + ", but was " + maxLifetimeMs;
-    }
-
-    /**
-     * A lock's key as a person reads it: a {@code @Locked} method's {@code name\0kind\0value} as {@code 'name' (key
-     * value)}, any other key quoted; control characters escaped as {@link #printable} does.
-     */
-    public static String lockKey(String key) {
-        if (key == null) {
-            return "null";
-        }
-        int nameEnd = key.indexOf('\u0000');
-        if (nameEnd < 0) {
-            return "'" + printable(key) + "'";
-        }
-        String name = key.substring(0, nameEnd);
-        return "'" + printable(name) + "' (key " + printable(LockManager.shownKey(name, key)) + ")";
     }
 
     /** The text with control characters escaped and cut to a readable length: user input made safe to quote. */

@@ -1,4 +1,4 @@
-package io.github.ratelimit.core;
+package io.github.ratelimit.core.locks;
 
 import java.time.Duration;
 
@@ -11,7 +11,7 @@ public class LockNotAcquiredException extends RuntimeException {
     private final Duration retryAfter;
 
     public LockNotAcquiredException(String key, Duration retryAfter) {
-        super("The lock " + Messages.lockKey(key) + " is held by another caller; it expires within "
+        super("The lock " + LockManager.quotedKey(key) + " is held by another caller; it expires within "
                 + retryAfter.toMillis() + " ms");
         this.key = key;
         this.retryAfter = retryAfter;

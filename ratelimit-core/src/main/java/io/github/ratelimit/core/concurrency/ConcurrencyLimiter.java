@@ -1,5 +1,7 @@
-package io.github.ratelimit.core;
+package io.github.ratelimit.core.concurrency;
 
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.RedisUnavailableException;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
