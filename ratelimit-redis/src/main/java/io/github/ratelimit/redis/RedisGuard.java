@@ -147,6 +147,11 @@ public final class RedisGuard {
         return target;
     }
 
+    /** The target, and why it is not connected yet if it is not: for the startup line. */
+    public String state() {
+        return target() + (isConnected() ? "" : " (not connected yet: " + lastError() + ")");
+    }
+
     /** Refuses every call at once until {@link #connected()}: nothing waits for a connection being made. */
     void connecting() {
         outage.refusing("connecting in the background");

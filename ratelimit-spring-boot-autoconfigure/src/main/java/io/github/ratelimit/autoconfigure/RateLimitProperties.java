@@ -627,6 +627,30 @@ public class RateLimitProperties implements Validator {
         }
     }
 
+    private final Grpc grpc = new Grpc();
+
+    public Grpc getGrpc() {
+        return grpc;
+    }
+
+    /** Limits on gRPC methods (with the {@code ratelimit-grpc} module). */
+    public static class Grpc {
+
+        /**
+         * Rules for gRPC methods, as path rules are for paths: {@code paths} are method patterns such as
+         * {@code package.Service/Method} or {@code package.Service/*}; keys read metadata ({@code header:x-user-id}).
+         */
+        private List<FilterRuleSpec> rules = new ArrayList<>();
+
+        public List<FilterRuleSpec> getRules() {
+            return rules;
+        }
+
+        public void setRules(List<FilterRuleSpec> rules) {
+            this.rules = rules;
+        }
+    }
+
     /** The path-rule filter (servlet or WebFlux) and its rules. */
     public static class Filter {
 

@@ -29,6 +29,7 @@ class PublishedPomsTest {
             "ratelimit-spring-boot-autoconfigure",
             "ratelimit-spring-boot-starter",
             "ratelimit-spring-cloud-gateway",
+            "ratelimit-grpc",
             "ratelimit-embedded-redis",
             "ratelimit-test-kit",
             "ratelimit-test");

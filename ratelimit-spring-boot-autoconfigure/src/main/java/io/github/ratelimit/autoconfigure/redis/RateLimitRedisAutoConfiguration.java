@@ -130,13 +130,9 @@ public final class RateLimitRedisAutoConfiguration {
             ObjectProvider<DeclaredLimits> sources, ObjectProvider<RedisGuard> guard, RateLimitProperties properties) {
         return new StartupSummary(
                 sources,
-                () -> {
-                    RedisGuard redis = guard.getIfAvailable();
-                    return (redis == null ? "none" : redis.target())
-                            + (redis == null || redis.isConnected()
-                                    ? ""
-                                    : " (not connected yet: " + redis.lastError() + ")");
-                },
+                () -> guard.getIfAvailable() == null
+                        ? "none"
+                        : guard.getObject().state(),
                 new StartupSummary.Settings(
                         properties.isEnabled(),
                         properties.getRedis().getTimeout(),

@@ -108,7 +108,7 @@ public final class RateLimitHeaders {
      * {@code qu="concurrent-requests"} quota unit (no window: the quota is of calls in progress), {@code RateLimit}
      * with nothing remaining, and {@code Retry-After}.
      */
-    static Map<String, String> inProgress(ConcurrencyLimitExceededException refusal) {
+    public static Map<String, String> inProgress(ConcurrencyLimitExceededException refusal) {
         String item = '"' + refusal.name() + '"';
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(RATE_LIMIT_POLICY, item + ";q=" + refusal.max() + ";qu=\"concurrent-requests\"");
@@ -118,7 +118,7 @@ public final class RateLimitHeaders {
     }
 
     /** The names of the items that refused the call. */
-    static List<String> violatedPolicies(Decision decision) {
+    public static List<String> violatedPolicies(Decision decision) {
         List<String> names = itemNames(decision);
         List<String> violated = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {

@@ -1,0 +1,86 @@
+package io.github.ratelimit.grpc;
+
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.KeyResolvers;
+import io.github.ratelimit.spring.definition.Plans;
+import io.grpc.ServerInterceptor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.grpc.server.GlobalServerInterceptor;
+import org.springframework.grpc.server.exception.GrpcExceptionHandler;
+
+/**
+ * gRPC services: the {@link RateLimitServerInterceptor} of {@code ratelimit.grpc.rules} (while rate limits are on),
+ * which also answers the annotations' refusals with gRPC statuses. With Spring gRPC it is a global interceptor of every service, and a
+ * {@link GrpcExceptionHandler} answers the same refusals for Spring gRPC's own exception handling; with another gRPC
+ * server, add the interceptor bean to it.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@EnableConfigurationProperties(RateLimitProperties.class)
+@ConditionalOnClass(ServerInterceptor.class)
+public final class RateLimitGrpcAutoConfiguration {
+
+    static RateLimitServerInterceptor interceptor(
+            RateLimitProperties properties,
+            RateLimitDecisions decisions,
+            ObjectProvider<Plans> plans,
+            KeyResolvers keys) {
+        return new RateLimitServerInterceptor(
+                properties.getGrpc().getRules(),
+                decisions,
+                plans.getIfAvailable(() -> Plans.NONE),
+                properties.getHeaders().isAllPolicies(),
+                keys);
+    }
+
+    /** Without Spring gRPC: a bean the application adds to its server. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("org.springframework.grpc.server.GlobalServerInterceptor")
+    static final class AnyServer {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(RateLimitDecisions.class)
+        RateLimitServerInterceptor rateLimitServerInterceptor(
+                RateLimitProperties properties,
+                RateLimitDecisions decisions,
+                ObjectProvider<Plans> plans,
+                KeyResolvers keys) {
+            return interceptor(properties, decisions, plans, keys);
+        }
+    }
+
+    /** With Spring gRPC: a global interceptor of every service, and an exception handler for the refusals. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(GlobalServerInterceptor.class)
+    static final class SpringGrpc {
+
+        @Bean
+        @GlobalServerInterceptor
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(RateLimitDecisions.class)
+        RateLimitServerInterceptor rateLimitServerInterceptor(
+                RateLimitProperties properties,
+                RateLimitDecisions decisions,
+                ObjectProvider<Plans> plans,
+                KeyResolvers keys) {
+            return interceptor(properties, decisions, plans, keys);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(name = "rateLimitGrpcExceptionHandler")
+        GrpcExceptionHandler rateLimitGrpcExceptionHandler(RateLimitProperties properties) {
+            boolean allPolicies = properties.getHeaders().isAllPolicies();
+            return error -> GrpcRefusals.of(error, allPolicies);
+        }
+    }
+}
