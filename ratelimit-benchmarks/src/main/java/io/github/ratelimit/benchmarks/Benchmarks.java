@@ -153,6 +153,17 @@ public final class Benchmarks {
             }
             return;
         }
+        if (options.containsKey("grpc")) {
+            try {
+                GrpcLatency.run(
+                        "redis://127.0.0.1:" + port,
+                        Integer.parseInt(options.getOrDefault("rounds", "5")),
+                        Integer.parseInt(options.getOrDefault("calls", "2000")));
+            } finally {
+                server.stop();
+            }
+            return;
+        }
         if (options.containsKey("leased")) {
             try {
                 LeasedLimits.run("redis://127.0.0.1:" + port, options);

@@ -11,11 +11,9 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.grpc.server.GlobalServerInterceptor;
 import org.springframework.grpc.server.exception.GrpcExceptionHandler;
 
 /**
@@ -29,7 +27,11 @@ import org.springframework.grpc.server.exception.GrpcExceptionHandler;
 @ConditionalOnClass(ServerInterceptor.class)
 public final class RateLimitGrpcAutoConfiguration {
 
-    static RateLimitServerInterceptor interceptor(
+    /** The rules' interceptor; a global interceptor of every service under Spring gRPC (its class says so). */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RateLimitDecisions.class)
+    RateLimitServerInterceptor rateLimitServerInterceptor(
             RateLimitProperties properties,
             RateLimitDecisions decisions,
             ObjectProvider<Plans> plans,
@@ -42,39 +44,10 @@ public final class RateLimitGrpcAutoConfiguration {
                 keys);
     }
 
-    /** Without Spring gRPC: a bean the application adds to its server. */
+    /** With Spring gRPC: its exception handling answers the refusals as the interceptor does. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnMissingClass("org.springframework.grpc.server.GlobalServerInterceptor")
-    static final class AnyServer {
-
-        @Bean
-        @ConditionalOnMissingBean
-        @ConditionalOnBean(RateLimitDecisions.class)
-        RateLimitServerInterceptor rateLimitServerInterceptor(
-                RateLimitProperties properties,
-                RateLimitDecisions decisions,
-                ObjectProvider<Plans> plans,
-                KeyResolvers keys) {
-            return interceptor(properties, decisions, plans, keys);
-        }
-    }
-
-    /** With Spring gRPC: a global interceptor of every service, and an exception handler for the refusals. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(GlobalServerInterceptor.class)
+    @ConditionalOnClass(GrpcExceptionHandler.class)
     static final class SpringGrpc {
-
-        @Bean
-        @GlobalServerInterceptor
-        @ConditionalOnMissingBean
-        @ConditionalOnBean(RateLimitDecisions.class)
-        RateLimitServerInterceptor rateLimitServerInterceptor(
-                RateLimitProperties properties,
-                RateLimitDecisions decisions,
-                ObjectProvider<Plans> plans,
-                KeyResolvers keys) {
-            return interceptor(properties, decisions, plans, keys);
-        }
 
         @Bean
         @ConditionalOnMissingBean(name = "rateLimitGrpcExceptionHandler")

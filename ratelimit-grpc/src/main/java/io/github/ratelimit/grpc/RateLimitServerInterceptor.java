@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
+import org.springframework.grpc.server.GlobalServerInterceptor;
 import org.springframework.http.server.PathContainer;
 
 /**
@@ -39,8 +40,10 @@ import org.springframework.http.server.PathContainer;
  * throws one of the library's refusals (an annotation on it: {@code @RateLimited}, {@code @ConcurrencyLimited},
  * {@code @Locked}, {@code @SingleUse}). An admitted call's response headers carry {@code ratelimit} and
  * {@code ratelimit-policy}. Under rules that count failures, a call that ends with a status other than {@code OK}
- * is a failure.
+ * is a failure. Under Spring gRPC, a bean of it is a global interceptor of every service ({@link GlobalServerInterceptor},
+ * ignored where Spring gRPC is absent).
  */
+@GlobalServerInterceptor
 public final class RateLimitServerInterceptor implements ServerInterceptor, PathRules.Applied {
 
     private volatile PathRules rules;
@@ -108,27 +111,12 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Path
     /** The rules' paths as method patterns: {@code Service/Method} is matched as the path {@code /Service/Method}. */
     private static List<FilterRuleSpec> methodPatterns(List<FilterRuleSpec> rules) {
         return rules.stream()
-                .map(rule -> new FilterRuleSpec(
-                        rule.name(),
+                .map(rule -> rule.withPaths(
                         rule.paths() == null
-                                ? List.<String>of()
+                                ? List.of()
                                 : rule.paths().stream()
                                         .map(p -> p == null || p.startsWith("/") ? p : "/" + p)
-                                        .toList(),
-                        rule.methods(),
-                        rule.limits(),
-                        rule.key(),
-                        rule.missingKey(),
-                        rule.cost(),
-                        rule.order(),
-                        rule.shadow(),
-                        rule.perPath(),
-                        rule.failureMode(),
-                        rule.retryAdvice(),
-                        rule.plans(),
-                        rule.plan(),
-                        rule.countOn(),
-                        rule.maxWait()))
+                                        .toList()))
                 .toList();
     }
 

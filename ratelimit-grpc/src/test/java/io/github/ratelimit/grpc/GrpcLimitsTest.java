@@ -391,6 +391,31 @@ class GrpcLimitsTest {
         assertThat(refused.status().getDescription()).contains("login");
     }
 
+    /**
+     * Spring gRPC finds the interceptor as it finds every global interceptor (the beans carrying
+     * {@code @GlobalServerInterceptor}), and its exception handling answers a refusal the interceptor would.
+     */
+    @Test
+    void underSpringGrpcTheInterceptorIsGlobalAndRefusalsHaveTheirStatus() throws IOException {
+        Instance instance = instance("grpc-" + UUID.randomUUID() + ":");
+        assertThat(instance.context()
+                        .getBeansWithAnnotation(org.springframework.grpc.server.GlobalServerInterceptor.class)
+                        .values())
+                .containsExactly(instance.context().getBean(RateLimitServerInterceptor.class));
+        var handlers = instance.context()
+                .getBeansOfType(org.springframework.grpc.server.exception.GrpcExceptionHandler.class)
+                .values();
+        assertThat(handlers).hasSize(1);
+        var handler = handlers.iterator().next();
+        assertThat(handler.handleException(new io.github.ratelimit.core.locks.LockNotAcquiredException(
+                                "work", Duration.ofSeconds(2)))
+                        .getStatus()
+                        .getCode())
+                .isEqualTo(Status.Code.ABORTED);
+        assertThat(handler.handleException(new IllegalStateException("not ours")))
+                .isNull();
+    }
+
     @Test
     void twoInstancesOnOneRedisAdmitExactlyTheLimitBetweenThem() throws Exception {
         String prefix = "grpc-" + UUID.randomUUID() + ":";

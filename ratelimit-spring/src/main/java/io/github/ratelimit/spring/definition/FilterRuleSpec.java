@@ -58,6 +58,27 @@ public record FilterRuleSpec(
         @DefaultValue("call") CountOn countOn,
         @Name("wait") Duration maxWait) {
 
+    /** This rule with other paths: for an integration whose patterns are not request paths (gRPC methods). */
+    public FilterRuleSpec withPaths(List<String> paths) {
+        return new FilterRuleSpec(
+                name,
+                paths,
+                methods,
+                limits,
+                key,
+                missingKey,
+                cost,
+                order,
+                shadow,
+                perPath,
+                failureMode,
+                retryAdvice,
+                plans,
+                plan,
+                countOn,
+                maxWait);
+    }
+
     /**
      * One limit of a rule.
      *
