@@ -3,6 +3,7 @@ package io.github.ratelimit.grpc;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.client.OutboundLimits;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.Plans;
 import io.grpc.ServerInterceptor;
@@ -22,7 +23,9 @@ import org.springframework.grpc.server.exception.GrpcExceptionHandler;
  * {@link GrpcExceptionHandler} answers the same refusals for Spring gRPC's own exception handling; with another gRPC
  * server, add the interceptor bean to it.
  */
-@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@AutoConfiguration(
+        after = RateLimitAutoConfiguration.class,
+        afterName = "io.github.ratelimit.autoconfigure.client.RateLimitClientAutoConfiguration")
 @EnableConfigurationProperties(RateLimitProperties.class)
 @ConditionalOnClass(ServerInterceptor.class)
 public final class RateLimitGrpcAutoConfiguration {
@@ -42,6 +45,17 @@ public final class RateLimitGrpcAutoConfiguration {
                 plans.getIfAvailable(() -> Plans.NONE),
                 properties.getHeaders().isAllPolicies(),
                 keys);
+    }
+
+    /**
+     * Outbound rules on the channels the application makes: a global interceptor of every channel under Spring gRPC
+     * (its class says so); with another client, add it to the channel.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(OutboundLimits.class)
+    RateLimitClientInterceptor rateLimitClientInterceptor(OutboundLimits limits) {
+        return new RateLimitClientInterceptor(limits);
     }
 
     /** With Spring gRPC: its exception handling answers the refusals as the interceptor does. */

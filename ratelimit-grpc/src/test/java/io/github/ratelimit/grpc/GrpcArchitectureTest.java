@@ -31,13 +31,17 @@ class GrpcArchitectureTest {
             }
         }
         assertThat(actual)
-                .containsExactly("GrpcRefusals", "RateLimitGrpcAutoConfiguration", "RateLimitServerInterceptor");
+                .containsExactly(
+                        "GrpcRefusals",
+                        "RateLimitClientInterceptor",
+                        "RateLimitGrpcAutoConfiguration",
+                        "RateLimitServerInterceptor");
     }
 
     /**
      * Of the auto-configuration, the gRPC module uses only its main package (the properties, what a refresh rebuilds); of
-     * the engine, the limit definitions, the HTTP side the web stacks share and the runner of a call, each a named
-     * package with a documented API; never {@code internal} or a feature package.
+     * the engine, the limit definitions, the HTTP side the web stacks share, the runner of a call and the outbound
+     * rules, each a named package with a documented API; never {@code internal} or a feature package.
      */
     @Test
     void ofTheAutoConfigurationOnlyItsMainPackageAndOfTheEngineOnlyTheSharedApiIsUsed() {
@@ -52,7 +56,8 @@ class GrpcArchitectureTest {
                         .and(JavaClass.Predicates.resideOutsideOfPackages(
                                 "io.github.ratelimit.spring.definition",
                                 "io.github.ratelimit.spring.web",
-                                "io.github.ratelimit.spring.call")))
+                                "io.github.ratelimit.spring.call",
+                                "io.github.ratelimit.spring.client")))
                 .check(GRPC);
     }
 

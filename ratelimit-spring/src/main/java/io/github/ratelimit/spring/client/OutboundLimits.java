@@ -120,6 +120,38 @@ public final class OutboundLimits {
     }
 
     /**
+     * A call to {@code uri} as the rules see it, for a client of another protocol than HTTP (gRPC: {@code POST} and
+     * {@code grpc://authority/package.Service/Method}); null when it matches no rule.
+     */
+    public @Nullable Matched matched(String method, URI uri) {
+        Match match = match(method, uri);
+        return match == null ? null : new Matched(match);
+    }
+
+    /** A call some rules match: what it asks of their budgets, and what the upstream's answer does to them. */
+    public final class Matched {
+
+        private final Match match;
+
+        private Matched(Match match) {
+            this.match = match;
+        }
+
+        /** What the call asks of the matched rules' budgets, waiting as they allow; for {@link CallRunner}. */
+        public CallRunner.Start start() {
+            return OutboundLimits.this.start(match);
+        }
+
+        /**
+         * The upstream asked the client to wait ({@code answer} names its answer for the log): pauses the matched
+         * rules on every instance until then (at most {@code ratelimit.client.max-pause}). Never fails.
+         */
+        public CompletionStage<Void> pushedBack(String answer, Duration pause) {
+            return pause(match, answer, pause);
+        }
+    }
+
+    /**
      * The upstream answered: after a 429 or 503 with a valid {@code Retry-After}, pauses the matched rules until then
      * (at most {@code ratelimit.client.max-pause}). Never fails: a pause Redis cannot take is logged.
      */
@@ -129,6 +161,13 @@ public final class OutboundLimits {
         }
         Duration pause = retryAfter(headers.getFirst(HttpHeaders.RETRY_AFTER), headers.getFirst(HttpHeaders.DATE));
         if (pause == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return pause(match, Integer.toString(status), pause);
+    }
+
+    private CompletionStage<Void> pause(Match match, String status, Duration pause) {
+        if (pause.isNegative() || pause.isZero()) {
             return CompletableFuture.completedFuture(null);
         }
         Duration until = pause.compareTo(maxPause) > 0 ? maxPause : pause;
@@ -153,7 +192,7 @@ public final class OutboundLimits {
                             pauses.incrementAndGet();
                             log.warn(
                                     "Outbound rule '{}' paused for {} ms on every instance: the upstream answered {}"
-                                            + " with Retry-After",
+                                            + " and asked to wait",
                                     rule.name,
                                     until.toMillis(),
                                     status);
