@@ -30,6 +30,7 @@ class PublishedPomsTest {
             "ratelimit-spring-boot-starter",
             "ratelimit-spring-cloud-gateway",
             "ratelimit-grpc",
+            "ratelimit-graphql",
             "ratelimit-embedded-redis",
             "ratelimit-test-kit",
             "ratelimit-test");
