@@ -21,6 +21,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.grpc.client.GlobalClientInterceptor;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
 
 /**
  * Outbound limits on the gRPC calls the application sends: the rules of {@code ratelimit.client.rules} (one budget per
@@ -85,22 +86,8 @@ public final class RateLimitClientInterceptor implements ClientInterceptor {
                             matched.start(),
                             end -> Mono.<Void>create(sink -> {
                                 admitted[0] = true;
-                                Listener<A> told =
-                                        new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(
-                                                listener) {
-                                            @Override
-                                            public void onClose(Status status, Metadata trailers) {
-                                                pushback(status, trailers);
-                                                super.onClose(status, trailers);
-                                                if (status.isOk()) {
-                                                    sink.success();
-                                                } else {
-                                                    sink.error(status.asRuntimeException(trailers));
-                                                }
-                                            }
-                                        };
                                 synchronized (lock) {
-                                    call.start(told, headers);
+                                    call.start(new Told(listener, sink), headers);
                                     List<Consumer<ClientCall<Q, A>>> waiting = kept;
                                     kept = null;
                                     if (waiting != null) {
@@ -115,16 +102,54 @@ public final class RateLimitClientInterceptor implements ClientInterceptor {
                     });
         }
 
-        /** The upstream asked to wait: every instance holds the rules' calls back until then. */
-        private void pushback(Status status, Metadata trailers) {
+        /**
+         * The caller's listener of an admitted call: its end is the runner's, and an upstream that asks to wait holds
+         * the rules' calls back on every instance before the caller learns the answer.
+         */
+        private final class Told extends ForwardingClientCallListener.SimpleForwardingClientCallListener<A> {
+
+            private final MonoSink<Void> ended;
+
+            Told(Listener<A> listener, MonoSink<Void> ended) {
+                super(listener);
+                this.ended = ended;
+            }
+
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+                Runnable close = () -> {
+                    super.onClose(status, trailers);
+                    if (status.isOk()) {
+                        ended.success();
+                    } else {
+                        ended.error(status.asRuntimeException(trailers));
+                    }
+                };
+                Duration pause = pushback(status, trailers);
+                if (pause == null) {
+                    close.run();
+                } else {
+                    matched.pushedBack(status.getCode().name(), pause).whenComplete((paused, error) -> deliver(close));
+                }
+            }
+        }
+
+        /** How long the upstream asked to wait ({@code grpc-retry-pushback-ms} on a refusal), or null. */
+        private static @Nullable Duration pushback(Status status, Metadata trailers) {
             if (status.getCode() != Status.Code.RESOURCE_EXHAUSTED && status.getCode() != Status.Code.UNAVAILABLE) {
-                return;
+                return null;
             }
             String millis = trailers.get(GrpcRefusals.RETRY_PUSHBACK_MS);
-            if (millis == null || !millis.matches("\\d{1,9}")) {
-                return;
+            return millis == null || !millis.matches("\\d{1,9}") ? null : Duration.ofMillis(Long.parseLong(millis));
+        }
+
+        /** Tells the listener through the call's executor when it has one, as gRPC tells a listener. */
+        private void deliver(Runnable told) {
+            if (executor != null) {
+                executor.execute(told);
+            } else {
+                told.run();
             }
-            matched.pushedBack(status.getCode().name(), Duration.ofMillis(Long.parseLong(millis)));
         }
 
         /** Ends the call with its refusal, through the call's executor when it has one, as gRPC tells a listener. */
@@ -136,12 +161,7 @@ public final class RateLimitClientInterceptor implements ClientInterceptor {
             StatusException answer = GrpcRefusals.of(error, false);
             Status status = answer != null ? answer.getStatus() : Status.fromThrowable(error);
             Metadata trailers = answer != null && answer.getTrailers() != null ? answer.getTrailers() : new Metadata();
-            Runnable close = () -> listener.onClose(status, trailers);
-            if (executor != null) {
-                executor.execute(close);
-            } else {
-                close.run();
-            }
+            deliver(() -> listener.onClose(status, trailers));
         }
 
         /** Does {@code step} now if the call started, later if it is being decided, never if it was refused. */

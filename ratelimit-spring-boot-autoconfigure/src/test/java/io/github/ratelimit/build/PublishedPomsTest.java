@@ -31,6 +31,7 @@ class PublishedPomsTest {
             "ratelimit-spring-cloud-gateway",
             "ratelimit-grpc",
             "ratelimit-graphql",
+            "ratelimit-kafka",
             "ratelimit-embedded-redis",
             "ratelimit-test-kit",
             "ratelimit-test");

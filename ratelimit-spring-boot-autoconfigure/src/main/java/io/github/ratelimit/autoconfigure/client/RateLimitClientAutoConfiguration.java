@@ -21,12 +21,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Outbound limits ({@code ratelimit.client.rules}) on every {@code RestClient}, {@code RestTemplate} and
- * {@code WebClient} built from Boot's builders, and so on the HTTP interface clients built on them: Boot applies these
- * customizers to each builder it gives out. A client built by hand ({@code RestClient.create()}) is not limited. While
- * rate limits are off ({@code ratelimit.enabled=false}), nothing is added.
+ * Outbound limits ({@code ratelimit.client.rules}) on every {@code RestClient}, {@code RestTemplate} and {@code WebClient}
+ * built from Boot's builders (and the HTTP interface clients on them; not on one built by hand), with Spring's web module
+ * present; nothing while rate limits are off ({@code ratelimit.enabled=false}).
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnClass(name = "org.springframework.http.HttpHeaders")
 @ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
 public final class RateLimitClientAutoConfiguration {
 

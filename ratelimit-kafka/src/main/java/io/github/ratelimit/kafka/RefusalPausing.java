@@ -1,0 +1,162 @@
+package io.github.ratelimit.kafka;
+
+import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.log.LogAccessor;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.kafka.support.TopicPartitionOffset;
+
+/**
+ * A listener container's error handler, with the library's refusals taken out: a record a limit refused is sought
+ * back, with every record after it (so nothing is lost, skipped or processed twice, and no offset past it is
+ * committed), and the consumer pauses until the refusal's advice, then resumes. Every other error goes to the
+ * application's handler as before.
+ */
+final class RefusalPausing implements CommonErrorHandler {
+
+    private final CommonErrorHandler delegate;
+    private final ScheduledExecutorService scheduler;
+    private final AtomicLong pauses;
+
+    RefusalPausing(CommonErrorHandler delegate, ScheduledExecutorService scheduler, AtomicLong pauses) {
+        this.delegate = delegate;
+        this.scheduler = scheduler;
+        this.pauses = pauses;
+    }
+
+    CommonErrorHandler delegate() {
+        return delegate;
+    }
+
+    /** How long a refusal of the library's asks to wait, or null for any other error. */
+    static @Nullable Duration refusal(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RateLimitExceededException exceeded) {
+                return exceeded.decision().retryAfter();
+            }
+            if (cause instanceof ConcurrencyLimitExceededException busy) {
+                return busy.retryAfter();
+            }
+            if (cause instanceof RedisUnavailableException unavailable) {
+                return unavailable.retryAfter();
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public boolean seeksAfterHandling() {
+        return true; // only wraps handlers that seek (RateLimitedListeners checks)
+    }
+
+    @Override
+    public void handleRemaining(
+            Exception thrown,
+            List<ConsumerRecord<?, ?>> records,
+            Consumer<?, ?> consumer,
+            MessageListenerContainer container) {
+        Duration wait = refusal(thrown);
+        if (wait == null) {
+            delegate.handleRemaining(thrown, records, consumer, container);
+            return;
+        }
+        Map<TopicPartition, Long> first = new LinkedHashMap<>();
+        for (ConsumerRecord<?, ?> record : records) {
+            first.putIfAbsent(new TopicPartition(record.topic(), record.partition()), record.offset());
+        }
+        first.forEach(consumer::seek);
+        container.pause();
+        pauses.incrementAndGet();
+        long millis = Math.max(1, wait.toMillis());
+        scheduler.schedule(container::resume, millis, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public boolean handleOne(
+            Exception thrown,
+            ConsumerRecord<?, ?> record,
+            Consumer<?, ?> consumer,
+            MessageListenerContainer container) {
+        return delegate.handleOne(thrown, record, consumer, container);
+    }
+
+    @Override
+    public void handleOtherException(
+            Exception thrown, Consumer<?, ?> consumer, MessageListenerContainer container, boolean batchListener) {
+        delegate.handleOtherException(thrown, consumer, container, batchListener);
+    }
+
+    @Override
+    public void handleBatch(
+            Exception thrown,
+            ConsumerRecords<?, ?> data,
+            Consumer<?, ?> consumer,
+            MessageListenerContainer container,
+            Runnable invokeListener) {
+        delegate.handleBatch(thrown, data, consumer, container, invokeListener);
+    }
+
+    @Override
+    public <K, V> ConsumerRecords<K, V> handleBatchAndReturnRemaining(
+            Exception thrown,
+            ConsumerRecords<?, ?> data,
+            Consumer<?, ?> consumer,
+            MessageListenerContainer container,
+            Runnable invokeListener) {
+        return delegate.handleBatchAndReturnRemaining(thrown, data, consumer, container, invokeListener);
+    }
+
+    @Override
+    public boolean deliveryAttemptHeader() {
+        return delegate.deliveryAttemptHeader();
+    }
+
+    @Override
+    public int deliveryAttempt(TopicPartitionOffset topicPartitionOffset) {
+        return delegate.deliveryAttempt(topicPartitionOffset);
+    }
+
+    @Override
+    public LogAccessor logger() {
+        return delegate.logger();
+    }
+
+    @Override
+    public void clearThreadState() {
+        delegate.clearThreadState();
+    }
+
+    @Override
+    public boolean isAckAfterHandle() {
+        return delegate.isAckAfterHandle();
+    }
+
+    @Override
+    public void setAckAfterHandle(boolean ack) {
+        delegate.setAckAfterHandle(ack);
+    }
+
+    @Override
+    public void onPartitionsAssigned(
+            Consumer<?, ?> consumer, Collection<TopicPartition> partitions, Runnable publishPause) {
+        delegate.onPartitionsAssigned(consumer, partitions, publishPause);
+    }
+}

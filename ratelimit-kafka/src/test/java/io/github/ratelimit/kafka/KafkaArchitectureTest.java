@@ -1,0 +1,62 @@
+package io.github.ratelimit.kafka;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Kafka module's public API, pinned as the other modules' are: what applications name, nothing more; and it decides
+ * through the starter's decision flow and the runner, never through Redis itself.
+ */
+class KafkaArchitectureTest {
+
+    static final JavaClasses KAFKA = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.github.ratelimit.kafka");
+
+    @Test
+    void thePublicApiIsItsList() {
+        Set<String> actual = new TreeSet<>();
+        for (JavaClass type : KAFKA) {
+            if (type.getModifiers().contains(JavaModifier.PUBLIC)) {
+                actual.add(type.getName().substring("io.github.ratelimit.kafka.".length()));
+            }
+        }
+        assertThat(actual).containsExactly("RateLimitKafkaAutoConfiguration", "RateLimitedListeners");
+    }
+
+    /**
+     * Of the auto-configuration, the Kafka module uses only its main package (the properties, what a refresh rebuilds); of
+     * the engine, nothing: it knows the core's refusals only; never {@code internal} or a feature package.
+     */
+    @Test
+    void ofTheAutoConfigurationOnlyItsMainPackageAndOfTheEngineOnlyTheSharedApiIsUsed() {
+        noClasses()
+                .should()
+                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.github.ratelimit.autoconfigure..")
+                        .and(JavaClass.Predicates.resideOutsideOfPackage("io.github.ratelimit.autoconfigure")))
+                .check(KAFKA);
+        noClasses()
+                .should()
+                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.github.ratelimit.spring..")
+                        .and(JavaClass.Predicates.resideOutsideOfPackages("io.github.ratelimit.spring.web")))
+                .check(KAFKA);
+    }
+
+    @Test
+    void callsAreDecidedByTheDecisionFlowNotByRedis() {
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.redisson..", "io.github.ratelimit.redis..")
+                .check(KAFKA);
+    }
+}

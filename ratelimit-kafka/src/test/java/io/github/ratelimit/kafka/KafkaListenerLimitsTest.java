@@ -1,0 +1,158 @@
+package io.github.ratelimit.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.test.kit.Poll;
+import io.github.ratelimit.test.support.SharedRedis;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.springframework.util.backoff.FixedBackOff;
+
+/**
+ * {@code @RateLimited} on a {@code @KafkaListener}, with the starter's and Spring Boot's Kafka auto-configuration, a
+ * real Redis and an embedded KRaft broker: records beyond the limit wait in the topic; each is processed exactly once,
+ * none reaches the application's error handler, and the group commits every offset once all are processed.
+ */
+class KafkaListenerLimitsTest {
+
+    static EmbeddedKafkaKraftBroker broker;
+
+    @BeforeAll
+    static void startBroker() {
+        broker = new EmbeddedKafkaKraftBroker(1, 2, "orders");
+        broker.afterPropertiesSet();
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        broker.destroy();
+    }
+
+    static class Orders {
+
+        final Map<String, AtomicInteger> processed = new ConcurrentHashMap<>();
+
+        @KafkaListener(id = "orders", topics = "orders", groupId = "orders")
+        @RateLimited(name = "orders", limit = 5, windowMs = 1_000, key = "'all'")
+        void process(ConsumerRecord<String, String> record) {
+            processed.computeIfAbsent(record.value(), v -> new AtomicInteger()).incrementAndGet();
+        }
+
+        Map<String, AtomicInteger> processed() {
+            return processed;
+        }
+    }
+
+    /** The application's own error handler: retries, then skips. Refusals must never reach it. */
+    static final AtomicInteger handled = new AtomicInteger();
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class KafkaApp {
+        @Bean
+        Orders orders() {
+            return new Orders();
+        }
+
+        @Bean
+        CommonErrorHandler applicationErrorHandler() {
+            return new DefaultErrorHandler(new FixedBackOff(0, 1)) {
+                @Override
+                public void handleRemaining(
+                        Exception thrown,
+                        List<ConsumerRecord<?, ?>> records,
+                        org.apache.kafka.clients.consumer.Consumer<?, ?> consumer,
+                        MessageListenerContainer container) {
+                    handled.incrementAndGet();
+                    super.handleRemaining(thrown, records, consumer, container);
+                }
+            };
+        }
+    }
+
+    /** The offsets the group committed, summed over the topic's partitions. */
+    static long committed(Admin admin) {
+        try {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("orders")
+                    .partitionsToOffsetAndMetadata()
+                    .get();
+            return committed.values().stream()
+                    .mapToLong(OffsetAndMetadata::offset)
+                    .sum();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void recordsBeyondTheLimitWaitAndAreEachProcessedOnceWithoutReachingTheErrorHandler() throws Exception {
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(KafkaApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(Map.of(
+                        "spring.data.redis.url",
+                        SharedRedis.get().url(),
+                        "ratelimit.key-prefix",
+                        "kafka-" + UUID.randomUUID() + ":",
+                        "spring.kafka.bootstrap-servers",
+                        broker.getBrokersAsString(),
+                        "spring.kafka.consumer.auto-offset-reset",
+                        "earliest"))
+                .run()) {
+            @SuppressWarnings("unchecked")
+            KafkaTemplate<Object, Object> template = context.getBean(KafkaTemplate.class);
+            for (int i = 0; i < 20; i++) {
+                template.send("orders", "order-" + i, "order-" + i);
+            }
+            template.flush();
+            Orders orders = context.getBean(Orders.class);
+            Poll.until(
+                    "all 20 orders processed",
+                    Duration.ofSeconds(60),
+                    () -> orders.processed().size() == 20);
+            assertThat(orders.processed().values())
+                    .as("each order processed exactly once")
+                    .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+            assertThat(context.getBean(RateLimitedListeners.class).pauses())
+                    .as("the limit of 5 a second refused some and paused the consumer")
+                    .isPositive();
+            assertThat(handled.get())
+                    .as("refusals that reached the application's error handler")
+                    .isZero();
+
+            try (Admin admin =
+                    Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()))) {
+                Poll.until("every offset committed", Duration.ofSeconds(30), () -> committed(admin) == 20);
+            }
+            assertThat(Set.copyOf(orders.processed().keySet())).hasSize(20);
+        }
+    }
+}
