@@ -1,9 +1,12 @@
 package io.github.ratelimit.grpc;
 
+import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.RefreshableLimits;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.call.CallRunner;
+import io.github.ratelimit.spring.definition.DeclaredLimits;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.KeyResolvers;
@@ -44,7 +47,7 @@ import org.springframework.http.server.PathContainer;
  * ignored where Spring gRPC is absent).
  */
 @GlobalServerInterceptor
-public final class RateLimitServerInterceptor implements ServerInterceptor, PathRules.Applied {
+public final class RateLimitServerInterceptor implements ServerInterceptor, DeclaredLimits, RefreshableLimits {
 
     private volatile PathRules rules;
     private final RateLimitDecisions decisions;
@@ -67,18 +70,28 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Path
         this.decisions = decisions;
         this.keys = keys;
         this.allPolicies = allPolicies;
-        this.rules = new PathRules(methodPatterns(rules), List.of(), plans, keys);
+        this.rules = compile(rules, plans, keys);
     }
 
-    @Override
+    /** The rules in force. */
     public PathRules pathRules() {
         return rules;
     }
 
     @Override
-    public Runnable prepare(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans) {
-        PathRules refreshed = new PathRules(methodPatterns(rules), List.of(), plans, keys);
+    public List<DeclaredLimit> declaredLimits() {
+        return rules.declaredLimits();
+    }
+
+    /** A refresh of the properties: {@code ratelimit.grpc.rules} compiled now, put in force when all parts compiled. */
+    @Override
+    public Runnable prepare(RateLimitProperties properties, Plans plans) {
+        PathRules refreshed = compile(properties.getGrpc().getRules(), plans, keys);
         return () -> this.rules = refreshed;
+    }
+
+    private static PathRules compile(List<FilterRuleSpec> rules, Plans plans, KeyResolvers keys) {
+        return new PathRules(methodPatterns(rules), "ratelimit.grpc.rules", plans, keys);
     }
 
     @Override

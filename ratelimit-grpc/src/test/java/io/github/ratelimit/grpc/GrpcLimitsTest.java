@@ -416,6 +416,61 @@ class GrpcLimitsTest {
                 .isNull();
     }
 
+    /** A bad rule fails the start, naming its property; no other rule's name is borrowed. */
+    @Test
+    void aBadRuleFailsTheStartNamingItsProperty() {
+        assertThatThrownBy(() -> instance(
+                        "grpc-" + UUID.randomUUID() + ":", Map.of("ratelimit.grpc.rules[1].limits[0].limit", "0")))
+                .hasStackTraceContaining("ratelimit.grpc.rules[1].limits[0]")
+                .satisfies(e -> assertThat(e).hasStackTraceContaining("ratelimit.grpc.rules[1]"));
+    }
+
+    /** A refresh of the properties (Spring Cloud's) puts changed gRPC rules in force; the filter's never replace them. */
+    @Test
+    void aRefreshPutsChangedRulesInForce() throws IOException {
+        Instance instance = instance("grpc-" + UUID.randomUUID() + ":");
+        var properties = instance.context().getBean(io.github.ratelimit.autoconfigure.RateLimitProperties.class);
+        var hello = properties.getGrpc().getRules().get(0);
+        var one = new io.github.ratelimit.spring.definition.FilterRuleSpec.LimitSpec(
+                1,
+                Duration.ofMinutes(1),
+                io.github.ratelimit.annotation.Algorithm.SLIDING_WINDOW,
+                null,
+                null,
+                null,
+                null,
+                null);
+        var refreshed = new java.util.ArrayList<>(properties.getGrpc().getRules());
+        refreshed.set(
+                0,
+                new io.github.ratelimit.spring.definition.FilterRuleSpec(
+                        hello.name(),
+                        hello.paths(),
+                        hello.methods(),
+                        List.of(one),
+                        hello.key(),
+                        hello.missingKey(),
+                        hello.cost(),
+                        hello.order(),
+                        hello.shadow(),
+                        hello.perPath(),
+                        hello.failureMode(),
+                        hello.retryAdvice(),
+                        hello.plans(),
+                        hello.plan(),
+                        hello.countOn(),
+                        hello.maxWait()));
+        properties.getGrpc().setRules(refreshed);
+        instance.context()
+                .getBean(RateLimitServerInterceptor.class)
+                .prepare(properties, io.github.ratelimit.spring.definition.Plans.NONE)
+                .run();
+        assertThat(call(instance, HELLO, "ivy", "ivy").status().getCode()).isEqualTo(Status.Code.OK);
+        assertThat(call(instance, HELLO, "ivy", "ivy").status().getCode())
+                .as("the refreshed limit of one")
+                .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    }
+
     @Test
     void twoInstancesOnOneRedisAdmitExactlyTheLimitBetweenThem() throws Exception {
         String prefix = "grpc-" + UUID.randomUUID() + ":";

@@ -268,6 +268,11 @@ public final class FilterRule {
         return new FilterRule(spec, index, "ratelimit.filter.rules[" + index + "]", plans, keys, "client");
     }
 
+    /** A rule of another property, which its errors name ({@code prefix}, such as {@code ratelimit.grpc.rules[0]}). */
+    static FilterRule compile(FilterRuleSpec spec, int index, String prefix, Plans plans, KeyResolvers keys) {
+        return new FilterRule(spec, index, prefix, plans, keys, "client");
+    }
+
     /**
      * A limit named in properties and applied where a route names it ({@code prefix} is its property, such as
      * {@code ratelimit.gateway.limits.per-client}): compiled as a rule for every path of the route. A route's

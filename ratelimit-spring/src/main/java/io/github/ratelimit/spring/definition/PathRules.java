@@ -32,10 +32,23 @@ public final class PathRules {
      * @param keys the kinds of key rules may name
      */
     public PathRules(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans, KeyResolvers keys) {
+        this(rules, "ratelimit.filter.rules", excludedPaths, plans, keys);
+    }
+
+    /**
+     * Rules of another property than {@code ratelimit.filter.rules}, which their errors name ({@code property[i]}),
+     * without exclusions: the rules of an integration whose patterns are not request paths (gRPC methods).
+     */
+    public PathRules(List<FilterRuleSpec> rules, String property, Plans plans, KeyResolvers keys) {
+        this(rules, property, List.of(), plans, keys);
+    }
+
+    private PathRules(
+            List<FilterRuleSpec> rules, String property, List<String> excludedPaths, Plans plans, KeyResolvers keys) {
         this.plans = plans;
         List<FilterRule> compiled = new ArrayList<>();
         for (int i = 0; i < rules.size(); i++) {
-            compiled.add(FilterRule.compile(rules.get(i), i, plans, keys));
+            compiled.add(FilterRule.compile(rules.get(i), i, property + "[" + i + "]", plans, keys));
         }
         compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
         this.rules = List.copyOf(compiled);
