@@ -18,10 +18,10 @@ import org.springframework.kafka.listener.MessageListenerContainer;
  * Makes the {@code @KafkaListener} containers answer the library's refusals by waiting, not by failing: before the
  * containers start, each record listener's error handler (the application's, else Spring Kafka's default) is wrapped so
  * that a record refused by {@code @RateLimited} (or a concurrency limit, or Redis unable to decide a limit that fails
- * closed) is sought back with the records after it, and its consumer pauses until the refusal's advice, then resumes.
- * The refused record never reaches the error handler, is never sent to a dead-letter topic, skipped or processed twice,
- * and no offset past it is committed. A pause is its consumer's: a rebalance meanwhile leaves new partitions paused
- * until it ends, as Spring Kafka keeps a paused container's partitions.
+ * closed) is sought back with the records after it, what came before it is committed, and its partition pauses until
+ * the refusal's advice, then resumes. The refused record never reaches the error handler, is never sent to a
+ * dead-letter topic, skipped or processed twice. A partition that moves to another instance of the group while paused
+ * can stay paused there (docs/kafka.md, known limitation).
  */
 public final class RateLimitedListeners implements SmartLifecycle {
 

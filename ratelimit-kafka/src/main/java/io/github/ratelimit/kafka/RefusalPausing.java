@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.log.LogAccessor;
@@ -23,9 +24,9 @@ import org.springframework.kafka.support.TopicPartitionOffset;
 
 /**
  * A listener container's error handler, with the library's refusals taken out: a record a limit refused is sought
- * back, with every record after it (so nothing is lost, skipped or processed twice, and no offset past it is
- * committed), and the consumer pauses until the refusal's advice, then resumes. Every other error goes to the
- * application's handler as before.
+ * back, with every record after it, and what came before it is committed (so nothing is lost, skipped or processed
+ * twice, and no offset past it is committed); its partitions pause until the refusal's advice, then resume. Every
+ * other error goes to the application's handler as before.
  */
 final class RefusalPausing implements CommonErrorHandler {
 
@@ -78,15 +79,19 @@ final class RefusalPausing implements CommonErrorHandler {
             delegate.handleRemaining(thrown, records, consumer, container);
             return;
         }
-        Map<TopicPartition, Long> first = new LinkedHashMap<>();
+        Map<TopicPartition, OffsetAndMetadata> first = new LinkedHashMap<>();
         for (ConsumerRecord<?, ?> record : records) {
-            first.putIfAbsent(new TopicPartition(record.topic(), record.partition()), record.offset());
+            first.putIfAbsent(
+                    new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset()));
         }
-        first.forEach(consumer::seek);
-        container.pause();
+        // what came before the refused record of each partition was processed: committed now, so that a rebalance
+        // during the pause gives the partition to its next owner from there, not from an older commit
+        consumer.commitSync(first);
+        first.forEach((partition, offset) -> consumer.seek(partition, offset.offset()));
+        first.keySet().forEach(container::pausePartition);
         pauses.incrementAndGet();
         long millis = Math.max(1, wait.toMillis());
-        scheduler.schedule(container::resume, millis, TimeUnit.MILLISECONDS);
+        scheduler.schedule(() -> first.keySet().forEach(container::resumePartition), millis, TimeUnit.MILLISECONDS);
     }
 
     @Override

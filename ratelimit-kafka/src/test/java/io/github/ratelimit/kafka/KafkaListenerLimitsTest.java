@@ -58,7 +58,7 @@ class KafkaListenerLimitsTest {
 
         final Map<String, AtomicInteger> processed = new ConcurrentHashMap<>();
 
-        @KafkaListener(id = "orders", topics = "orders", groupId = "orders")
+        @KafkaListener(id = "orders", topics = "${orders.topic:orders}", groupId = "${orders.topic:orders}")
         @RateLimited(name = "orders", limit = 5, windowMs = 1_000, key = "'all'")
         void process(ConsumerRecord<String, String> record) {
             processed.computeIfAbsent(record.value(), v -> new AtomicInteger()).incrementAndGet();
@@ -97,9 +97,9 @@ class KafkaListenerLimitsTest {
     }
 
     /** The offsets the group committed, summed over the topic's partitions. */
-    static long committed(Admin admin) {
+    static long committed(Admin admin, String group) {
         try {
-            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("orders")
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                     .partitionsToOffsetAndMetadata()
                     .get();
             return committed.values().stream()
@@ -113,20 +113,26 @@ class KafkaListenerLimitsTest {
         }
     }
 
-    @Test
-    void recordsBeyondTheLimitWaitAndAreEachProcessedOnceWithoutReachingTheErrorHandler() throws Exception {
-        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(KafkaApp.class)
+    static ConfigurableApplicationContext instance(String prefix, String topic) {
+        return new SpringApplicationBuilder(KafkaApp.class)
                 .web(WebApplicationType.NONE)
                 .properties(Map.of(
                         "spring.data.redis.url",
                         SharedRedis.get().url(),
                         "ratelimit.key-prefix",
-                        "kafka-" + UUID.randomUUID() + ":",
+                        prefix,
                         "spring.kafka.bootstrap-servers",
                         broker.getBrokersAsString(),
                         "spring.kafka.consumer.auto-offset-reset",
-                        "earliest"))
-                .run()) {
+                        "earliest",
+                        "orders.topic",
+                        topic))
+                .run();
+    }
+
+    @Test
+    void recordsBeyondTheLimitWaitAndAreEachProcessedOnceWithoutReachingTheErrorHandler() throws Exception {
+        try (ConfigurableApplicationContext context = instance("kafka-" + UUID.randomUUID() + ":", "orders")) {
             @SuppressWarnings("unchecked")
             KafkaTemplate<Object, Object> template = context.getBean(KafkaTemplate.class);
             for (int i = 0; i < 20; i++) {
@@ -150,7 +156,7 @@ class KafkaListenerLimitsTest {
 
             try (Admin admin =
                     Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()))) {
-                Poll.until("every offset committed", Duration.ofSeconds(30), () -> committed(admin) == 20);
+                Poll.until("every offset committed", Duration.ofSeconds(30), () -> committed(admin, "orders") == 20);
             }
             assertThat(Set.copyOf(orders.processed().keySet())).hasSize(20);
         }
