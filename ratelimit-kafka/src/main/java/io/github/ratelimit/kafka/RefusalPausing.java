@@ -19,6 +19,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.log.LogAccessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.support.TopicPartitionOffset;
 
@@ -29,6 +30,8 @@ import org.springframework.kafka.support.TopicPartitionOffset;
  * other error goes to the application's handler as before.
  */
 final class RefusalPausing implements CommonErrorHandler {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RefusalPausing.class);
 
     private final CommonErrorHandler delegate;
     private final ScheduledExecutorService scheduler;
@@ -85,8 +88,19 @@ final class RefusalPausing implements CommonErrorHandler {
                     new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset()));
         }
         // what came before the refused record of each partition was processed: committed now, so that a rebalance
-        // during the pause gives the partition to its next owner from there, not from an older commit
-        consumer.commitSync(first);
+        // during the pause gives the partition to its next owner from there, not from an older commit (unless the
+        // application acknowledges records itself, or commits in a transaction: then that stays its own)
+        var properties = container.getContainerProperties();
+        boolean manual = properties.getAckMode() == ContainerProperties.AckMode.MANUAL
+                || properties.getAckMode() == ContainerProperties.AckMode.MANUAL_IMMEDIATE;
+        if (!manual && properties.getKafkaAwareTransactionManager() == null) {
+            try {
+                consumer.commitSync(first);
+            } catch (RuntimeException e) {
+                LOG.warn("Could not commit the offsets before a refused record; a rebalance during its pause may"
+                        + " process them again: " + e.getMessage());
+            }
+        }
         first.forEach((partition, offset) -> consumer.seek(partition, offset.offset()));
         first.keySet().forEach(container::pausePartition);
         pauses.incrementAndGet();
