@@ -95,7 +95,8 @@ public final class GraphQlRefusals extends DataFetcherExceptionResolverAdapter {
         return answer.extensions(extensions).build();
     }
 
+    /** Whole seconds, rounded up, at least 1: as {@code Retry-After} says them. */
     private static long seconds(Duration duration) {
-        return Math.max(1, (duration.toMillis() + 999) / 1000);
+        return Math.max(1, RateLimitHeaders.seconds(duration));
     }
 }

@@ -93,11 +93,12 @@ public final class GrpcRefusals {
         return status.asException(trailers);
     }
 
-    private static void fields(Metadata trailers, Map<String, String> headers) {
+    /** Puts the RateLimit fields of {@code headers} (HTTP's names) into {@code metadata}; Retry-After stays out. */
+    static void fields(Metadata metadata, Map<String, String> headers) {
         headers.forEach((name, value) -> {
             switch (name.toLowerCase(Locale.ROOT)) {
-                case "ratelimit" -> trailers.put(RATE_LIMIT, value);
-                case "ratelimit-policy" -> trailers.put(RATE_LIMIT_POLICY, value);
+                case "ratelimit" -> metadata.put(RATE_LIMIT, value);
+                case "ratelimit-policy" -> metadata.put(RATE_LIMIT_POLICY, value);
                 default -> {} // Retry-After: grpc-retry-pushback-ms says it in milliseconds
             }
         });

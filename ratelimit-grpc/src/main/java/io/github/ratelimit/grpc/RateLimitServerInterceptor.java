@@ -196,13 +196,7 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Decl
         public void sendHeaders(Metadata headers) {
             Decision decision = admitted;
             if (decision != null && !decision.outcomes().isEmpty()) {
-                RateLimitHeaders.of(decision, allPolicies).forEach((name, value) -> {
-                    switch (name.toLowerCase(Locale.ROOT)) {
-                        case "ratelimit" -> headers.put(GrpcRefusals.RATE_LIMIT, value);
-                        case "ratelimit-policy" -> headers.put(GrpcRefusals.RATE_LIMIT_POLICY, value);
-                        default -> {}
-                    }
-                });
+                GrpcRefusals.fields(headers, RateLimitHeaders.of(decision, allPolicies));
             }
             super.sendHeaders(headers);
         }
@@ -236,30 +230,23 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Decl
 
         @Override
         public void onMessage(Q message) {
-            try {
-                super.onMessage(message);
-            } catch (RuntimeException e) {
-                if (!call.refuse(e)) {
-                    throw e;
-                }
-            }
+            answered(() -> super.onMessage(message));
         }
 
         @Override
         public void onHalfClose() {
-            try {
-                super.onHalfClose();
-            } catch (RuntimeException e) {
-                if (!call.refuse(e)) {
-                    throw e;
-                }
-            }
+            answered(super::onHalfClose);
         }
 
         @Override
         public void onReady() {
+            answered(super::onReady);
+        }
+
+        /** Runs a step of the handler; a refusal it throws closes the call with its answer, anything else goes on. */
+        private void answered(Runnable step) {
             try {
-                super.onReady();
+                step.run();
             } catch (RuntimeException e) {
                 if (!call.refuse(e)) {
                     throw e;

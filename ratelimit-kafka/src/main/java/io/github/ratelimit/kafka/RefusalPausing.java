@@ -59,9 +59,6 @@ final class RefusalPausing implements CommonErrorHandler {
             if (cause instanceof RedisUnavailableException unavailable) {
                 return unavailable.retryAfter();
             }
-            if (cause.getCause() == cause) {
-                break;
-            }
         }
         return null;
     }

@@ -66,7 +66,7 @@ final class ConnectionDetailsSettings {
 
     private static List<String> nodes(List<DataRedisConnectionDetails.Node> nodes) {
         return nodes.stream()
-                .map(node -> (node.host().contains(":") ? "[" + node.host() + "]" : node.host()) + ":" + node.port())
+                .map(node -> RedisConnectionSettings.hostAndPort(node.host(), node.port()))
                 .toList();
     }
 }

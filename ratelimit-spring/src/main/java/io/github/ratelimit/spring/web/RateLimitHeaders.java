@@ -231,7 +231,7 @@ public final class RateLimitHeaders {
     }
 
     /** Whole seconds, rounded up: a client waiting that long is never early. */
-    static long seconds(Duration duration) {
+    public static long seconds(Duration duration) {
         long millis = Math.max(0, duration.toMillis());
         return (millis + 999) / 1000;
     }
