@@ -20,8 +20,8 @@ import org.springframework.kafka.listener.MessageListenerContainer;
  * that a record refused by {@code @RateLimited} (or a concurrency limit, or Redis unable to decide a limit that fails
  * closed) is sought back with the records after it, what came before it is committed, and its partition pauses until
  * the refusal's advice, then resumes. The refused record never reaches the error handler, is never sent to a
- * dead-letter topic, skipped or processed twice. A partition that moves to another instance of the group while paused
- * can stay paused there (docs/kafka.md, known limitation).
+ * dead-letter topic, skipped or processed twice, also when its partition moves to another instance of the group
+ * during the pause (docs/kafka.md).
  */
 public final class RateLimitedListeners implements SmartLifecycle {
 

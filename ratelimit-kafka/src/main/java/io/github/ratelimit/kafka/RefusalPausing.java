@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.log.LogAccessor;
+import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.MessageListenerContainer;
@@ -103,6 +104,13 @@ final class RefusalPausing implements CommonErrorHandler {
         pauses.incrementAndGet();
         long millis = Math.max(1, wait.toMillis());
         scheduler.schedule(() -> first.keySet().forEach(container::resumePartition), millis, TimeUnit.MILLISECONDS);
+        // thrown, not returned: a handler that returns has handled the record, and the container then commits past
+        // it (ackAfterHandle), so that a rebalance during the pause would give its partition to the next owner after
+        // the refused record, which no one would ever process. Logged by the container at DEBUG only.
+        throw new KafkaException(
+                "Paused " + first.keySet() + " for " + millis + " ms after a refusal; the refused record is read again",
+                KafkaException.Level.DEBUG,
+                thrown);
     }
 
     @Override

@@ -45,7 +45,7 @@ class KafkaListenerLimitsTest {
 
     @BeforeAll
     static void startBroker() {
-        broker = new EmbeddedKafkaKraftBroker(1, 2, "orders");
+        broker = new EmbeddedKafkaKraftBroker(1, 2, "orders", "rebalanced");
         broker.afterPropertiesSet();
     }
 
@@ -160,5 +160,50 @@ class KafkaListenerLimitsTest {
             }
             assertThat(Set.copyOf(orders.processed().keySet())).hasSize(20);
         }
+    }
+
+    @Test
+    void aRebalanceDuringAPauseLeavesNoPartitionPausedAndLosesNothing() throws Exception {
+        String prefix = "kafka-" + UUID.randomUUID() + ":";
+        try (ConfigurableApplicationContext first = instance(prefix, "rebalanced")) {
+            @SuppressWarnings("unchecked")
+            KafkaTemplate<Object, Object> template = first.getBean(KafkaTemplate.class);
+            for (int i = 0; i < 40; i++) {
+                template.send("rebalanced", "order-" + i, "order-" + i);
+            }
+            template.flush();
+            Poll.until(
+                    "the first instance paused by a refusal",
+                    Duration.ofSeconds(30),
+                    () -> first.getBean(RateLimitedListeners.class).pauses() > 0);
+            try (ConfigurableApplicationContext second = instance(prefix, "rebalanced")) {
+                Map<String, AtomicInteger> both = new ConcurrentHashMap<>();
+                Poll.until("all 40 orders processed by the two instances", Duration.ofSeconds(90), () -> {
+                    both.clear();
+                    for (ConfigurableApplicationContext context : List.of(first, second)) {
+                        context.getBean(Orders.class).processed().forEach((order, count) -> both.computeIfAbsent(
+                                        order, o -> new AtomicInteger())
+                                .addAndGet(count.get()));
+                    }
+                    return both.size() == 40;
+                });
+                assertThat(second.getBean(Orders.class).processed())
+                        .as("the second instance was given a partition")
+                        .isNotEmpty();
+                assertThat(both.values())
+                        .as("each order processed exactly once across the two instances")
+                        .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+                try (Admin admin =
+                        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()))) {
+                    Poll.until(
+                            "every offset committed",
+                            Duration.ofSeconds(30),
+                            () -> committed(admin, "rebalanced") == 40);
+                }
+            }
+        }
+        assertThat(handled.get())
+                .as("refusals that reached the application's error handler")
+                .isZero();
     }
 }
