@@ -25,8 +25,8 @@ import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.support.TopicPartitionOffset;
 
 /**
- * A listener container's error handler, with the library's refusals taken out: a record a limit refused is sought
- * back, with every record after it, and what came before it is committed (so nothing is lost, skipped or processed
+ * A listener container's error handler, with the library's refusals taken out: a record a limit refused (or a batch)
+ * is sought back, with every record after it, and what came before it is committed (so nothing is lost, skipped or processed
  * twice, and no offset past it is committed); its partitions pause until the refusal's advice, then resume. Every
  * other error goes to the application's handler as before.
  */
@@ -85,6 +85,22 @@ final class RefusalPausing implements CommonErrorHandler {
             first.putIfAbsent(
                     new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset()));
         }
+        throw pause(first, wait, thrown, consumer, container);
+    }
+
+    /**
+     * Seeks each partition back to its first record not processed, commits what came before (see below), pauses those
+     * partitions until {@code wait} has passed, and returns what the handler throws: thrown, not returned, because a
+     * handler that returns has handled the records, and the container then commits past them (ackAfterHandle), so that
+     * a rebalance during the pause would give a partition to its next owner after the refused record, which no one
+     * would ever process. The container logs it at DEBUG only.
+     */
+    private KafkaException pause(
+            Map<TopicPartition, OffsetAndMetadata> first,
+            Duration wait,
+            Exception thrown,
+            Consumer<?, ?> consumer,
+            MessageListenerContainer container) {
         // what came before the refused record of each partition was processed: committed now, so that a rebalance
         // during the pause gives the partition to its next owner from there, not from an older commit (unless the
         // application acknowledges records itself, or commits in a transaction: then that stays its own)
@@ -103,12 +119,11 @@ final class RefusalPausing implements CommonErrorHandler {
         first.keySet().forEach(container::pausePartition);
         pauses.incrementAndGet();
         long millis = Math.max(1, wait.toMillis());
+        // lifted whether the partition is still assigned or not, so that one given back later is not left paused
         scheduler.schedule(() -> first.keySet().forEach(container::resumePartition), millis, TimeUnit.MILLISECONDS);
-        // thrown, not returned: a handler that returns has handled the record, and the container then commits past
-        // it (ackAfterHandle), so that a rebalance during the pause would give its partition to the next owner after
-        // the refused record, which no one would ever process. Logged by the container at DEBUG only.
-        throw new KafkaException(
-                "Paused " + first.keySet() + " for " + millis + " ms after a refusal; the refused record is read again",
+        return new KafkaException(
+                "Paused " + first.keySet() + " for " + millis
+                        + " ms after a refusal; the refused records are read again",
                 KafkaException.Level.DEBUG,
                 thrown);
     }
@@ -135,7 +150,19 @@ final class RefusalPausing implements CommonErrorHandler {
             Consumer<?, ?> consumer,
             MessageListenerContainer container,
             Runnable invokeListener) {
-        delegate.handleBatch(thrown, data, consumer, container, invokeListener);
+        Duration wait = refusal(thrown);
+        if (wait == null) {
+            delegate.handleBatch(thrown, data, consumer, container, invokeListener);
+            return;
+        }
+        // the whole batch was refused before the listener ran: each partition is read again from its first record
+        Map<TopicPartition, OffsetAndMetadata> first = new LinkedHashMap<>();
+        for (TopicPartition partition : data.partitions()) {
+            first.put(
+                    partition,
+                    new OffsetAndMetadata(data.records(partition).get(0).offset()));
+        }
+        throw pause(first, wait, thrown, consumer, container);
     }
 
     @Override

@@ -45,7 +45,7 @@ class KafkaListenerLimitsTest {
 
     @BeforeAll
     static void startBroker() {
-        broker = new EmbeddedKafkaKraftBroker(1, 2, "orders", "rebalanced");
+        broker = new EmbeddedKafkaKraftBroker(1, 2, "orders", "rebalanced", "batches");
         broker.afterPropertiesSet();
     }
 
@@ -69,6 +69,29 @@ class KafkaListenerLimitsTest {
         }
     }
 
+    /** A batch listener whose batch costs one unit per record: 10 records a second, at most 4 a poll. */
+    static class Batches {
+
+        final Map<String, AtomicInteger> processed = new ConcurrentHashMap<>();
+
+        @KafkaListener(
+                id = "batches",
+                topics = "batches",
+                groupId = "batches-${orders.topic:orders}",
+                batch = "true",
+                properties = "max.poll.records=4")
+        @RateLimited(name = "batches", limit = 10, windowMs = 1_000, key = "'all'", cost = "#records.size()")
+        void process(List<ConsumerRecord<String, String>> records) {
+            records.forEach(record -> processed
+                    .computeIfAbsent(record.value(), v -> new AtomicInteger())
+                    .incrementAndGet());
+        }
+
+        Map<String, AtomicInteger> processed() {
+            return processed;
+        }
+    }
+
     /** The application's own error handler: retries, then skips. Refusals must never reach it. */
     static final AtomicInteger handled = new AtomicInteger();
 
@@ -78,6 +101,11 @@ class KafkaListenerLimitsTest {
         @Bean
         Orders orders() {
             return new Orders();
+        }
+
+        @Bean
+        Batches batches() {
+            return new Batches();
         }
 
         @Bean
@@ -205,5 +233,38 @@ class KafkaListenerLimitsTest {
         assertThat(handled.get())
                 .as("refusals that reached the application's error handler")
                 .isZero();
+    }
+
+    @Test
+    void aRefusedBatchWaitsWholeAndEachRecordIsProcessedOnce() throws Exception {
+        try (ConfigurableApplicationContext context = instance("kafka-" + UUID.randomUUID() + ":", "orders")) {
+            @SuppressWarnings("unchecked")
+            KafkaTemplate<Object, Object> template = context.getBean(KafkaTemplate.class);
+            for (int i = 0; i < 30; i++) {
+                template.send("batches", "batch-" + i, "batch-" + i);
+            }
+            template.flush();
+            Batches batches = context.getBean(Batches.class);
+            Poll.until(
+                    "all 30 records of the batches processed",
+                    Duration.ofSeconds(60),
+                    () -> batches.processed().size() == 30);
+            assertThat(batches.processed().values())
+                    .as("each record processed exactly once")
+                    .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
+            assertThat(context.getBean(RateLimitedListeners.class).pauses())
+                    .as("10 records a second refused some batches")
+                    .isPositive();
+            assertThat(handled.get())
+                    .as("refusals that reached the application's error handler")
+                    .isZero();
+            try (Admin admin =
+                    Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()))) {
+                Poll.until(
+                        "every offset committed",
+                        Duration.ofSeconds(30),
+                        () -> committed(admin, "batches-orders") == 30);
+            }
+        }
     }
 }
