@@ -74,12 +74,7 @@ class KafkaListenerLimitsTest {
 
         final Map<String, AtomicInteger> processed = new ConcurrentHashMap<>();
 
-        @KafkaListener(
-                id = "batches",
-                topics = "batches",
-                groupId = "batches-${orders.topic:orders}",
-                batch = "true",
-                properties = "max.poll.records=4")
+        @KafkaListener(id = "batches", topics = "batches", batch = "true", properties = "max.poll.records=4")
         @RateLimited(name = "batches", limit = 10, windowMs = 1_000, key = "'all'", cost = "#records.size()")
         void process(List<ConsumerRecord<String, String>> records) {
             records.forEach(record -> processed
@@ -260,10 +255,7 @@ class KafkaListenerLimitsTest {
                     .isZero();
             try (Admin admin =
                     Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()))) {
-                Poll.until(
-                        "every offset committed",
-                        Duration.ofSeconds(30),
-                        () -> committed(admin, "batches-orders") == 30);
+                Poll.until("every offset committed", Duration.ofSeconds(30), () -> committed(admin, "batches") == 30);
             }
         }
     }
