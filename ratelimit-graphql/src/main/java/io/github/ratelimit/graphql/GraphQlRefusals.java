@@ -54,8 +54,12 @@ public final class GraphQlRefusals extends DataFetcherExceptionResolverAdapter {
 
     @Override
     protected @Nullable GraphQLError resolveToSingleError(Throwable error, DataFetchingEnvironment environment) {
+        return error(error, GraphqlErrorBuilder.newError(environment), allPolicies);
+    }
+
+    /** The error of a refusal, built on {@code answer} (a field's, or an operation's); null for any other error. */
+    static @Nullable GraphQLError error(Throwable error, GraphqlErrorBuilder<?> answer, boolean allPolicies) {
         Map<String, Object> extensions = new LinkedHashMap<>();
-        GraphqlErrorBuilder<?> answer = GraphqlErrorBuilder.newError(environment);
         if (error instanceof RateLimitExceededException exceeded) {
             Decision decision = exceeded.decision();
             extensions.put("retryAfter", seconds(decision.retryAfter()));

@@ -30,12 +30,14 @@ class GraphQlArchitectureTest {
                 actual.add(type.getName().substring("io.github.ratelimit.graphql.".length()));
             }
         }
-        assertThat(actual).containsExactly("GraphQlRefusals", "RateLimitGraphQlAutoConfiguration");
+        assertThat(actual)
+                .containsExactly("GraphQlOperationLimits", "GraphQlRefusals", "RateLimitGraphQlAutoConfiguration");
     }
 
     /**
      * Of the auto-configuration, the GraphQL module uses only its main package (the properties, what a refresh rebuilds); of
-     * the engine, the RateLimit fields of the HTTP side, a named package with a documented API; never {@code internal} or a feature package.
+     * the engine, the limit definitions, the HTTP side's RateLimit fields and the runner of a call, each a named package
+     * with a documented API; never {@code internal} or a feature package.
      */
     @Test
     void ofTheAutoConfigurationOnlyItsMainPackageAndOfTheEngineOnlyTheSharedApiIsUsed() {
@@ -47,7 +49,10 @@ class GraphQlArchitectureTest {
         noClasses()
                 .should()
                 .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("io.github.ratelimit.spring..")
-                        .and(JavaClass.Predicates.resideOutsideOfPackages("io.github.ratelimit.spring.web")))
+                        .and(JavaClass.Predicates.resideOutsideOfPackages(
+                                "io.github.ratelimit.spring.definition",
+                                "io.github.ratelimit.spring.web",
+                                "io.github.ratelimit.spring.call")))
                 .check(GRAPHQL);
     }
 

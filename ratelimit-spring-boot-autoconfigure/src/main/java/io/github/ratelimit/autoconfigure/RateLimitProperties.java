@@ -32,11 +32,9 @@ public class RateLimitProperties implements Validator {
     private boolean enabled = true;
 
     /**
-     * Where rate limits are counted: redis (the default; every instance shares each limit, and the ratelimit-redis
-     * module, which the starter brings, must be on the class path) or memory (each instance counts alone, announced
-     * with a WARN at startup: for one instance, local development and tests; tokens, locks and concurrency limits
-     * need Redis and are not available). Never chosen for you: an application whose Redis is down keeps store redis
-     * and its failure mode.
+     * Where rate limits are counted: redis (the default, shared by every instance; needs ratelimit-redis, which the
+     * starter brings) or memory (each instance alone, with a WARN at startup; tokens, locks and concurrency limits
+     * need Redis). Never chosen for you: an application whose Redis is down keeps redis and its failure mode.
      */
     private Store store = Store.REDIS;
 
@@ -54,10 +52,7 @@ public class RateLimitProperties implements Validator {
      */
     private String keyPrefix = "ratelimit:";
 
-    /**
-     * Whether every limit (annotations and filter rules) is in shadow mode: counted and reported in headers,
-     * never refusing a request; would-be rejections are logged.
-     */
+    /** Whether every limit is in shadow mode: counted and reported, never refusing; would-be refusals are logged. */
     private boolean shadow;
 
     /**
@@ -627,19 +622,23 @@ public class RateLimitProperties implements Validator {
         }
     }
 
-    private final Grpc grpc = new Grpc();
+    private final Rules grpc = new Rules();
+    private final Rules graphql = new Rules();
 
-    public Grpc getGrpc() {
+    /** gRPC methods (ratelimit-grpc): {@code paths} such as {@code package.Service/Method}; keys read metadata. */
+    public Rules getGrpc() {
         return grpc;
     }
 
-    /** Limits on gRPC methods (with the {@code ratelimit-grpc} module). */
-    public static class Grpc {
+    /** GraphQL operations (ratelimit-graphql): {@code paths} such as {@code query/*}; the cost is per field. */
+    public Rules getGraphql() {
+        return graphql;
+    }
 
-        /**
-         * Rules for gRPC methods, as path rules are for paths: {@code paths} are method patterns such as
-         * {@code package.Service/Method} or {@code package.Service/*}; keys read metadata ({@code header:x-user-id}).
-         */
+    /** Rules of an integration beyond HTTP, as path rules are for paths. */
+    public static class Rules {
+
+        /** Rules whose paths are the integration's patterns (gRPC methods, GraphQL operations). */
         private List<FilterRuleSpec> rules = new ArrayList<>();
 
         public List<FilterRuleSpec> getRules() {

@@ -184,6 +184,59 @@ class ProtocolsContractTest {
                 .isTrue();
     }
 
+    @Test
+    void anOperationCostsItsFieldsAndARefusedOneIsAnsweredAsItsMediaTypeAsks() throws Exception {
+        StringBuilder thirty = new StringBuilder("{");
+        for (int i = 0; i < 30; i++) {
+            thirty.append(" f").append(i).append(": __typename");
+        }
+        String document = thirty.append(" }").toString();
+        for (Instance instance : List.of(first, second)) { // 60 fields of 60 a minute, on both instances
+            HttpResponse<String> admitted =
+                    graphQl(instance, "fields-user", document, "application/graphql-response+json");
+            assertThat(admitted.statusCode()).isEqualTo(200);
+            assertThat(json.readTree(admitted.body()).path("data").path("f29").asString())
+                    .isEqualTo("Query");
+        }
+        HttpResponse<String> refused = graphQl(first, "fields-user", document, "application/graphql-response+json");
+        assertThat(refused.statusCode())
+                .as("a request error under application/graphql-response+json")
+                .isEqualTo(400);
+        JsonNode body = json.readTree(refused.body());
+        assertThat(body.has("data")).as("the operation did not run").isFalse();
+        assertThat(body.path("errors")
+                        .get(0)
+                        .path("extensions")
+                        .path("classification")
+                        .asString())
+                .isEqualTo("RATE_LIMITED");
+        assertThat(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow()))
+                .isBetween(1L, 60L);
+        HttpResponse<String> asJson = graphQl(second, "fields-user", "{ __typename }", "application/json");
+        assertThat(asJson.statusCode())
+                .as("the same refusal under application/json")
+                .isEqualTo(200);
+        assertThat(json.readTree(asJson.body())
+                        .path("errors")
+                        .get(0)
+                        .path("extensions")
+                        .path("classification")
+                        .asString())
+                .isEqualTo("RATE_LIMITED");
+    }
+
+    static HttpResponse<String> graphQl(Instance instance, String user, String document, String accept)
+            throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + instance.httpPort() + "/graphql"))
+                        .header("Content-Type", "application/json")
+                        .header("Accept", accept)
+                        .header("X-User-Id", user)
+                        .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(Map.of("query", document))))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     static JsonNode quote(Instance instance, String user) throws Exception {
         HttpResponse<String> response = http.send(
                 HttpRequest.newBuilder(URI.create("http://localhost:" + instance.httpPort() + "/graphql"))

@@ -121,10 +121,24 @@ public final class PathRules {
      */
     public RateLimitDecisions.@Nullable Call call(
             String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
+        return call(method, rawPath, path, view, decisions, 1);
+    }
+
+    /**
+     * The same, for a request of {@code units} units: each rule takes its cost that many times (a GraphQL operation's
+     * fields).
+     */
+    public RateLimitDecisions.@Nullable Call call(
+            String method,
+            String rawPath,
+            PathContainer path,
+            CallerContext view,
+            RateLimitDecisions decisions,
+            long units) {
         if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
             return null;
         }
-        RuleCall call = new RuleCall(plans, rawPath, view, decisions);
+        RuleCall call = new RuleCall(plans, rawPath, view, decisions, units);
         for (FilterRule rule : rules) {
             if (rule.matches(method, path)) {
                 call.add(rule);

@@ -24,16 +24,23 @@ final class RuleCall {
     private final String rawPath;
     private final CallerContext view;
     private final RateLimitDecisions decisions;
+    private final long units;
     private final Set<FailureMode> failureModes = EnumSet.noneOf(FailureMode.class);
     private final List<String> names = new ArrayList<>();
     private final List<LimitRequest> requests = new ArrayList<>();
     private Duration wait = Duration.ZERO;
 
     RuleCall(Plans plans, String rawPath, CallerContext view, RateLimitDecisions decisions) {
+        this(plans, rawPath, view, decisions, 1);
+    }
+
+    /** @param units how many times each rule takes its cost (a GraphQL operation's fields), at least 0 */
+    RuleCall(Plans plans, String rawPath, CallerContext view, RateLimitDecisions decisions, long units) {
         this.plans = plans;
         this.rawPath = rawPath;
         this.view = view;
         this.decisions = decisions;
+        this.units = units;
     }
 
     /**
@@ -64,7 +71,8 @@ final class RuleCall {
             identifier = identifier.perPath(rawPath);
         }
         for (RateLimit limit : limits) {
-            requests.add(rule.definition.request(limit, identifier, rule.cost, decisions));
+            long cost = rule.cost > 0 && units > Long.MAX_VALUE / rule.cost ? Long.MAX_VALUE : rule.cost * units;
+            requests.add(rule.definition.request(limit, identifier, cost, decisions));
         }
     }
 
