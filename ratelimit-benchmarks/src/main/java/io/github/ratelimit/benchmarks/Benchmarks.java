@@ -153,6 +153,17 @@ public final class Benchmarks {
             }
             return;
         }
+        if (options.containsKey("kafka")) {
+            try {
+                KafkaThroughput.run(
+                        "redis://127.0.0.1:" + port,
+                        Integer.parseInt(options.getOrDefault("rounds", "5")),
+                        Integer.parseInt(options.getOrDefault("records", "5000")));
+            } finally {
+                server.stop();
+            }
+            return;
+        }
         if (options.containsKey("grpc")) {
             try {
                 GrpcLatency.run(
