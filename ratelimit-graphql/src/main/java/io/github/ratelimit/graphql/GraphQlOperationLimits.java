@@ -36,7 +36,16 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import org.springframework.graphql.server.WebGraphQlInterceptor;
 import org.springframework.graphql.server.WebGraphQlRequest;
 import org.springframework.graphql.server.WebGraphQlResponse;
@@ -50,7 +59,8 @@ import reactor.core.scheduler.Schedulers;
  * operation ({@code query/QuoteOf}, {@code mutation/*}, {@code subscription/**}; an operation without a name is
  * {@code anonymous}) are decided before it is executed, through the same runner as HTTP: on a thread that may block (a
  * servlet's) there, so that the operation runs on it as it would without them; elsewhere without blocking. Each rule
- * takes its {@code cost} once per field the operation selects (fields of fragments counted where they are spread). A
+ * takes its {@code cost} once per unit of the operation's cost: {@code ratelimit.graphql.cost}, by default the fields it
+ * selects (fields of fragments counted where they are spread). A
  * refused operation is not executed: its answer is one error ({@code classification: "RATE_LIMITED"},
  * {@code retryAfter}, {@code policy}) with no {@code data}, which Spring for GraphQL answers with the status the GraphQL
  * over HTTP specification gives its media type (200 for {@code application/json}, 4xx for
@@ -59,13 +69,18 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class GraphQlOperationLimits implements WebGraphQlInterceptor, DeclaredLimits, RefreshableLimits {
 
+    private static final Logger log = LoggerFactory.getLogger(GraphQlOperationLimits.class);
+
     private volatile PathRules rules;
+    private volatile ToLongFunction<Operation> cost;
     private final RateLimitDecisions decisions;
     private final KeyResolvers keys;
     private final boolean allPolicies;
 
     /**
      * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
+     * @param cost the units an operation costs, a SpEL expression over {@code #fields} (the fields it selects),
+     *     {@code #depth} (its deepest field's), {@code #type} and {@code #name}; checked now
      * @param decisions the decision flow shared with the annotations
      * @param plans the plan groups rules may name
      * @param allPolicies whether the RateLimit fields carry every limit instead of those the client needs
@@ -73,6 +88,7 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
      */
     public GraphQlOperationLimits(
             List<FilterRuleSpec> rules,
+            String cost,
             RateLimitDecisions decisions,
             Plans plans,
             boolean allPolicies,
@@ -81,6 +97,7 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
         this.keys = keys;
         this.allPolicies = allPolicies;
         this.rules = compile(rules, plans, keys);
+        this.cost = costOf(cost);
     }
 
     @Override
@@ -92,7 +109,11 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
     @Override
     public Runnable prepare(RateLimitProperties properties, Plans plans) {
         PathRules refreshed = compile(properties.getGraphql().getRules(), plans, keys);
-        return () -> this.rules = refreshed;
+        ToLongFunction<Operation> refreshedCost = costOf(properties.getGraphql().getCost());
+        return () -> {
+            this.rules = refreshed;
+            this.cost = refreshedCost;
+        };
     }
 
     private static PathRules compile(List<FilterRuleSpec> rules, Plans plans, KeyResolvers keys) {
@@ -106,6 +127,63 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
                 .toList();
         return new PathRules(patterns, "ratelimit.graphql.rules", plans, keys);
     }
+
+    /**
+     * The cost expression, compiled and tried on an operation of one field.
+     *
+     * @throws InvalidFilterRuleException naming {@code ratelimit.graphql.cost} when it is not SpEL or gives no number
+     */
+    static ToLongFunction<Operation> costOf(String expression) {
+        Expression parsed;
+        try {
+            parsed = new SpelExpressionParser().parseExpression(expression);
+        } catch (ParseException e) {
+            throw new InvalidFilterRuleException(COST, "is not a SpEL expression: " + e.getMessage());
+        }
+        ToLongFunction<Operation> cost = operation -> {
+            EvaluationContext context =
+                    SimpleEvaluationContext.forReadOnlyDataBinding().build();
+            context.setVariable("fields", operation.fields());
+            context.setVariable("depth", operation.depth());
+            context.setVariable("type", operation.type());
+            context.setVariable("name", operation.name());
+            Object units = parsed.getValue(context);
+            if (!(units instanceof Number number) || number.doubleValue() < 0) {
+                throw new InvalidFilterRuleException(
+                        COST, "'" + expression + "' gave " + units + ", not a number of 0 or more");
+            }
+            return (long) Math.ceil(number.doubleValue());
+        };
+        try {
+            cost.applyAsLong(new Operation("query", "anonymous", 1, 1));
+        } catch (EvaluationException e) {
+            throw new InvalidFilterRuleException(COST, "'" + expression + "' cannot be evaluated: " + e.getMessage());
+        }
+        return cost;
+    }
+
+    private static final String COST = "ratelimit.graphql.cost";
+
+    /** An operation's units; its fields when the expression fails on it (logged once). */
+    private long units(Operation operation) {
+        try {
+            return cost.applyAsLong(operation);
+        } catch (RuntimeException e) {
+            if (!costFailed) {
+                costFailed = true;
+                log.warn(
+                        "{} failed on the operation {}/{}, which costs its {} fields instead: {}",
+                        COST,
+                        operation.type(),
+                        operation.name(),
+                        operation.fields(),
+                        e.getMessage());
+            }
+            return operation.fields();
+        }
+    }
+
+    private volatile boolean costFailed;
 
     @Override
     public Mono<WebGraphQlResponse> intercept(WebGraphQlRequest request, Chain chain) {
@@ -125,7 +203,7 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
         CallRunner.Start start = new CallRunner.Start(
                 decisions,
                 caller,
-                view -> applied.call("POST", path, PathContainer.parsePath(path), view, decisions, operation.fields()),
+                view -> applied.call("POST", path, PathContainer.parsePath(path), view, decisions, units(operation)),
                 RateLimitDecisions.After.DEFAULT);
         if (!Schedulers.isInNonBlockingThread()) {
             // a thread that may block (a servlet's): decided here, so that the operation runs on it as it would
@@ -183,9 +261,9 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
      * A document that cannot be parsed, or that has no such operation, is an anonymous query of one field: the rules
      * still apply to it, and GraphQL answers its error.
      */
-    record Operation(String type, String name, long fields) {
+    record Operation(String type, String name, long fields, int depth) {
 
-        static final Operation UNREADABLE = new Operation("query", "anonymous", 1);
+        static final Operation UNREADABLE = new Operation("query", "anonymous", 1, 1);
 
         static Operation of(String document, @Nullable String operationName) {
             Document parsed;
@@ -210,31 +288,41 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
             if (chosen == null || (operationName == null && operations > 1)) {
                 return UNREADABLE;
             }
+            long[] counted = count(chosen.getSelectionSet(), fragments, new HashSet<>());
             return new Operation(
                     chosen.getOperation().name().toLowerCase(Locale.ROOT),
                     chosen.getName() == null ? "anonymous" : chosen.getName(),
-                    Math.max(1, count(chosen.getSelectionSet(), fragments, new HashSet<>())));
+                    Math.max(1, counted[0]),
+                    (int) Math.max(1, counted[1]));
         }
 
-        /** The fields of a selection, nested ones included; a fragment spread within itself counts once. */
-        private static long count(
+        /**
+         * The fields of a selection, nested ones included, and its depth (of its deepest field); a fragment spread
+         * within itself counts once.
+         */
+        private static long[] count(
                 @Nullable SelectionSet selections, Map<String, FragmentDefinition> fragments, Set<String> spreading) {
-            if (selections == null) {
-                return 0;
-            }
             long fields = 0;
+            long depth = 0;
+            if (selections == null) {
+                return new long[] {0, 0};
+            }
             for (Selection<?> selection : selections.getSelections()) {
+                long[] inner = {0, 0};
                 if (selection instanceof Field field) {
-                    fields += 1 + count(field.getSelectionSet(), fragments, spreading);
+                    inner = count(field.getSelectionSet(), fragments, spreading);
+                    inner = new long[] {inner[0] + 1, inner[1] + 1};
                 } else if (selection instanceof InlineFragment inline) {
-                    fields += count(inline.getSelectionSet(), fragments, spreading);
+                    inner = count(inline.getSelectionSet(), fragments, spreading);
                 } else if (selection instanceof FragmentSpread spread && spreading.add(spread.getName())) {
                     FragmentDefinition fragment = fragments.get(spread.getName());
-                    fields += fragment == null ? 0 : count(fragment.getSelectionSet(), fragments, spreading);
+                    inner = fragment == null ? inner : count(fragment.getSelectionSet(), fragments, spreading);
                     spreading.remove(spread.getName());
                 }
+                fields += inner[0];
+                depth = Math.max(depth, inner[1]);
             }
-            return fields;
+            return new long[] {fields, depth};
         }
     }
 }

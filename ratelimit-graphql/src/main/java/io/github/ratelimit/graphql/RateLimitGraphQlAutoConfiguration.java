@@ -48,6 +48,7 @@ public final class RateLimitGraphQlAutoConfiguration {
                 KeyResolvers keys) {
             return new GraphQlOperationLimits(
                     properties.getGraphql().getRules(),
+                    properties.getGraphql().getCost(),
                     decisions,
                     plans.getIfAvailable(() -> Plans.NONE),
                     properties.getHeaders().isAllPolicies(),

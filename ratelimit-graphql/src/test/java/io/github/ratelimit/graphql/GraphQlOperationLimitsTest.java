@@ -1,12 +1,15 @@
 package io.github.ratelimit.graphql;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
@@ -178,6 +181,25 @@ class GraphQlOperationLimitsTest {
     }
 
     @Test
+    void theCostIsASpelExpressionOverTheOperationCheckedAtStart() {
+        var operation = GraphQlOperationLimits.Operation.of("mutation M { a { b { c } } d }", null);
+        assertThat(operation.depth()).isEqualTo(3);
+        assertThat(GraphQlOperationLimits.costOf("#fields").applyAsLong(operation))
+                .isEqualTo(4);
+        assertThat(GraphQlOperationLimits.costOf("#fields + 10 * #depth").applyAsLong(operation))
+                .isEqualTo(34);
+        assertThat(GraphQlOperationLimits.costOf("#type == 'mutation' ? 5 * #fields : #fields")
+                        .applyAsLong(operation))
+                .isEqualTo(20);
+        for (String bad : List.of("#fields +", "'many'", "-#fields", "T(java.lang.Runtime).getRuntime()")) {
+            assertThatThrownBy(() -> GraphQlOperationLimits.costOf(bad))
+                    .as(bad)
+                    .isInstanceOf(InvalidFilterRuleException.class)
+                    .hasMessageContaining("ratelimit.graphql.cost");
+        }
+    }
+
+    @Test
     void anOperationWithoutTheKeyIsABadRequest() {
         WebGraphQlResponse refused = execute("{ hello }", null);
         assertThat(refused.isValid()).isFalse();
@@ -188,19 +210,19 @@ class GraphQlOperationLimitsTest {
     @Test
     void fieldsAreCountedThroughFragmentsAndOperationsAreNamedByTypeAndName() {
         assertThat(GraphQlOperationLimits.Operation.of("{ hello }", null))
-                .isEqualTo(new GraphQlOperationLimits.Operation("query", "anonymous", 1));
+                .isEqualTo(new GraphQlOperationLimits.Operation("query", "anonymous", 1, 1));
         assertThat(GraphQlOperationLimits.Operation.of("query Q { a { b c { d } } }", null)
                         .fields())
                 .isEqualTo(4);
         assertThat(GraphQlOperationLimits.Operation.of(
                         "query Q { ...F ... on Query { e } } fragment F on Query { a { b } }", null))
-                .isEqualTo(new GraphQlOperationLimits.Operation("query", "Q", 3));
+                .isEqualTo(new GraphQlOperationLimits.Operation("query", "Q", 3, 2));
         assertThat(GraphQlOperationLimits.Operation.of("fragment F on Query { ...F a } query { ...F }", null)
                         .fields())
                 .as("a fragment spread within itself counts once")
                 .isEqualTo(1);
         assertThat(GraphQlOperationLimits.Operation.of("query A { a } mutation B { b c }", "B"))
-                .isEqualTo(new GraphQlOperationLimits.Operation("mutation", "B", 2));
+                .isEqualTo(new GraphQlOperationLimits.Operation("mutation", "B", 2, 1));
         assertThat(GraphQlOperationLimits.Operation.of("query A { a } query B { b }", null))
                 .as("which operation is ambiguous")
                 .isEqualTo(GraphQlOperationLimits.Operation.UNREADABLE);

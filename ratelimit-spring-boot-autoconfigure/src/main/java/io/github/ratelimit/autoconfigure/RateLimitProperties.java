@@ -25,9 +25,8 @@ import org.springframework.validation.Validator;
 public class RateLimitProperties implements Validator {
 
     /**
-     * Whether rate limits are on. When off, @RateLimited and filter rules limit nothing and rate limits make no
-     * Redis call; @SingleUse and @Locked keep working, since switching them off would make tokens reusable and
-     * locked code unlocked.
+     * Whether rate limits are on. When off, @RateLimited and filter rules limit nothing and make no Redis call;
+     * @SingleUse and @Locked keep working (off, tokens would be reusable and locked code unlocked).
      */
     private boolean enabled = true;
 
@@ -166,10 +165,7 @@ public class RateLimitProperties implements Validator {
     /** The limits each instance enforces in memory while Redis cannot decide (failure mode local). */
     public static class LocalLimitSettings {
 
-        /**
-         * How many instances share each limit before this instance has seen a count in Redis (while Redis answers,
-         * each instance announces itself there and keeps the last count it saw).
-         */
+        /** How many instances share each limit until this one has seen their count in Redis (announced there). */
         private int instances = 1;
 
         /** How many (limit, identifier) pairs each instance keeps at most while it decides locally. */
@@ -199,10 +195,9 @@ public class RateLimitProperties implements Validator {
     }
 
     /**
-     * Whether a token's use and a lock's acquisition wait for a replica's acknowledgement ({@code WAIT}) before they
-     * are reported: replication is asynchronous, and a failover before the replica got the write would undo it (a
-     * used token working again, a lock granted twice). A write no replica acknowledged in time is undone and the call
-     * answered as Redis unavailable. Costs nothing while no master has a replica connected (a single Redis).
+     * Whether a token's use and a lock's acquisition wait for a replica's acknowledgement ({@code WAIT}), so that a
+     * failover cannot undo them; one no replica acknowledged in time is undone and answered as Redis unavailable.
+     * Costs nothing while no master has a replica connected (a single Redis).
      */
     public static class Durability {
 
@@ -212,10 +207,7 @@ public class RateLimitProperties implements Validator {
         /** Whether a lock's acquisition waits for a replica. */
         private boolean locks = false;
 
-        /**
-         * How long to wait for the acknowledgement; shorter than ratelimit.redis.timeout. Default: half of it, in whole
-         * milliseconds (so none under a 2 ms timeout).
-         */
+        /** How long to wait for it; shorter than ratelimit.redis.timeout. Default: half of it, in whole ms. */
         private @Nullable Duration replicaWait;
 
         public boolean isTokens() {
@@ -254,10 +246,7 @@ public class RateLimitProperties implements Validator {
     /** Refusals served in the JVM while a limit that Redis refused is still exhausted. */
     public static class LocalRefusalSettings {
 
-        /**
-         * Whether a (limit, identifier) that Redis refused is refused in the JVM, without a Redis call, until the time
-         * Redis said it could admit again. Never refuses a call Redis would admit; a reset reaches every instance.
-         */
+        /** Whether what Redis refused is refused in the JVM until Redis said it could admit (a reset ends it). */
         private boolean enabled = true;
 
         /** How many refused (limit, identifier) pairs are kept at most. */
@@ -287,10 +276,7 @@ public class RateLimitProperties implements Validator {
     /** The RateLimit and RateLimit-Policy response fields. */
     public static class Headers {
 
-        /**
-         * Whether the fields carry every limit and identifier of the request instead of what a client needs (the
-         * items that refused the call, else the one with the least remaining).
-         */
+        /** Whether the fields carry every limit of the request instead of only what a client needs. */
         private boolean allPolicies;
 
         public boolean isAllPolicies() {
@@ -623,16 +609,31 @@ public class RateLimitProperties implements Validator {
     }
 
     private final Rules grpc = new Rules();
-    private final Rules graphql = new Rules();
+    private final Graphql graphql = new Graphql();
 
     /** gRPC methods (ratelimit-grpc): {@code paths} such as {@code package.Service/Method}; keys read metadata. */
     public Rules getGrpc() {
         return grpc;
     }
 
-    /** GraphQL operations (ratelimit-graphql): {@code paths} such as {@code query/*}; the cost is per field. */
-    public Rules getGraphql() {
+    /** GraphQL operations (ratelimit-graphql): {@code paths} such as {@code query/*}; a rule's cost per unit. */
+    public Graphql getGraphql() {
         return graphql;
+    }
+
+    /** Rules of GraphQL operations, and what an operation costs. */
+    public static class Graphql extends Rules {
+
+        /** The units an operation costs: a SpEL expression over #fields (those it selects), #depth, #type and #name. */
+        private String cost = "#fields";
+
+        public String getCost() {
+            return cost;
+        }
+
+        public void setCost(String cost) {
+            this.cost = cost;
+        }
     }
 
     /** Rules of an integration beyond HTTP, as path rules are for paths. */
