@@ -117,15 +117,7 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
     }
 
     private static PathRules compile(List<FilterRuleSpec> rules, Plans plans, KeyResolvers keys) {
-        List<FilterRuleSpec> patterns = rules.stream()
-                .map(rule -> rule.withPaths(
-                        rule.paths() == null
-                                ? List.of()
-                                : rule.paths().stream()
-                                        .map(p -> p == null || p.startsWith("/") ? p : "/" + p)
-                                        .toList()))
-                .toList();
-        return new PathRules(patterns, "ratelimit.graphql.rules", plans, keys);
+        return new PathRules(rules, "ratelimit.graphql.rules", plans, keys);
     }
 
     /**

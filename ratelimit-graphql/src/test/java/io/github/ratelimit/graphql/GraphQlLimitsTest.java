@@ -80,16 +80,22 @@ class GraphQlLimitsTest {
                         "ratelimit.key-prefix",
                         "graphql-" + UUID.randomUUID() + ":"))
                 .run();
-        AnnotatedControllerConfigurer controllers = new AnnotatedControllerConfigurer();
-        controllers.setApplicationContext(context);
-        controllers.afterPropertiesSet();
-        GraphQlSource source = GraphQlSource.schemaResourceBuilder()
-                .schemaResources(new ByteArrayResource(SCHEMA.getBytes(StandardCharsets.UTF_8), "schema.graphqls"))
-                .configureRuntimeWiring(controllers)
+        GraphQlSource source = schema(context, SCHEMA)
                 // what Spring Boot's GraphQL auto-configuration does with the resolver beans
                 .exceptionResolvers(List.of(context.getBean(GraphQlRefusals.class)))
                 .build();
         graphQl = new DefaultExecutionGraphQlService(source);
+    }
+
+    /** A schema whose fields the application's annotated controllers fetch, as Spring Boot would build it. */
+    static GraphQlSource.SchemaResourceBuilder schema(ConfigurableApplicationContext context, String schema)
+            throws Exception {
+        AnnotatedControllerConfigurer controllers = new AnnotatedControllerConfigurer();
+        controllers.setApplicationContext(context);
+        controllers.afterPropertiesSet();
+        return GraphQlSource.schemaResourceBuilder()
+                .schemaResources(new ByteArrayResource(schema.getBytes(StandardCharsets.UTF_8), "schema.graphqls"))
+                .configureRuntimeWiring(controllers);
     }
 
     @AfterEach

@@ -8,7 +8,6 @@ import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.SharedRedis;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -22,9 +21,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.io.ByteArrayResource;
 import org.springframework.graphql.data.method.annotation.QueryMapping;
-import org.springframework.graphql.data.method.annotation.support.AnnotatedControllerConfigurer;
 import org.springframework.graphql.execution.DefaultExecutionGraphQlService;
 import org.springframework.graphql.execution.GraphQlSource;
 import org.springframework.graphql.server.WebGraphQlHandler;
@@ -77,13 +74,7 @@ class GraphQlOperationLimitsTest {
                         "--ratelimit.graphql.rules[0].key=header:x-user-id",
                         "--ratelimit.graphql.rules[0].limits[0].limit=10",
                         "--ratelimit.graphql.rules[0].limits[0].window=1m");
-        AnnotatedControllerConfigurer controllers = new AnnotatedControllerConfigurer();
-        controllers.setApplicationContext(context);
-        controllers.afterPropertiesSet();
-        GraphQlSource source = GraphQlSource.schemaResourceBuilder()
-                .schemaResources(new ByteArrayResource(SCHEMA.getBytes(StandardCharsets.UTF_8), "schema.graphqls"))
-                .configureRuntimeWiring(controllers)
-                .build();
+        GraphQlSource source = GraphQlLimitsTest.schema(context, SCHEMA).build();
         // what Spring Boot's GraphQL auto-configuration does with the interceptor beans
         handler = WebGraphQlHandler.builder(new DefaultExecutionGraphQlService(source))
                 .interceptor(context.getBean(GraphQlOperationLimits.class))

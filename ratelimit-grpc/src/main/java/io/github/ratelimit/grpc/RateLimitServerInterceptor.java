@@ -91,7 +91,7 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Decl
     }
 
     private static PathRules compile(List<FilterRuleSpec> rules, Plans plans, KeyResolvers keys) {
-        return new PathRules(methodPatterns(rules), "ratelimit.grpc.rules", plans, keys);
+        return new PathRules(rules, "ratelimit.grpc.rules", plans, keys);
     }
 
     @Override
@@ -119,18 +119,6 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Decl
                     return new Refusing<>(next.startCall(answering, headers), answering);
                 });
         return java.util.Objects.requireNonNull(listener);
-    }
-
-    /** The rules' paths as method patterns: {@code Service/Method} is matched as the path {@code /Service/Method}. */
-    private static List<FilterRuleSpec> methodPatterns(List<FilterRuleSpec> rules) {
-        return rules.stream()
-                .map(rule -> rule.withPaths(
-                        rule.paths() == null
-                                ? List.of()
-                                : rule.paths().stream()
-                                        .map(p -> p == null || p.startsWith("/") ? p : "/" + p)
-                                        .toList()))
-                .toList();
     }
 
     /** A metadata value as text: ASCII keys only ({@code -bin} keys are binary and never a key's value). */

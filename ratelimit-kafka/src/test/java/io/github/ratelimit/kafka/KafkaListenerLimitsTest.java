@@ -8,10 +8,10 @@ import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -156,32 +156,50 @@ class KafkaListenerLimitsTest {
     @Test
     void recordsBeyondTheLimitWaitAndAreEachProcessedOnceWithoutReachingTheErrorHandler() throws Exception {
         try (ConfigurableApplicationContext context = instance("kafka-" + UUID.randomUUID() + ":", "orders")) {
-            @SuppressWarnings("unchecked")
-            KafkaTemplate<Object, Object> template = context.getBean(KafkaTemplate.class);
-            for (int i = 0; i < 20; i++) {
-                template.send("orders", "order-" + i, "order-" + i);
-            }
-            template.flush();
-            Orders orders = context.getBean(Orders.class);
-            Poll.until(
-                    "all 20 orders processed",
-                    Duration.ofSeconds(60),
-                    () -> orders.processed().size() == 20);
-            assertThat(orders.processed().values())
-                    .as("each order processed exactly once")
-                    .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
-            assertThat(context.getBean(RateLimitedListeners.class).pauses())
-                    .as("the limit of 5 a second refused some and paused the consumer")
-                    .isPositive();
-            assertThat(handled.get())
-                    .as("refusals that reached the application's error handler")
-                    .isZero();
+            eachProcessedOnceAndCommitted(context, "orders", "orders", 20, context.getBean(Orders.class)::processed);
+        }
+    }
 
-            try (Admin admin =
-                    Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()))) {
-                Poll.until("every offset committed", Duration.ofSeconds(30), () -> committed(admin, "orders") == 20);
-            }
-            assertThat(Set.copyOf(orders.processed().keySet())).hasSize(20);
+    @Test
+    void aRefusedBatchWaitsWholeAndEachRecordIsProcessedOnce() throws Exception {
+        try (ConfigurableApplicationContext context = instance("kafka-" + UUID.randomUUID() + ":", "orders")) {
+            eachProcessedOnceAndCommitted(context, "batches", "batches", 30, context.getBean(Batches.class)::processed);
+        }
+    }
+
+    /**
+     * Sends {@code count} records to {@code topic}, more than its listener's limit admits at once, and checks what a
+     * refusal must leave: each record processed exactly once ({@code processed} counts them), the consumer paused by a
+     * refusal, none at the application's error handler, and every offset committed by the group.
+     */
+    static void eachProcessedOnceAndCommitted(
+            ConfigurableApplicationContext context,
+            String topic,
+            String group,
+            int count,
+            Supplier<Map<String, AtomicInteger>> processed) {
+        @SuppressWarnings("unchecked")
+        KafkaTemplate<Object, Object> template = context.getBean(KafkaTemplate.class);
+        for (int i = 0; i < count; i++) {
+            template.send(topic, topic + "-" + i, topic + "-" + i);
+        }
+        template.flush();
+        Poll.until(
+                "all " + count + " records of " + topic + " processed",
+                Duration.ofSeconds(60),
+                () -> processed.get().size() == count);
+        assertThat(processed.get().values())
+                .as("each record processed exactly once")
+                .allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+        assertThat(context.getBean(RateLimitedListeners.class).pauses())
+                .as("the limit refused some and paused the consumer")
+                .isPositive();
+        assertThat(handled.get())
+                .as("refusals that reached the application's error handler")
+                .isZero();
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()))) {
+            Poll.until("every offset committed", Duration.ofSeconds(30), () -> committed(admin, group) == count);
         }
     }
 
@@ -228,35 +246,5 @@ class KafkaListenerLimitsTest {
         assertThat(handled.get())
                 .as("refusals that reached the application's error handler")
                 .isZero();
-    }
-
-    @Test
-    void aRefusedBatchWaitsWholeAndEachRecordIsProcessedOnce() throws Exception {
-        try (ConfigurableApplicationContext context = instance("kafka-" + UUID.randomUUID() + ":", "orders")) {
-            @SuppressWarnings("unchecked")
-            KafkaTemplate<Object, Object> template = context.getBean(KafkaTemplate.class);
-            for (int i = 0; i < 30; i++) {
-                template.send("batches", "batch-" + i, "batch-" + i);
-            }
-            template.flush();
-            Batches batches = context.getBean(Batches.class);
-            Poll.until(
-                    "all 30 records of the batches processed",
-                    Duration.ofSeconds(60),
-                    () -> batches.processed().size() == 30);
-            assertThat(batches.processed().values())
-                    .as("each record processed exactly once")
-                    .allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
-            assertThat(context.getBean(RateLimitedListeners.class).pauses())
-                    .as("10 records a second refused some batches")
-                    .isPositive();
-            assertThat(handled.get())
-                    .as("refusals that reached the application's error handler")
-                    .isZero();
-            try (Admin admin =
-                    Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getBrokersAsString()))) {
-                Poll.until("every offset committed", Duration.ofSeconds(30), () -> committed(admin, "batches") == 30);
-            }
-        }
     }
 }

@@ -37,10 +37,23 @@ public final class PathRules {
 
     /**
      * Rules of another property than {@code ratelimit.filter.rules}, which their errors name ({@code property[i]}),
-     * without exclusions: the rules of an integration whose patterns are not request paths (gRPC methods).
+     * without exclusions: the rules of an integration whose patterns are not request paths (gRPC methods such as
+     * {@code pkg.Service/Method}, GraphQL operations such as {@code query/*}). A pattern is matched as the path
+     * {@code /pattern}; callers ask for {@link #call} with that path.
      */
     public PathRules(List<FilterRuleSpec> rules, String property, Plans plans, KeyResolvers keys) {
-        this(rules, property, List.of(), plans, keys);
+        this(rooted(rules), property, List.of(), plans, keys);
+    }
+
+    /** The rules with a {@code /} before each pattern that has none. */
+    private static List<FilterRuleSpec> rooted(List<FilterRuleSpec> rules) {
+        return rules.stream()
+                .map(rule -> rule.paths() == null
+                        ? rule
+                        : rule.withPaths(rule.paths().stream()
+                                .map(p -> p == null || p.startsWith("/") ? p : "/" + p)
+                                .toList()))
+                .toList();
     }
 
     private PathRules(
