@@ -23,10 +23,10 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * What {@code @RateLimited} adds to a {@code @KafkaListener}'s record: an embedded broker, one topic read by a listener
- * under a limit no run reaches (each record decided in Redis, one round trip) and one read by the same listener
- * without it, in alternating rounds of {@code records} records each, sent while its listener is paused; prints each
- * round's time per record, from the listener's resumption to its last record, and the difference. Run with {@code --kafka} (and {@code --rounds=N},
- * {@code --records=N}).
+ * under a limit no run reaches (each record decided in Redis, one round trip) and one read by the same listener without
+ * it, in alternating rounds of {@code records} records each, sent while its listener is paused; prints each round's
+ * time per record, from the listener's resumption to its last record, and the difference. Run with {@code --kafka} (and
+ * {@code --rounds=N}, {@code --records=N}).
  */
 final class KafkaThroughput {
 

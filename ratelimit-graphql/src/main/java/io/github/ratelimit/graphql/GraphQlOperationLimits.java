@@ -56,16 +56,15 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Limits GraphQL operations by their complexity: the rules of {@code ratelimit.graphql.rules} whose paths match an
- * operation ({@code query/QuoteOf}, {@code mutation/*}, {@code subscription/**}; an operation without a name is
- * {@code anonymous}) are decided before it is executed, through the same runner as HTTP: on a thread that may block (a
+ * operation ({@code query/QuoteOf}, {@code mutation/*}, {@code subscription/**}; an operation without a name is {@code
+ * anonymous}) are decided before it is executed, through the same runner as HTTP: on a thread that may block (a
  * servlet's) there, so that the operation runs on it as it would without them; elsewhere without blocking. Each rule
- * takes its {@code cost} once per unit of the operation's cost: {@code ratelimit.graphql.cost}, by default the fields it
- * selects (fields of fragments counted where they are spread). A
- * refused operation is not executed: its answer is one error ({@code classification: "RATE_LIMITED"},
- * {@code retryAfter}, {@code policy}) with no {@code data}, which Spring for GraphQL answers with the status the GraphQL
- * over HTTP specification gives its media type (200 for {@code application/json}, 4xx for
- * {@code application/graphql-response+json}), with {@code Retry-After} and the RateLimit fields. Keys read the request's
- * headers ({@code header:x-user-id}) or its client's address ({@code ip}).
+ * takes its {@code cost} once per unit of the operation's cost: {@code ratelimit.graphql.cost}, by default the fields
+ * it selects (fields of fragments counted where they are spread). A refused operation is not executed: its answer is
+ * one error ({@code classification: "RATE_LIMITED"}, {@code retryAfter}, {@code policy}) with no {@code data}, which
+ * Spring for GraphQL answers with the status the GraphQL over HTTP specification gives its media type (200 for {@code
+ * application/json}, 4xx for {@code application/graphql-response+json}), with {@code Retry-After} and the RateLimit
+ * fields. Keys read the request's headers ({@code header:x-user-id}) or its client's address ({@code ip}).
  */
 public final class GraphQlOperationLimits implements WebGraphQlInterceptor, DeclaredLimits, RefreshableLimits {
 

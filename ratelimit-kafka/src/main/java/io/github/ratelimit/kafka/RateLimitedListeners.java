@@ -16,12 +16,12 @@ import org.springframework.kafka.listener.MessageListenerContainer;
 
 /**
  * Makes the {@code @KafkaListener} containers answer the library's refusals by waiting, not by failing: before the
- * containers start, each listener's error handler (the application's, else Spring Kafka's default) is wrapped so
- * that a record (or a batch listener's batch, decided whole) refused by {@code @RateLimited} (or a concurrency limit, or
- * Redis unable to decide a limit that fails closed) is sought back with the records after it, what came before it is
- * committed, and its partition pauses until the refusal's advice, then resumes. The refused record never reaches the error handler, is never sent to a
- * dead-letter topic, skipped or processed twice, also when its partition moves to another instance of the group
- * during the pause (docs/kafka.md).
+ * containers start, each listener's error handler (the application's, else Spring Kafka's default) is wrapped so that a
+ * record (or a batch listener's batch, decided whole) refused by {@code @RateLimited} (or a concurrency limit, or Redis
+ * unable to decide a limit that fails closed) is sought back with the records after it, what came before it is
+ * committed, and its partition pauses until the refusal's advice, then resumes. The refused record never reaches the
+ * error handler, is never sent to a dead-letter topic, skipped or processed twice, also when its partition moves to
+ * another instance of the group during the pause (docs/kafka.md).
  */
 public final class RateLimitedListeners implements SmartLifecycle {
 

@@ -25,10 +25,10 @@ import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.support.TopicPartitionOffset;
 
 /**
- * A listener container's error handler, with the library's refusals taken out: a record a limit refused (or a batch)
- * is sought back, with every record after it, and what came before it is committed (so nothing is lost, skipped or processed
- * twice, and no offset past it is committed); its partitions pause until the refusal's advice, then resume. Every
- * other error goes to the application's handler as before.
+ * A listener container's error handler, with the library's refusals taken out: a record a limit refused (or a batch) is
+ * sought back, with every record after it, and what came before it is committed (so nothing is lost, skipped or
+ * processed twice, and no offset past it is committed); its partitions pause until the refusal's advice, then resume.
+ * Every other error goes to the application's handler as before.
  */
 final class RefusalPausing implements CommonErrorHandler {
 

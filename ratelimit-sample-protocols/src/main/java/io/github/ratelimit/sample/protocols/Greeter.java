@@ -15,8 +15,9 @@ import org.springframework.stereotype.Service;
 
 /**
  * The gRPC service {@code ratelimit.sample.Greeter} (src/main/proto/greeter.proto), served by Spring Boot's gRPC server
- * on {@code spring.grpc.server.port}. It has no limit of its own: the rule {@code greeter} of {@code ratelimit.grpc.rules}
- * (application.yml) limits {@code Hello} to 5 a second per {@code x-user-id}, decided before the request is read.
+ * on {@code spring.grpc.server.port}. It has no limit of its own: the rule {@code greeter} of {@code
+ * ratelimit.grpc.rules} (application.yml) limits {@code Hello} to 5 a second per {@code x-user-id}, decided before the
+ * request is read.
  */
 @Service
 public class Greeter implements BindableService {

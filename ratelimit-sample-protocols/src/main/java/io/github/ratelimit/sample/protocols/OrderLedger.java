@@ -35,7 +35,7 @@ public class OrderLedger implements RateLimitListener {
     private static final String DUPLICATES = "sample:{orders}:duplicates";
     private static final String ADMISSIONS = "sample:{orders}:admissions";
 
-    /** ARGV: the number of processings, then an order and its processing's id for each, then admission id and second. */
+    /** ARGV: how many processings, an order and its processing id for each, then each admission id and second. */
     private static final String WRITE =
             """
             local n = tonumber(ARGV[1])
