@@ -113,6 +113,17 @@ public final class Benchmarks {
         this.lettuceConnection = lettuce.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE));
     }
 
+    /** A benchmark that runs alone on the Redis the run started. */
+    @FunctionalInterface
+    interface OnRedis {
+        void run(String redisUrl, Map<String, String> options) throws Exception;
+    }
+
+    /** A whole-number option, or its default. */
+    private static int number(Map<String, String> options, String name, int otherwise) {
+        return Integer.parseInt(options.getOrDefault(name, Integer.toString(otherwise)));
+    }
+
     public static void main(String[] args) throws Exception {
         Map<String, String> options = new LinkedHashMap<>();
         for (String arg : args) {
@@ -142,46 +153,21 @@ public final class Benchmarks {
                 .setting("appendonly no")
                 .build();
         server.start();
-        if (options.containsKey("outbound")) {
-            try {
-                OutboundLatency.run(
-                        "redis://127.0.0.1:" + port,
-                        Integer.parseInt(options.getOrDefault("rounds", "5")),
-                        Integer.parseInt(options.getOrDefault("calls", "2000")));
-            } finally {
-                server.stop();
+        // the benchmarks of one integration each, on this Redis: the first option named runs, alone
+        Map<String, OnRedis> alone = new LinkedHashMap<>();
+        alone.put("outbound", (url, o) -> OutboundLatency.run(url, number(o, "rounds", 5), number(o, "calls", 2000)));
+        alone.put("kafka", (url, o) -> KafkaThroughput.run(url, number(o, "rounds", 5), number(o, "records", 5000)));
+        alone.put("grpc", (url, o) -> GrpcLatency.run(url, number(o, "rounds", 5), number(o, "calls", 2000)));
+        alone.put("leased", LeasedLimits::run);
+        for (Map.Entry<String, OnRedis> benchmark : alone.entrySet()) {
+            if (options.containsKey(benchmark.getKey())) {
+                try {
+                    benchmark.getValue().run("redis://127.0.0.1:" + port, options);
+                } finally {
+                    server.stop();
+                }
+                return;
             }
-            return;
-        }
-        if (options.containsKey("kafka")) {
-            try {
-                KafkaThroughput.run(
-                        "redis://127.0.0.1:" + port,
-                        Integer.parseInt(options.getOrDefault("rounds", "5")),
-                        Integer.parseInt(options.getOrDefault("records", "5000")));
-            } finally {
-                server.stop();
-            }
-            return;
-        }
-        if (options.containsKey("grpc")) {
-            try {
-                GrpcLatency.run(
-                        "redis://127.0.0.1:" + port,
-                        Integer.parseInt(options.getOrDefault("rounds", "5")),
-                        Integer.parseInt(options.getOrDefault("calls", "2000")));
-            } finally {
-                server.stop();
-            }
-            return;
-        }
-        if (options.containsKey("leased")) {
-            try {
-                LeasedLimits.run("redis://127.0.0.1:" + port, options);
-            } finally {
-                server.stop();
-            }
-            return;
         }
         System.out.println("scripts measured: " + scriptDigests());
         if (options.containsKey("script-profile")) {

@@ -23,10 +23,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -111,25 +109,16 @@ final class GrpcLatency {
             ManagedChannel channel = InProcessChannelBuilder.forName("bench").build();
             var client = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(user));
             try {
-                measure(client, plain, calls); // warm-up of both paths
-                measure(client, limited, calls);
-                List<Double> added = new ArrayList<>();
                 System.out.println("gRPC unary call latency, median of " + calls + " sequential calls per round (us):");
-                for (int round = 1; round <= rounds; round++) {
-                    double without = measure(client, plain, calls);
-                    double with = measure(client, limited, calls);
-                    added.add(with - without);
-                    System.out.printf(
-                            Locale.ROOT,
-                            "  round %d: no rule %7.0f   rule %7.0f   added %6.0f%n",
-                            round,
-                            without,
-                            with,
-                            with - without);
-                }
-                double[] sorted =
-                        added.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-                System.out.printf(Locale.ROOT, "  median added by the rule: %.0f us%n", sorted[sorted.length / 2]);
+                AlternatingRounds.print(
+                        rounds,
+                        "no rule",
+                        "rule",
+                        "the rule",
+                        0,
+                        "us",
+                        () -> measure(client, plain, calls),
+                        () -> measure(client, limited, calls));
             } finally {
                 channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
                 server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

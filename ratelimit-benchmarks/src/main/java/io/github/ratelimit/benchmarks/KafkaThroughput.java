@@ -2,9 +2,6 @@ package io.github.ratelimit.benchmarks;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.RateLimited;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -79,35 +76,20 @@ final class KafkaThroughput {
             @SuppressWarnings("unchecked")
             KafkaTemplate<Object, Object> kafka = context.getBean(KafkaTemplate.class);
             KafkaListenerEndpointRegistry registry = context.getBean(KafkaListenerEndpointRegistry.class);
-            Measure measure = (topic) -> measure(kafka, registry.getListenerContainer(topic), topic, records);
-            measure.of("bench-plain"); // warm-up of both paths
-            measure.of("bench-limited");
-            List<Double> added = new ArrayList<>();
-            System.out.println(
-                    "Kafka record listener, us per record (" + records + " records a round, first to last):");
-            for (int round = 1; round <= rounds; round++) {
-                double without = measure.of("bench-plain");
-                double with = measure.of("bench-limited");
-                added.add(with - without);
-                System.out.printf(
-                        Locale.ROOT,
-                        "  round %d: no limit %7.1f   @RateLimited %7.1f   added %6.1f%n",
-                        round,
-                        without,
-                        with,
-                        with - without);
-            }
-            double[] sorted =
-                    added.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            System.out.printf(
-                    Locale.ROOT, "  median added by @RateLimited: %.1f us per record%n", sorted[sorted.length / 2]);
+            System.out.println("Kafka record listener, us per record (" + records
+                    + " records a round, from the listener's resumption to its last record):");
+            AlternatingRounds.print(
+                    rounds,
+                    "no limit",
+                    "@RateLimited",
+                    "@RateLimited",
+                    1,
+                    "us per record",
+                    () -> measure(kafka, registry.getListenerContainer("bench-plain"), "bench-plain", records),
+                    () -> measure(kafka, registry.getListenerContainer("bench-limited"), "bench-limited", records));
         } finally {
             broker.destroy();
         }
-    }
-
-    interface Measure {
-        double of(String topic) throws InterruptedException;
     }
 
     /**

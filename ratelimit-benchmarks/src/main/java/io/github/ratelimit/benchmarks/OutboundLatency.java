@@ -7,11 +7,8 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguratio
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -67,25 +64,16 @@ final class OutboundLatency {
                     .requestFactory(new Answering())
                     .baseUrl(base)
                     .build();
-            measure(client, "/plain/x", calls); // warm-up of both paths
-            measure(client, "/limited/x", calls);
-            List<Double> added = new ArrayList<>();
             System.out.println("outbound call latency, median of " + calls + " sequential calls per round (us):");
-            for (int round = 1; round <= rounds; round++) {
-                double plain = measure(client, "/plain/x", calls);
-                double limited = measure(client, "/limited/x", calls);
-                added.add(limited - plain);
-                System.out.printf(
-                        Locale.ROOT,
-                        "  round %d: no rule %7.0f   rule %7.0f   added %6.0f%n",
-                        round,
-                        plain,
-                        limited,
-                        limited - plain);
-            }
-            double[] sorted =
-                    added.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            System.out.printf(Locale.ROOT, "  median added by the rule: %.0f us%n", sorted[sorted.length / 2]);
+            AlternatingRounds.print(
+                    rounds,
+                    "no rule",
+                    "rule",
+                    "the rule",
+                    0,
+                    "us",
+                    () -> measure(client, "/plain/x", calls),
+                    () -> measure(client, "/limited/x", calls));
         }
     }
 
