@@ -179,7 +179,7 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
     @Override
     public Mono<WebGraphQlResponse> intercept(WebGraphQlRequest request, Chain chain) {
         PathRules applied = rules;
-        if (applied.declaredLimits().isEmpty()) {
+        if (applied.isEmpty()) { // no rules: the document is not even parsed
             return chain.next(request);
         }
         Operation operation = Operation.of(request.getDocument(), request.getOperationName());
@@ -230,13 +230,8 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
                 request.toExecutionInput(),
                 ExecutionResult.newExecutionResult().addError(answer).build()));
         if (error instanceof RateLimitExceededException exceeded) {
+            // a refused decision's fields include Retry-After
             RateLimitHeaders.of(exceeded.decision(), allPolicies).forEach(response.getResponseHeaders()::set);
-            response.getResponseHeaders()
-                    .set(
-                            "Retry-After",
-                            Long.toString(Math.max(
-                                    1,
-                                    RateLimitHeaders.seconds(exceeded.decision().retryAfter()))));
         }
         return response;
     }
