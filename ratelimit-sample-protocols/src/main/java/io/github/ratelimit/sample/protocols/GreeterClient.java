@@ -43,19 +43,27 @@ public final class GreeterClient {
 
     /** One call: {@code OK <message>}, or the status with its description and the refusal's trailers. */
     static String hello(io.grpc.Channel channel, String user, String name) {
-        Metadata headers = new Metadata();
-        headers.put(USER, user);
         try {
-            return "OK "
-                    + ClientCalls.blockingUnaryCall(
-                            ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers)),
-                            Greeter.HELLO,
-                            CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS),
-                            name);
+            return "OK " + call(channel, user, name, 10);
         } catch (StatusRuntimeException e) {
             Metadata trailers = e.getTrailers() == null ? new Metadata() : e.getTrailers();
             return e.getStatus().getCode() + " " + e.getStatus().getDescription() + " (grpc-retry-pushback-ms: "
                     + trailers.get(PUSHBACK) + ", ratelimit: " + trailers.get(RATELIMIT) + ")";
         }
+    }
+
+    /**
+     * {@code Hello(name)} as {@code user} (the {@code x-user-id} metadata), within {@code deadlineSeconds}.
+     *
+     * @throws StatusRuntimeException when the call does not end with {@code OK}, with the refusal's trailers
+     */
+    static String call(io.grpc.Channel channel, String user, String name, long deadlineSeconds) {
+        Metadata headers = new Metadata();
+        headers.put(USER, user);
+        return ClientCalls.blockingUnaryCall(
+                ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers)),
+                Greeter.HELLO,
+                CallOptions.DEFAULT.withDeadlineAfter(deadlineSeconds, TimeUnit.SECONDS),
+                name);
     }
 }

@@ -14,8 +14,6 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.MetadataUtils;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -143,14 +141,7 @@ class ProtocolsContractTest {
     }
 
     static String hello(Instance instance, String user) {
-        Metadata headers = new Metadata();
-        headers.put(GreeterClient.USER, user);
-        return ClientCalls.blockingUnaryCall(
-                io.grpc.ClientInterceptors.intercept(
-                        instance.channel(), MetadataUtils.newAttachHeadersInterceptor(headers)),
-                Greeter.HELLO,
-                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
-                "call");
+        return GreeterClient.call(instance.channel(), user, "call", 30);
     }
 
     @Test
@@ -238,14 +229,8 @@ class ProtocolsContractTest {
     }
 
     static JsonNode quote(Instance instance, String user) throws Exception {
-        HttpResponse<String> response = http.send(
-                HttpRequest.newBuilder(URI.create("http://localhost:" + instance.httpPort() + "/graphql"))
-                        .header("Content-Type", "application/json")
-                        .header("X-User-Id", user)
-                        .POST(HttpRequest.BodyPublishers.ofString(
-                                "{\"query\":\"{ quote(symbol: \\\"ACME\\\") { symbol price } }\"}"))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response =
+                graphQl(instance, user, "{ quote(symbol: \"ACME\") { symbol price } }", "application/json");
         assertThat(response.statusCode()).isEqualTo(200);
         return json.readTree(response.body());
     }
