@@ -1,7 +1,9 @@
 package io.github.ratelimit.redis.limits;
 
+import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.redis.RedisGuard;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,6 +30,9 @@ final class ForgetAnnouncements {
 
     private static final Logger log = LoggerFactory.getLogger(ForgetAnnouncements.class);
 
+    /** The version of the announcements written here. */
+    static final int FORMAT = 2;
+
     private final RTopic announcements;
     private final RTopic acknowledgements;
     private final RedisGuard guard;
@@ -35,6 +40,7 @@ final class ForgetAnnouncements {
     private final AtomicBoolean subscribing = new AtomicBoolean();
     private volatile boolean listening;
     private volatile boolean hearingAcknowledgements;
+    private final Set<String> unreadableVersions = ConcurrentHashMap.newKeySet();
 
     ForgetAnnouncements(RedissonClient redisson, RedisGuard guard, String channel) {
         this.announcements = redisson.getTopic(channel, StringCodec.INSTANCE);
@@ -82,7 +88,7 @@ final class ForgetAnnouncements {
 
     /** Announces without waiting (a give-back: no one waits for it). */
     void announce(String key) {
-        announcements.publishAsync(key + '\n');
+        announcements.publishAsync(key + '\n' + FORMAT + ';');
     }
 
     /**
@@ -91,7 +97,7 @@ final class ForgetAnnouncements {
      */
     void announceAndWait(String key) {
         listenForAcknowledgements();
-        String nonce = UUID.randomUUID().toString();
+        String nonce = FORMAT + ";" + UUID.randomUUID();
         Semaphore forgotten = new Semaphore(0);
         waiting.put(nonce, forgotten);
         try {
@@ -114,13 +120,30 @@ final class ForgetAnnouncements {
         }
     }
 
-    /** Reads an announcement: a key, a newline and the sender's nonce (none when it does not wait). */
+    /**
+     * Reads an announcement: a key, a newline and a last line, {@code <version>;<nonce>} or (version 1) the nonce
+     * alone; the nonce is empty when the sender does not wait. The last line is echoed once the key is forgotten.
+     */
     private void heard(String message, Function<String, CompletionStage<?>> forget) {
-        int nonceAt = message.lastIndexOf('\n');
-        CompletionStage<?> forgotten = forget.apply(nonceAt < 0 ? message : message.substring(0, nonceAt));
-        if (nonceAt >= 0 && nonceAt < message.length() - 1) {
-            String nonce = message.substring(nonceAt + 1);
-            forgotten.whenComplete((done, error) -> acknowledgements.publishAsync(nonce));
+        int lastLineAt = message.lastIndexOf('\n');
+        String lastLine = lastLineAt < 0 ? "" : message.substring(lastLineAt + 1);
+        CompletionStage<?> forgotten = forget.apply(lastLineAt < 0 ? message : message.substring(0, lastLineAt));
+        int versionEnds = lastLine.indexOf(';');
+        String version = versionEnds < 0 ? "1" : lastLine.substring(0, versionEnds);
+        if (!version.equals("1") && !version.equals(Integer.toString(FORMAT))) {
+            if (unreadableVersions.add(version)) {
+                log.warn(
+                        "An announcement on {} is of wire format {}, which this instance (format {}) cannot read: it"
+                                + " forgets what it remembers of the key but does not confirm it; upgrade this"
+                                + " instance to the release of its sender (docs/upgrading.md)",
+                        announcements.getChannelNames(),
+                        Messages.printable(version),
+                        FORMAT);
+            }
+            return;
+        }
+        if (lastLine.length() > versionEnds + 1) {
+            forgotten.whenComplete((done, error) -> acknowledgements.publishAsync(lastLine));
         }
     }
 
