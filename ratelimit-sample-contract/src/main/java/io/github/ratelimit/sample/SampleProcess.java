@@ -52,12 +52,17 @@ final class SampleProcess {
 
     /** Starts {@code java <launch> --server.port=0 --spring.data.redis.url=<redis>}. */
     static SampleProcess start(List<String> launch, int redisPort) throws IOException {
+        return start(launch, List.of("--spring.data.redis.url=redis://127.0.0.1:" + redisPort));
+    }
+
+    /** Starts {@code java <launch> --server.port=0 <redis arguments>}: a URL, or a cluster's nodes. */
+    static SampleProcess start(List<String> launch, List<String> redisArguments) throws IOException {
         Path output = Files.createTempFile("sample-", ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(launch);
         command.add("--server.port=0");
-        command.add("--spring.data.redis.url=redis://127.0.0.1:" + redisPort);
+        command.addAll(redisArguments);
         Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(output.toFile())

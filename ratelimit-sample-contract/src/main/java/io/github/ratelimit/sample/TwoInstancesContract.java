@@ -61,7 +61,7 @@ abstract class TwoInstancesContract {
         }
     }
 
-    private static long digestRuns(int port) {
+    static long digestRuns(int port) {
         RawHttp.Response answer = RawHttp.get("127.0.0.1", port, "/api/jobs/digest", Map.of());
         assertThat(answer.status()).isEqualTo(200);
         return com.jayway.jsonpath.JsonPath.parse(answer.body()).read("$.runs", Long.class);
@@ -183,7 +183,7 @@ abstract class TwoInstancesContract {
                     RawHttp.OPERATOR,
                     "{\"key\": \"ip\", \"value\": \"127.0.0.61\", \"duration\": \"30s\"}");
             assertThat(blocked.status()).isEqualTo(204);
-            awaitBlocks(port(two), true);
+            awaitBlocks(port(two), "127.0.0.61", true);
             RawHttp.Response refused = RawHttp.get("127.0.0.61", port(two), "/api/hello", Map.of());
             assertThat(refused.status()).isEqualTo(429);
             assertThat(Long.parseLong(refused.header("Retry-After"))).isBetween(25L, 30L);
@@ -200,7 +200,7 @@ abstract class TwoInstancesContract {
                                     null)
                             .status())
                     .isEqualTo(204);
-            awaitBlocks(port(one), false);
+            awaitBlocks(port(one), "127.0.0.61", false);
             assertThat(RawHttp.get("127.0.0.61", port(one), "/api/hello", Map.of())
                             .status())
                     .isEqualTo(200);
@@ -258,7 +258,7 @@ abstract class TwoInstancesContract {
         }
     }
 
-    private static int usage(int port, Map<String, String> tenant) {
+    static int usage(int port, Map<String, String> tenant) {
         return RawHttp.get("127.0.0.1", port, "/api/tenant-usage", tenant).status();
     }
 
@@ -266,7 +266,7 @@ abstract class TwoInstancesContract {
      * Reads an instance's view of {@code tenant-usage} until its override contains the text (or, for null, until there
      * is none), for at most a second.
      */
-    private static void awaitOverride(int port, String text) throws InterruptedException {
+    static void awaitOverride(int port, String text) throws InterruptedException {
         long deadline = System.nanoTime() + 1_000_000_000L;
         String view;
         do {
@@ -283,24 +283,26 @@ abstract class TwoInstancesContract {
     }
 
     /**
-     * Reads an instance's list of blocks until 127.0.0.61 is (or is no longer) among them, for at most two seconds: a
+     * Reads an instance's list of blocks until the address is (or is no longer) among them, for at most two seconds: a
      * change reaches every instance at once through pub/sub, and within a second through its periodic read.
      */
-    private static void awaitBlocks(int port, boolean blocked) throws InterruptedException {
+    static void awaitBlocks(int port, String address, boolean blocked) throws InterruptedException {
         long deadline = System.nanoTime() + 2_000_000_000L;
         String list;
         do {
             list = RawHttp.get("127.0.0.1", port, "/actuator/ratelimits", Map.of())
                     .body();
-            if (list.contains("ip 127.0.0.61") == blocked) {
+            if (list.contains("ip " + address) == blocked) {
                 System.out.printf(
-                        "block of 127.0.0.61 %s on the other instance after %d ms%n",
-                        blocked ? "seen" : "gone", (System.nanoTime() - deadline + 2_000_000_000L) / 1_000_000);
+                        "block of %s %s on the other instance after %d ms%n",
+                        address,
+                        blocked ? "seen" : "gone",
+                        (System.nanoTime() - deadline + 2_000_000_000L) / 1_000_000);
                 return;
             }
             Thread.sleep(20);
         } while (System.nanoTime() - deadline < 0);
-        throw new AssertionError("the block of 127.0.0.61 " + (blocked ? "not seen" : "still seen") + ": " + list);
+        throw new AssertionError("the block of " + address + " " + (blocked ? "not seen" : "still seen") + ": " + list);
     }
 
     /**
@@ -318,87 +320,10 @@ abstract class TwoInstancesContract {
                 ConfigurableApplicationContext one = start(redis.port());
                 ConfigurableApplicationContext two = start(redis.port())) {
             int[] ports = {port(one), port(two)};
-            long warmUntil = (System.currentTimeMillis() / 1000 + 2) * 1000;
-            long until = warmUntil + 8_000;
-            record Answered(long startMs, long endMs, int status) {}
-            java.util.concurrent.ConcurrentLinkedQueue<Answered> answered =
-                    new java.util.concurrent.ConcurrentLinkedQueue<>();
-            List<Thread> clients = new ArrayList<>();
-            java.util.concurrent.ConcurrentLinkedQueue<Throwable> failures =
-                    new java.util.concurrent.ConcurrentLinkedQueue<>();
-            for (int c = 0; c < 8; c++) {
-                String address = "127.0.0." + (60 + c);
-                int first = c;
-                Thread client = new Thread(() -> {
-                    try {
-                        int n = first;
-                        long next = System.nanoTime();
-                        long now;
-                        while ((now = System.currentTimeMillis()) < until) {
-                            int status = RawHttp.get(address, ports[n++ % 2], "/api/global", Map.of())
-                                    .status();
-                            if (now >= warmUntil) {
-                                answered.add(new Answered(now, System.currentTimeMillis(), status));
-                            }
-                            assertThat(status).isIn(200, 429);
-                            // the load's pace (about 12 a second per client), not a wait for anything
-                            next += 80_000_000L;
-                            long ahead = next - System.nanoTime();
-                            if (ahead > 0) {
-                                java.util.concurrent.locks.LockSupport.parkNanos(ahead);
-                            }
-                        }
-                    } catch (Throwable e) {
-                        failures.add(e);
-                    }
-                });
-                clients.add(client);
-                client.start();
-            }
-            // the lease calls are counted from the end of the warm-up (two seconds of calls not counted)
-            long warm = warmUntil - System.currentTimeMillis();
-            if (warm > 0) {
-                Thread.sleep(warm);
-            }
-            double leasesBefore = leases(ports[0]) + leases(ports[1]);
-            for (Thread client : clients) {
-                client.join();
-            }
-            assertThat(failures).isEmpty();
-            double leaseCalls = leases(ports[0]) + leases(ports[1]) - leasesBefore;
-            int admitted = 0;
-            int refusing = 0;
-            for (long second = warmUntil / 1000; second < until / 1000; second++) {
-                long from = second * 1000;
-                long to = from + 1000;
-                int within = 0; // admitted, and decided in this second for sure
-                int maybe = 0; // admitted, and maybe decided in this second
-                boolean refused = false; // a request refused in this second for sure
-                for (Answered answer : answered) {
-                    boolean surely = answer.startMs() >= from && answer.endMs() < to;
-                    boolean maybeHere = answer.startMs() < to && answer.endMs() >= from;
-                    if (answer.status() == 200) {
-                        within += surely ? 1 : 0;
-                        maybe += maybeHere ? 1 : 0;
-                        admitted += answer.startMs() >= from && answer.startMs() < to ? 1 : 0;
-                    } else {
-                        refused |= surely;
-                    }
-                }
-                System.out.printf(
-                        "/api/global second %d: %d admitted for sure, %d maybe, %s%n",
-                        second, within, maybe, refused ? "refusing" : "none refused for sure");
-                assertThat(within).as("admitted in second %d", second).isLessThanOrEqualTo(50);
-                if (refused) {
-                    refusing++;
-                    assertThat(maybe)
-                            .as("admitted, maybe in second %d, which refused", second)
-                            .isGreaterThanOrEqualTo(40);
-                }
-            }
-            System.out.printf("/api/global: %d admitted, %.0f lease script calls%n", admitted, leaseCalls);
-            assertThat(refusing).as("seconds that refused calls").isGreaterThanOrEqualTo(3);
-            assertThat(leaseCalls).isLessThanOrEqualTo(admitted / 10.0);
+            GlobalLimitLoad.Result load = GlobalLimitLoad.run(ports, 8_000, () -> leases(ports[0]) + leases(ports[1]));
+            double leaseCalls = load.countedAfter() - load.countedBefore();
+            System.out.printf("/api/global: %d admitted, %.0f lease script calls%n", load.admitted(), leaseCalls);
+            assertThat(leaseCalls).isLessThanOrEqualTo(load.admitted() / 10.0);
         }
     }
 

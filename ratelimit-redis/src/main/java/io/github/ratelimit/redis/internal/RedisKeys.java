@@ -21,9 +21,10 @@ import org.redisson.connection.CRC16;
  * Key layout of rate limits: {@code <prefix>v5:{<tag>}:<name>:<sw|fw>/<window ms>} for a window, whose counts do not
  * depend on its quota ({@code <sw|fw>p/<window ms>} for a plan's), {@code <prefix>v5:{<tag>}:<name>:tb<limit>/<window ms>}
  * for a token bucket, {@code <prefix>v5:{<tag>}:<name>:cal[p]/<day|week|month>/<zone>} for a calendar quota, where
- * the tag is the first 128 bits of the SHA-256 of the identifier, base64url, and {@code v5} the layout version (tokens and locks: {@code v2}): a release that changes what a
- * key holds changes the version, so that during a rolling upgrade no version reads counts written in another's
- * format (the new version starts from fresh counts; the old keys expire within their windows). User input reaches a key only through that hash, so no
+ * the tag is the first 128 bits of the SHA-256 of the identifier, base64url, and {@code v5} the layout version (tokens
+ * and locks: {@code v2}). A release that changes what a key holds changes the version, so that no release reads
+ * state in another's format, and reads the layout of the release before (carrying counts, tokens and locks over), or
+ * names the step an operator must take in the CHANGELOG: docs/upgrading.md. User input reaches a key only through that hash, so no
  * identifier (braces, newlines, 8 KB strings) can change the layout or choose the Cluster slot; all keys of
  * one identifier share one hash tag and so one slot.
  */
