@@ -21,7 +21,11 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
- * <p>Re-entrant per thread: a thread that holds a key and asks for it again gets a nested handle at once.
+ * <p>{@link #tryAcquire} is re-entrant per thread: a thread that holds a key and asks for it again gets a nested handle
+ * at once, and only the outermost release frees the lock. So are {@link #runIfFree} and {@code @Locked} methods, which
+ * take their locks through it. {@link #tryAcquireAsync} is not (a reactive pipeline has no thread that owns it). Code
+ * that manages nesting itself (ShedLock's contract: a second lock of a held name is refused, also on the same thread)
+ * asks with {@link LockOptions#notReentrant()}: the thread is then refused, or waits, like any other holder.
  *
  * <p>A job that must run once across the fleet per tick (a Quartz job, a Kafka consumer's batch, a plain timer) runs
  * through {@link #runIfFree(String, LockOptions, Runnable)}, with a minimum hold so that an instance whose schedule fires a
@@ -224,6 +228,33 @@ public interface LockManager {
          */
         void whenLost(Consumer<LossReason> callback);
 
+        /**
+         * Moves the lock's end: from now, it may be held for {@code atMost} in all (a job that learns it needs longer,
+         * ShedLock's {@code extendActiveLock}; or shorter). A lock renewed while held ({@code lease} below
+         * {@code maxLifetime}) is renewed in {@code lease} steps up to the new end, so a crashed holder's lock still
+         * ends after a lease; a lock that is not renewed lives until the new end. Refused (false) once the lock is no
+         * longer held; a lock found taken over is then reported lost. Waits for the store, within its budget.
+         *
+         * @param atMost how long from now the lock may still be held, at least 1 ms
+         * @return whether the lock was extended
+         * @throws UnsupportedOperationException if the implementation cannot extend locks
+         */
+        default boolean extend(Duration atMost) {
+            throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot extend a lock");
+        }
+
+        /**
+         * {@link #extend(Duration)} without blocking the calling thread, for reactive callers. The default runs on
+         * the calling thread.
+         */
+        default CompletionStage<Boolean> extendAsync(Duration atMost) {
+            try {
+                return CompletableFuture.completedFuture(extend(atMost));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+
         /** Throws {@link LockLostException} unless {@link #isHeld()}. */
         default void checkHeld() {
             if (!isHeld()) {
@@ -266,13 +297,25 @@ public interface LockManager {
      * @param name what the lock is called in metrics and traces (a {@code @Locked} method's name), never its key; null for
      *     a lock taken in code without one
      * @param minHold how long after it was taken the lock stays taken even when released sooner; zero for none
+     * @param reentrant whether a thread that holds the key gets a nested handle at once ({@link #tryAcquire} only)
      */
     public record LockOptions(
-            Duration lease, Duration maxWait, Duration maxLifetime, @Nullable String name, Duration minHold) {
+            Duration lease,
+            Duration maxWait,
+            Duration maxLifetime,
+            @Nullable String name,
+            Duration minHold,
+            boolean reentrant) {
 
-        /** Options without a minimum hold. */
+        /** Re-entrant options. */
+        public LockOptions(
+                Duration lease, Duration maxWait, Duration maxLifetime, @Nullable String name, Duration minHold) {
+            this(lease, maxWait, maxLifetime, name, minHold, true);
+        }
+
+        /** Re-entrant options without a minimum hold. */
         public LockOptions(Duration lease, Duration maxWait, Duration maxLifetime, @Nullable String name) {
-            this(lease, maxWait, maxLifetime, name, Duration.ZERO);
+            this(lease, maxWait, maxLifetime, name, Duration.ZERO, true);
         }
 
         public LockOptions {
@@ -302,24 +345,27 @@ public interface LockManager {
             }
         }
 
-        /** A lock of this lease, not waited for, not renewed. */
+        /**
+         * A lock of this lease, not waited for, not renewed: it lives the whole lease unless released, also when its
+         * holder dies (ShedLock's {@code lockAtMostFor}).
+         */
         public static LockOptions lease(Duration lease) {
             return new LockOptions(lease, Duration.ZERO, lease, null);
         }
 
         /** The same, waiting up to {@code maxWait} for a busy lock. */
         public LockOptions waitingUpTo(Duration maxWait) {
-            return new LockOptions(lease, maxWait, maxLifetime, name, minHold);
+            return new LockOptions(lease, maxWait, maxLifetime, name, minHold, reentrant);
         }
 
         /** The same, renewed while held for up to {@code maxLifetime} in all. */
         public LockOptions renewedUpTo(Duration maxLifetime) {
-            return new LockOptions(lease, maxWait, maxLifetime, name, minHold);
+            return new LockOptions(lease, maxWait, maxLifetime, name, minHold, reentrant);
         }
 
         /** The same, called {@code name} in metrics and traces. */
         public LockOptions named(String name) {
-            return new LockOptions(lease, maxWait, maxLifetime, name, minHold);
+            return new LockOptions(lease, maxWait, maxLifetime, name, minHold, reentrant);
         }
 
         /**
@@ -328,7 +374,15 @@ public interface LockManager {
          * later. At most the maximum lifetime; counted on the store's clock.
          */
         public LockOptions holdingAtLeast(Duration minHold) {
-            return new LockOptions(lease, maxWait, maxLifetime, name, minHold);
+            return new LockOptions(lease, maxWait, maxLifetime, name, minHold, reentrant);
+        }
+
+        /**
+         * The same, not re-entrant: a thread that holds the key is refused (or waits, up to {@code maxWait}) like any
+         * other holder, for code that manages nesting itself.
+         */
+        public LockOptions notReentrant() {
+            return new LockOptions(lease, maxWait, maxLifetime, name, minHold, false);
         }
     }
 }

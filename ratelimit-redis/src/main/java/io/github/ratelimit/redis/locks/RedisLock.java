@@ -9,8 +9,10 @@ import io.github.ratelimit.core.locks.LockManager.LossReason;
 import io.github.ratelimit.redis.internal.GiveBacks;
 import io.github.ratelimit.redis.internal.RedisKeys;
 import io.github.ratelimit.redis.internal.ScriptExecutor;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -37,12 +39,13 @@ final class RedisLock implements LockHandle {
     private final String owner;
     private final long fencingToken;
     private final LockOptions options;
-    private final long acquiredAt;
     private final @Nullable Thread thread; // the owning thread of a blocking acquisition, for re-entry; null if async
     private final AtomicBoolean released = new AtomicBoolean();
     private final AtomicReference<LossReason> loss = new AtomicReference<>();
     private final List<Consumer<LossReason>> lossCallbacks = new CopyOnWriteArrayList<>();
     private volatile long validUntil;
+    /** When the lock's lifetime ends (JVM nanos): the acquisition's plus {@code maxLifetime}, until an extension. */
+    private volatile long lifetimeEnds;
     /** Whether the lease now running ends at the lock's maximum lifetime (no renewal can follow it). */
     private volatile boolean finalLease;
 
@@ -65,10 +68,10 @@ final class RedisLock implements LockHandle {
         this.owner = owner;
         this.fencingToken = fencingToken;
         this.options = options;
-        this.acquiredAt = sentAt;
         this.validUntil =
                 sentAt + options.lease().toNanos() - margin(options.lease().toNanos());
         this.finalLease = options.maxLifetime().equals(options.lease());
+        this.lifetimeEnds = sentAt + options.maxLifetime().toNanos();
     }
 
     /** What the holder takes off each lease for the drift between its clock and Redis's: 1% and 2 ms, at most half. */
@@ -168,6 +171,16 @@ final class RedisLock implements LockHandle {
             }
 
             @Override
+            public boolean extend(Duration atMost) {
+                return RedisLock.this.extend(atMost);
+            }
+
+            @Override
+            public CompletionStage<Boolean> extendAsync(Duration atMost) {
+                return RedisLock.this.extendAsync(atMost);
+            }
+
+            @Override
             public boolean release() {
                 if (done) {
                     return false;
@@ -196,7 +209,7 @@ final class RedisLock implements LockHandle {
      */
     private void renew() {
         long now = System.nanoTime();
-        long lifetimeLeft = acquiredAt + options.maxLifetime().toNanos() - now;
+        long lifetimeLeft = lifetimeEnds - now;
         if (released.get() || loss.get() != null || lifetimeLeft <= 0) {
             stopRenewal();
             return;
@@ -209,9 +222,7 @@ final class RedisLock implements LockHandle {
         boolean last = lease < options.lease().toMillis();
         manager.renewalsSent.incrementAndGet();
         manager.executor
-                .callAsync(RedisLockManager.RENEW, List.of(lockKey, RedisKeys.descriptionKey(lockKey)), new Object[] {
-                    owner, Long.toString(lease)
-                })
+                .callAsync(RedisLockManager.RENEW, renewKeys(), renewArgs(lease))
                 .whenComplete((reply, error) -> {
                     if (error != null) {
                         RedisLockManager.log.warn(
@@ -233,6 +244,75 @@ final class RedisLock implements LockHandle {
                         lost(LossReason.TAKEN_OVER);
                     }
                 });
+    }
+
+    @Override
+    public boolean extend(Duration atMost) {
+        long sentAt = System.nanoTime();
+        long leaseMs = extensionLease(atMost);
+        if (!isHeld()) {
+            return false;
+        }
+        return extended(manager.executor.call(RedisLockManager.RENEW, renewKeys(), renewArgs(leaseMs)), sentAt, atMost);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> extendAsync(Duration atMost) {
+        long sentAt = System.nanoTime();
+        long leaseMs;
+        try {
+            leaseMs = extensionLease(atMost);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (!isHeld()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return manager.executor
+                .callAsync(RedisLockManager.RENEW, renewKeys(), renewArgs(leaseMs))
+                .thenApply(reply -> extended(reply, sentAt, atMost));
+    }
+
+    /** The lease an extension sets: a step of the renewed lease, or the whole new lifetime of a lock not renewed. */
+    private long extensionLease(Duration atMost) {
+        if (atMost.toMillis() < 1) {
+            throw new IllegalArgumentException("a lock is extended by at least 1 ms, but was " + atMost);
+        }
+        boolean renewed = options.lease().compareTo(options.maxLifetime()) < 0;
+        return renewed ? Math.min(options.lease().toMillis(), atMost.toMillis()) : atMost.toMillis();
+    }
+
+    private boolean extended(List<Object> reply, long sentAt, Duration atMost) {
+        if (ScriptExecutor.number(reply.get(0)) != 1) {
+            lost(LossReason.TAKEN_OVER);
+            return false;
+        }
+        long leaseNanos = TimeUnit.MILLISECONDS.toNanos(extensionLease(atMost));
+        synchronized (released) {
+            if (released.get() || loss.get() != null) {
+                return false;
+            }
+            lifetimeEnds = sentAt + atMost.toNanos();
+            validUntil = sentAt + leaseNanos - margin(leaseNanos);
+            finalLease = leaseNanos >= atMost.toNanos();
+        }
+        ScheduledFuture<?> timer = deadline;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        scheduleDeadline();
+        if (!finalLease && !manager.activeRenewals.containsKey(this)) {
+            scheduleRenewal();
+        }
+        return true;
+    }
+
+    private List<Object> renewKeys() {
+        return List.of(lockKey, RedisKeys.descriptionKey(lockKey));
+    }
+
+    private Object[] renewArgs(long leaseMs) {
+        return new Object[] {owner, Long.toString(leaseMs)};
     }
 
     /** Released or lost: no renewal, no deadline, and no longer among the manager's held locks. */

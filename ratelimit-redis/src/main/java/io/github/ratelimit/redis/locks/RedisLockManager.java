@@ -184,7 +184,7 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         if (key == null || key.isEmpty()) {
             throw new IllegalArgumentException(Messages.empty("lock key"));
         }
-        RedisLock held = heldByThread.get().get(key);
+        RedisLock held = options.reentrant() ? heldByThread.get().get(key) : null;
         if (held != null && held.isHeld()) {
             return held.nested();
         }

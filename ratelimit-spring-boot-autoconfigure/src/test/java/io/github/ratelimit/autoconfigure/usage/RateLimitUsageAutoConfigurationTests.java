@@ -158,7 +158,9 @@ class RateLimitUsageAutoConfigurationTests {
             RateLimitUsage usage = context.getBean(RateLimitUsage.class);
             assertThatThrownBy(() -> usage.of("yearly", "ann"))
                     .isInstanceOf(RateLimitUsage.UnknownLimitException.class)
-                    .hasMessage("no limit named 'yearly'")
+                    .hasMessageStartingWith("no limit named 'yearly'; the limits are [")
+                    .hasMessageContaining("search")
+                    .hasMessageContaining("two-keys")
                     .satisfies(e -> assertThat(((RateLimitUsage.UnknownLimitException) e).incomplete())
                             .isFalse());
             assertThatThrownBy(() -> usage.of("two-keys", "ann"))

@@ -4,6 +4,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
+import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.spring.definition.DeclaredLimits.DeclaredLimit;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,7 +97,13 @@ public final class ClientLimits {
                 .filter(d -> d.limit().name().equals(name))
                 .toList();
         if (named.isEmpty()) {
-            throw new NotFoundException("no limit named '" + name + "'", false);
+            List<String> names = declared.get().stream()
+                    .map(d -> d.limit().name())
+                    .distinct()
+                    .sorted()
+                    .toList();
+            throw new NotFoundException(
+                    "no limit named '" + Messages.printable(name) + "'; the limits are " + names, false);
         }
         List<String> kinds =
                 named.stream().flatMap(d -> d.keys().stream()).distinct().toList();

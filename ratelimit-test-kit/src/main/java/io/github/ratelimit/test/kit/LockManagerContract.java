@@ -68,6 +68,30 @@ public abstract class LockManagerContract extends TwoInstances<LockManager> {
         }
     }
 
+    /**
+     * {@code tryAcquire} is re-entrant per thread: the holding thread gets a nested handle, and only the outermost
+     * release frees the lock. Asked {@code notReentrant()}, the holding thread is refused like any other holder.
+     */
+    @Test
+    void theHoldingThreadNestsUnlessItAsksNotReentrant() {
+        String key = fresh("job");
+        LockOptions options = LockOptions.lease(Duration.ofSeconds(10));
+        try (LockHandle outer = instance(0).tryAcquire(key, options)) {
+            assertThatThrownBy(() -> instance(0).tryAcquire(key, options.notReentrant()))
+                    .isInstanceOf(LockNotAcquiredException.class);
+            try (LockHandle nested = instance(0).tryAcquire(key, options)) {
+                assertThat(nested.fencingToken()).isEqualTo(outer.fencingToken());
+            }
+            assertThat(outer.isHeld())
+                    .as("the nested release leaves the lock held")
+                    .isTrue();
+            assertThatThrownBy(() -> instance(1).tryAcquire(key, options)).isInstanceOf(LockNotAcquiredException.class);
+        }
+        try (LockHandle next = instance(1).tryAcquire(key, options.notReentrant())) {
+            assertThat(next.isHeld()).isTrue();
+        }
+    }
+
     @Test
     void aFormerHolderNeverReleasesItsSuccessorsLock() {
         String key = fresh("job");
@@ -110,6 +134,64 @@ public abstract class LockManagerContract extends TwoInstances<LockManager> {
             assertThat(next.isHeld()).isTrue();
         }
         assertThat(held.release()).isFalse();
+    }
+
+    /**
+     * A job that learns it needs longer extends its lock: renewed in lease steps past the lifetime it was taken with,
+     * still held after it and still refused to another instance (with a lease's wait at most, so a crashed holder's
+     * lock would still end soon).
+     */
+    @Test
+    void aHolderExtendsItsLockPastItsLifetime() throws InterruptedException {
+        String key = fresh("job");
+        LockOptions options = LockOptions.lease(Duration.ofMillis(500)).renewedUpTo(Duration.ofSeconds(1));
+        try (LockHandle held = instance(0).tryAcquire(key, options)) {
+            assertThat(held.extend(Duration.ofSeconds(30))).isTrue();
+
+            Thread.sleep(1_500); // past the lifetime the lock was taken with: the time passing is what is tested
+            assertThat(held.isHeld()).isTrue();
+            assertThatThrownBy(() -> instance(1).tryAcquire(key, options))
+                    .isInstanceOfSatisfying(LockNotAcquiredException.class, e -> assertThat(e.retryAfter())
+                            .isLessThanOrEqualTo(Duration.ofMillis(500)));
+        }
+    }
+
+    /**
+     * A lock that is not renewed (ShedLock's {@code lockAtMostFor}) lives its whole extension: another instance is
+     * told to wait for most of it.
+     */
+    @Test
+    void aLockNotRenewedLivesItsWholeExtension() throws InterruptedException {
+        String key = fresh("job");
+        try (LockHandle held = instance(0).tryAcquire(key, LockOptions.lease(Duration.ofMillis(500)))) {
+            assertThat(held.extendAsync(Duration.ofSeconds(30))
+                            .toCompletableFuture()
+                            .join())
+                    .isTrue();
+
+            Thread.sleep(1_000); // past the lease the lock was taken with
+            assertThat(held.isHeld()).isTrue();
+            assertThatThrownBy(() -> instance(1).tryAcquire(key, LockOptions.lease(Duration.ofMillis(500))))
+                    .isInstanceOfSatisfying(LockNotAcquiredException.class, e -> assertThat(e.retryAfter())
+                            .isGreaterThan(Duration.ofSeconds(20)));
+        }
+    }
+
+    /** A lock no longer held is not extended, and its successor's lock is untouched. */
+    @Test
+    void aLockNoLongerHeldIsNotExtended() {
+        String key = fresh("job");
+        LockHandle expiring = instance(0).tryAcquire(key, LockOptions.lease(Duration.ofMillis(200)));
+        Poll.until("the lease to run out", Duration.ofSeconds(10), () -> !expiring.isHeld());
+
+        assertThat(expiring.extend(Duration.ofSeconds(30))).isFalse();
+        try (LockHandle successor = acquireWithin(instance(1), key, Duration.ofSeconds(10))) {
+            assertThat(expiring.extend(Duration.ofSeconds(30))).isFalse();
+            assertThat(successor.isHeld()).isTrue();
+            assertThatThrownBy(() -> instance(0).tryAcquire(key, LockOptions.lease(Duration.ofSeconds(1))))
+                    .isInstanceOf(LockNotAcquiredException.class);
+        }
+        assertThatThrownBy(() -> expiring.extend(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
     }
 
     /** A waiting caller gets the lock once its holder releases it. */
