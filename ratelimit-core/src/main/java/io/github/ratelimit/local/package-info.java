@@ -1,5 +1,6 @@
 /**
- * The rate limiter in memory: what decides while Redis cannot, and the store of {@code ratelimit.store=memory}.
+ * The limiter in memory: the rate limiter that decides while Redis cannot, and the store of
+ * {@code ratelimit.store=memory} (rate limits, single-use tokens, locks and concurrency limits of one instance).
  */
 @NullMarked
 package io.github.ratelimit.local;

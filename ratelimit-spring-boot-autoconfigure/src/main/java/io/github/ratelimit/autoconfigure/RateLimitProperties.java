@@ -32,8 +32,8 @@ public class RateLimitProperties implements Validator {
 
     /**
      * Where rate limits are counted: redis (the default, shared by every instance; needs ratelimit-redis, which the
-     * starter brings) or memory (each instance alone, with a WARN at startup; tokens, locks and concurrency limits
-     * need Redis). Never chosen for you: an application whose Redis is down keeps redis and its failure mode.
+     * starter brings) or memory (rate limits, tokens, locks and concurrency limits of each instance alone, with a
+     * WARN at startup). Never chosen for you: an application whose Redis is down keeps redis and its failure mode.
      */
     private Store store = Store.REDIS;
 

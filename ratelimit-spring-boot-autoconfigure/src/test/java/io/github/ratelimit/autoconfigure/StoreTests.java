@@ -1,14 +1,23 @@
 package io.github.ratelimit.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.annotation.ConcurrencyLimited;
+import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.autoconfigure.memory.RateLimitMemoryAutoConfiguration;
 import io.github.ratelimit.autoconfigure.metrics.RateLimitMetricsAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.locks.LockNotAcquiredException;
+import io.github.ratelimit.core.tokens.SingleUseTokenException;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.local.LocalRateLimiter;
 import io.github.ratelimit.test.support.Causes;
 import io.github.ratelimit.test.support.SharedRedis;
@@ -36,6 +45,32 @@ class StoreTests {
         @RateLimited(limit = 3, windowMs = 60_000, key = "'one'")
         public String limited() {
             return "ok";
+        }
+    }
+
+    public static class Annotated {
+        final java.util.concurrent.atomic.AtomicInteger digests = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Locked(name = "digest", minHoldMs = 60_000)
+        public void digest() {
+            digests.incrementAndGet();
+        }
+
+        public int digests() {
+            return digests.get();
+        }
+
+        @SingleUse(purpose = "spawn", token = "#token")
+        public String spawn(String token) {
+            return "spawned";
+        }
+
+        @ConcurrencyLimited(max = 1, key = "'one'", name = "slow")
+        public String slow(java.util.concurrent.CountDownLatch inside, java.util.concurrent.CountDownLatch go)
+                throws InterruptedException {
+            inside.countDown();
+            go.await();
+            return "done";
         }
     }
 
@@ -76,7 +111,56 @@ class StoreTests {
         });
         assertThat(output.getOut())
                 .contains("WARN")
-                .contains("Rate limits are counted in this instance's memory (ratelimit.store=memory)");
+                .contains("single-use tokens, locks and concurrency limits are kept in this instance's memory"
+                        + " (ratelimit.store=memory)");
+    }
+
+    /**
+     * Without the Redis module, in memory: a lock taken by a method stays taken for its minimum hold and is listed, a
+     * token works once, a concurrency limit of one refuses a second call in progress.
+     */
+    @Test
+    void everyAnnotationWorksInMemoryWithoutTheRedisModule() {
+        withoutRedis
+                .withPropertyValues("ratelimit.store=memory")
+                .withBean(Annotated.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Annotated annotated = context.getBean(Annotated.class);
+
+                    annotated.digest();
+                    assertThatThrownBy(annotated::digest).isInstanceOf(LockNotAcquiredException.class);
+                    assertThat(annotated.digests()).as("runs").isEqualTo(1);
+                    assertThat(context.getBean(LockManager.class).heldLocks(10))
+                            .extracting(LockManager.HeldLock::name)
+                            .containsExactly("digest");
+
+                    String token = context.getBean(SingleUseTokens.class)
+                            .issue("spawn", java.util.Map.of(), java.time.Duration.ofMinutes(1))
+                            .token();
+                    assertThat(annotated.spawn(token)).isEqualTo("spawned");
+                    assertThatThrownBy(() -> annotated.spawn(token))
+                            .isInstanceOfSatisfying(SingleUseTokenException.class, e -> assertThat(e.status())
+                                    .isEqualTo(SingleUseTokens.TokenConsumption.Status.ALREADY_USED));
+
+                    java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+                    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+                    java.util.concurrent.CompletableFuture<String> first =
+                            java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                                try {
+                                    return annotated.slow(inside, go);
+                                } catch (InterruptedException e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            });
+                    assertThat(inside.await(10, java.util.concurrent.TimeUnit.SECONDS))
+                            .isTrue();
+                    assertThatThrownBy(() -> annotated.slow(new java.util.concurrent.CountDownLatch(1), go))
+                            .isInstanceOf(ConcurrencyLimitExceededException.class);
+                    go.countDown();
+                    assertThat(first.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                            .isEqualTo("done");
+                });
     }
 
     @Test

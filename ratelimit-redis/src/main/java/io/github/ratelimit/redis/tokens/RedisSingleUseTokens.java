@@ -3,7 +3,7 @@ package io.github.ratelimit.redis.tokens;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.Futures;
-import io.github.ratelimit.core.internal.Messages;
+import io.github.ratelimit.core.internal.TokenRules;
 import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
@@ -15,18 +15,13 @@ import io.github.ratelimit.redis.internal.LuaScript;
 import io.github.ratelimit.redis.internal.RedisKeys;
 import io.github.ratelimit.redis.internal.Replicas;
 import io.github.ratelimit.redis.internal.ScriptExecutor;
-import java.nio.charset.StandardCharsets;
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 
@@ -38,12 +33,6 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
 
     private final RateLimitEvents events = new RateLimitEvents();
 
-    static final int TOKEN_BYTES = 24;
-    static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{32}");
-    static final int MAX_METADATA_ENTRIES = 32;
-    static final int MAX_METADATA_BYTES = 4096;
-    static final int MAX_USES = 1_000_000;
-
     static final LuaScript ISSUE =
             LuaScript.load(RedisSingleUseTokens.class, "token_issue").keptLoaded();
     static final LuaScript CONSUME =
@@ -53,7 +42,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
     static final LuaScript GIVE_BACK = LuaScript.load(RedisSingleUseTokens.class, "token_giveback");
     private static final Object[] NO_ARGS = new Object[0];
 
-    private final SecureRandom random = nonBlockingRandom();
+    private final TokenRules rules = new TokenRules();
     private final AttemptIds attempts = new AttemptIds();
     private final ScriptExecutor executor;
     private final RedisKeys keys;
@@ -151,17 +140,11 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
         final Object[] args;
 
         Issue(String purpose, Map<String, String> metadata, Duration ttl, int uses) {
-            checkPurpose(purpose);
-            if (ttl == null || ttl.toMillis() < 1) {
-                throw new IllegalArgumentException(Messages.atLeast("ttl", "1 ms", ttl));
-            }
-            if (uses < 1 || uses > MAX_USES) {
-                throw new IllegalArgumentException(Messages.between("uses", 1, MAX_USES, uses));
-            }
+            List<String> flat = TokenRules.checkIssue(purpose, metadata, ttl, uses);
             List<Object> arguments = new ArrayList<>();
             arguments.add(Long.toString(ttl.toMillis()));
             arguments.add(Integer.toString(uses));
-            arguments.addAll(flatten(metadata));
+            arguments.addAll(flat);
             this.purpose = purpose;
             this.ttl = ttl;
             this.uses = uses;
@@ -169,9 +152,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
         }
 
         String newToken() {
-            byte[] bytes = new byte[TOKEN_BYTES];
-            random.nextBytes(bytes);
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+            return rules.newToken();
         }
 
         /** The issued token, or null when the token existed already. */
@@ -192,7 +173,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
     }
 
     private TokenConsumption consumeNow(String purpose, @Nullable String token) {
-        TokenConsumption refused = refusedWithoutRedis(purpose, token);
+        TokenConsumption refused = TokenRules.refusedUnseen(purpose, token);
         if (refused != null) {
             return refused;
         }
@@ -216,7 +197,7 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
     private CompletableFuture<TokenConsumption> consumeNowAsync(String purpose, @Nullable String token) {
         TokenConsumption refused;
         try {
-            refused = refusedWithoutRedis(purpose, token);
+            refused = TokenRules.refusedUnseen(purpose, token);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -260,18 +241,6 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
         return consumption;
     }
 
-    /** A missing or malformed token, answered without asking Redis; null for a token to look up. */
-    private static @Nullable TokenConsumption refusedWithoutRedis(String purpose, @Nullable String token) {
-        checkPurpose(purpose);
-        if (token == null || token.isBlank()) {
-            return new TokenConsumption(Status.MISSING, purpose, Map.of(), 0);
-        }
-        if (!TOKEN.matcher(token).matches()) {
-            return new TokenConsumption(Status.MALFORMED, purpose, Map.of(), 0);
-        }
-        return null;
-    }
-
     private static TokenConsumption consumption(String purpose, List<Object> reply) {
         long outcome = ScriptExecutor.number(reply.get(0));
         if (outcome == 0) {
@@ -293,8 +262,8 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
     }
 
     private boolean releaseNow(String purpose, @Nullable String token) {
-        checkPurpose(purpose);
-        if (token == null || !TOKEN.matcher(token).matches()) {
+        TokenRules.checkPurpose(purpose);
+        if (token == null || !TokenRules.isToken(token)) {
             return false;
         }
         return ScriptExecutor.number(
@@ -309,11 +278,11 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
 
     private CompletableFuture<Boolean> releaseNowAsync(String purpose, @Nullable String token) {
         try {
-            checkPurpose(purpose);
+            TokenRules.checkPurpose(purpose);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        if (token == null || !TOKEN.matcher(token).matches()) {
+        if (token == null || !TokenRules.isToken(token)) {
             return CompletableFuture.completedFuture(false);
         }
         return executor.callAsync(RELEASE, List.of(keys.tokenKey(purpose, token)), NO_ARGS)
@@ -322,51 +291,5 @@ public final class RedisSingleUseTokens implements SingleUseTokens, RateLimitEve
 
     private List<Object> run(LuaScript script, String key, Object[] args) {
         return executor.call(script, List.of(key), args);
-    }
-
-    /**
-     * A CSPRNG that, once seeded, makes its bits in memory: the DRBG reads the system's entropy only when created, so
-     * issuing a token never reads a device on a non-blocking thread.
-     */
-    private static SecureRandom nonBlockingRandom() {
-        try {
-            SecureRandom drbg = SecureRandom.getInstance("DRBG");
-            drbg.nextBytes(new byte[1]); // seed now, on the thread that creates the tokens
-            return drbg;
-        } catch (NoSuchAlgorithmException e) {
-            return new SecureRandom();
-        }
-    }
-
-    private static void checkPurpose(String purpose) {
-        if (!Messages.isName(purpose)) {
-            throw new IllegalArgumentException(Messages.badName("purpose", purpose));
-        }
-    }
-
-    private static List<String> flatten(Map<String, String> metadata) {
-        if (metadata == null) {
-            return List.of();
-        }
-        if (metadata.size() > MAX_METADATA_ENTRIES) {
-            throw new IllegalArgumentException(
-                    "token metadata may have at most " + MAX_METADATA_ENTRIES + " entries, but has " + metadata.size());
-        }
-        List<String> flat = new ArrayList<>(metadata.size() * 2);
-        int bytes = 0;
-        for (Map.Entry<String, String> entry : metadata.entrySet()) {
-            if (entry.getKey() == null || entry.getKey().isEmpty() || entry.getValue() == null) {
-                throw new IllegalArgumentException("token metadata needs non-empty names and non-null values");
-            }
-            bytes += entry.getKey().getBytes(StandardCharsets.UTF_8).length
-                    + entry.getValue().getBytes(StandardCharsets.UTF_8).length;
-            flat.add(entry.getKey());
-            flat.add(entry.getValue());
-        }
-        if (bytes > MAX_METADATA_BYTES) {
-            throw new IllegalArgumentException(
-                    "token metadata may have at most " + MAX_METADATA_BYTES + " bytes, but has " + bytes);
-        }
-        return flat;
     }
 }

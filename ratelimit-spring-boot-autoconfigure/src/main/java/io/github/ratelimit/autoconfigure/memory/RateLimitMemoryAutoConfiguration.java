@@ -3,7 +3,14 @@ package io.github.ratelimit.autoconfigure.memory;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.core.locks.LockManager;
+import io.github.ratelimit.core.tokens.SingleUseTokens;
+import io.github.ratelimit.local.LocalConcurrencyLimiter;
+import io.github.ratelimit.local.LocalLockManager;
 import io.github.ratelimit.local.LocalRateLimiter;
+import io.github.ratelimit.local.LocalSingleUseTokens;
+import java.lang.management.ManagementFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,10 +20,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClas
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Where rate limits are counted when it is not Redis: with {@code ratelimit.store=memory}, in this instance's memory
- * alone ({@link LocalRateLimiter}, the limiter that decides while Redis cannot), announced with a WARN at startup;
+ * alone ({@link LocalRateLimiter}, the limiter that decides while Redis cannot, and the tokens, locks and concurrency
+ * limits of {@code io.github.ratelimit.local}), announced with a WARN at startup;
  * without the Redis module and without that choice, the start fails saying so. The memory is never chosen for an
  * application: one whose Redis is down keeps Redis and its failure mode.
  */
@@ -37,11 +46,38 @@ public final class RateLimitMemoryAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(RateLimiter.class)
         LocalRateLimiter rateLimiter(RateLimitProperties properties) {
-            log.warn("Rate limits are counted in this instance's memory (ratelimit.store=memory): each instance"
-                    + " enforces every limit alone, so N instances admit up to N times each limit; single-use"
-                    + " tokens, locks and concurrency limits need Redis (the ratelimit-redis module) and are not"
-                    + " available. For one instance, local development and tests.");
+            log.warn("Rate limits, single-use tokens, locks and concurrency limits are kept in this instance's"
+                    + " memory (ratelimit.store=memory): each instance enforces every limit alone, so N instances"
+                    + " admit up to N times each limit, and a lock or token holds in one instance only. For one"
+                    + " instance, local development and tests.");
             return new LocalRateLimiter(properties.getLocalLimits().getMaxEntries());
+        }
+    }
+
+    /** {@code ratelimit.store=memory}: single-use tokens, locks and concurrency limits of this instance alone. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "ratelimit.store", havingValue = "memory")
+    static final class MemoryStore {
+
+        @Bean
+        @ConditionalOnMissingBean(SingleUseTokens.class)
+        LocalSingleUseTokens singleUseTokens() {
+            return new LocalSingleUseTokens();
+        }
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean(LockManager.class)
+        LocalLockManager lockManager(Environment environment) {
+            String name = environment.getProperty("spring.application.name", "");
+            String process = ManagementFactory.getRuntimeMXBean().getName(); // pid@host
+            String holder = name.isBlank() ? process : name + " " + process;
+            return new LocalLockManager(holder.length() > 200 ? holder.substring(0, 200) : holder);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(ConcurrencyLimiter.class)
+        LocalConcurrencyLimiter concurrencyLimiter() {
+            return new LocalConcurrencyLimiter();
         }
     }
 

@@ -153,7 +153,7 @@ final class OperatorWrites {
      */
     OperatorAnswer block(
             @Nullable String key, @Nullable String value, @Nullable String duration, @Nullable Principal principal) {
-        OperatorAnswer refused = writable();
+        OperatorAnswer refused = writable(true);
         if (refused != null) {
             return refused;
         }
@@ -191,12 +191,13 @@ final class OperatorWrites {
         return new OperatorAnswer(null, 204);
     }
 
-    private @Nullable OperatorAnswer writable() {
+    /** Why a write is refused (disabled, or a block without the store of blocks), or null when it may go ahead. */
+    private @Nullable OperatorAnswer writable(boolean ofBlocks) {
         if (!writeEnabled) {
             return new OperatorAnswer(
                     Map.of("error", "writing is disabled; set ratelimit.actuator.write-enabled=true"), 403);
         }
-        if (blocks.get() == null) {
+        if (ofBlocks && blocks.get() == null) {
             return new OperatorAnswer(Map.of("error", "blocks need Redis, which is not configured"), 503);
         }
         return null;
@@ -220,7 +221,7 @@ final class OperatorWrites {
      */
     OperatorAnswer liftPenalty(
             String name, List<RateLimit> limits, ClientIdentifier client, @Nullable Principal principal) {
-        OperatorAnswer refused = writable();
+        OperatorAnswer refused = writable(false);
         if (refused != null) {
             return refused;
         }
@@ -250,7 +251,7 @@ final class OperatorWrites {
 
     /** Lifts a block: {@code DELETE /actuator/ratelimits/blocks?key=ip&value=203.0.113.9}. */
     OperatorAnswer lift(@Nullable String key, @Nullable String value, @Nullable Principal principal) {
-        OperatorAnswer refused = writable();
+        OperatorAnswer refused = writable(true);
         if (refused != null) {
             return refused;
         }
@@ -284,7 +285,7 @@ final class OperatorWrites {
             String name,
             @Nullable String key,
             @Nullable Principal principal) {
-        OperatorAnswer refused = writable();
+        OperatorAnswer refused = writable(false);
         if (refused != null) {
             return refused;
         }
