@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import io.github.ratelimit.annotation.Algorithm;
+import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.Decision.LimitOutcome;
@@ -437,13 +438,27 @@ public final class LocalRateLimiter implements RateLimiter, SlotHolder {
         private void start(LimitRequest request, long now) {
             if (!running(now)) {
                 started = true;
-                endsAt = now + request.limit().window().toNanos();
+                endsAt = now + length(request);
             }
+        }
+
+        /**
+         * How long a window starting now lasts: the limit's window, or for a calendar quota until the next period
+         * starts, by this machine's wall clock (what memory has instead of Redis's).
+         */
+        private static long length(LimitRequest request) {
+            CalendarPeriod period = request.limit().period();
+            if (period == null) {
+                return request.limit().window().toNanos();
+            }
+            Instant wall = Instant.now();
+            return Math.max(
+                    1, Duration.between(wall, period.next(period.startOf(wall))).toNanos());
         }
 
         @Override
         LimitOutcome check(LimitRequest request, long now) {
-            long left = running(now) ? endsAt - now : request.limit().window().toNanos();
+            long left = running(now) ? endsAt - now : length(request);
             long limit = request.limit().ceiling();
             long remaining = Math.max(0, limit - count);
             if (count + request.cost() <= limit) {

@@ -118,6 +118,36 @@ class LocalRateLimiterTest {
         assertThat(call(limiter, limit).allowed()).isFalse();
     }
 
+    /**
+     * A calendar quota in memory keeps its calendar: three a month, the fourth refused until the next month starts
+     * (by this machine's clock, read around the call), not a month's longest window from the first call.
+     */
+    @Test
+    void aCalendarQuotaEndsAtTheStartOfTheNextPeriod() {
+        LocalRateLimiter limiter = new LocalRateLimiter(100);
+        RateLimit monthly = RateLimit.of("monthly", Algorithm.FIXED_WINDOW, 3, 60_000)
+                .inCalendar(
+                        io.github.ratelimit.core.CalendarPeriod.of(io.github.ratelimit.core.CalendarPeriod.Unit.MONTH));
+        for (int i = 0; i < 3; i++) {
+            assertThat(call(limiter, monthly).allowed()).isTrue();
+        }
+        java.time.Instant before = java.time.Instant.now();
+        Decision refused = call(limiter, monthly);
+        java.time.Instant after = java.time.Instant.now();
+
+        assertThat(refused.allowed()).isFalse();
+        java.time.Instant nextMonth = java.time.ZonedDateTime.ofInstant(after, java.time.ZoneOffset.UTC)
+                .toLocalDate()
+                .withDayOfMonth(1)
+                .plusMonths(1)
+                .atStartOfDay(java.time.ZoneOffset.UTC)
+                .toInstant();
+        assertThat(refused.retryAfter())
+                .isBetween(
+                        java.time.Duration.between(after, nextMonth).minusSeconds(1),
+                        java.time.Duration.between(before, nextMonth).plusSeconds(1));
+    }
+
     @Test
     void tokenBucketRefillsOneUnitPerIntervalUpToTheLimit() {
         AtomicLong now = new AtomicLong(-7_000_000_000L);
