@@ -163,6 +163,27 @@ class StoreTests {
                 });
     }
 
+    /** An application's own rate limiter alone serves no lock: a @Locked method fails the start, named. */
+    @Test
+    void anAnnotationNoStoreServesFailsTheStartNamingItsMethod() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        AopAutoConfiguration.class,
+                        RateLimitAutoConfiguration.class,
+                        RateLimitMetricsAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
+                .withBean(RateLimiter.class, () -> new LocalRateLimiter(100))
+                .withBean(Annotated.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(Causes.messages(context.getStartupFailure()))
+                            .contains("Invalid @")
+                            .contains("no ")
+                            .contains("bean serves it")
+                            .containsAnyOf("Annotated.digest", "Annotated.spawn", "Annotated.slow");
+                });
+    }
+
     @Test
     void rateLimitsOffInMemoryLimitNothing() {
         withoutRedis

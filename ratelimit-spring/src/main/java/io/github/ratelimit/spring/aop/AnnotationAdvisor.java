@@ -1,5 +1,7 @@
 package io.github.ratelimit.spring.aop;
 
+import io.github.ratelimit.spring.internal.InvalidDefinitionException;
+import io.github.ratelimit.spring.internal.MethodExpressions;
 import java.lang.reflect.Method;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInvocation;
@@ -7,6 +9,7 @@ import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.ObjectProvider;
 
 /** An advisor for the methods that carry one annotation, checked at startup. */
 abstract class AnnotationAdvisor extends AbstractPointcutAdvisor implements ValidatingAdvisor {
@@ -34,6 +37,20 @@ abstract class AnnotationAdvisor extends AbstractPointcutAdvisor implements Vali
     @Override
     public Advice getAdvice() {
         return advice;
+    }
+
+    /**
+     * Fails the start, naming the method, when no bean serves its annotation: a store that cannot (a custom
+     * {@code RateLimiter} alone), rather than an error on every call.
+     */
+    static void requireStore(ObjectProvider<?> store, String type, String annotation, Method method) {
+        if (store.getIfAvailable() == null) {
+            throw new InvalidDefinitionException(
+                    annotation,
+                    MethodExpressions.describe(method),
+                    "no " + type + " bean serves it: ratelimit.store=redis provides one with Redis (the"
+                            + " ratelimit-redis module), ratelimit.store=memory one in this instance's memory");
+        }
     }
 
     /** The method as declared on the target's class, where the annotations were found. */

@@ -34,6 +34,7 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
     private static final long serialVersionUID = 1L;
 
     private final transient Declarations declarations;
+    private final transient ObjectProvider<ConcurrencyLimiter> limiter;
 
     /**
      * @param limiter takes and gives back the slots; looked up on first use
@@ -53,6 +54,7 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
             ObjectProvider<CallerContext> caller) {
         super(new Interceptor(declarations, limiter, caller), Ordered.HIGHEST_PRECEDENCE + 250);
         this.declarations = declarations;
+        this.limiter = limiter;
     }
 
     @Override
@@ -67,6 +69,7 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
 
     @Override
     public void validate(Method method) {
+        requireStore(limiter, "ConcurrencyLimiter", "ConcurrencyLimited", method);
         declarations.get(method);
     }
 

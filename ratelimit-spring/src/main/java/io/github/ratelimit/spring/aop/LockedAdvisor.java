@@ -19,6 +19,7 @@ public final class LockedAdvisor extends AnnotationAdvisor {
     private static final long serialVersionUID = 1L;
 
     private final transient LockedMethods methods;
+    private final transient ObjectProvider<LockManager> locks;
 
     /**
      * @param locks takes the locks; looked up on first use
@@ -36,6 +37,7 @@ public final class LockedAdvisor extends AnnotationAdvisor {
             LockedMethods methods, ObjectProvider<LockManager> locks, ObjectProvider<CallerContext> caller) {
         super(new LockedInterceptor(methods, locks, caller), Ordered.HIGHEST_PRECEDENCE + 300);
         this.methods = methods;
+        this.locks = locks;
     }
 
     @Override
@@ -50,6 +52,7 @@ public final class LockedAdvisor extends AnnotationAdvisor {
 
     @Override
     public void validate(Method method) {
+        requireStore(locks, "LockManager", "Locked", method);
         methods.get(method);
     }
 

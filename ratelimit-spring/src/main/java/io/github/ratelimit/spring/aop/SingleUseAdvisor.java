@@ -17,6 +17,7 @@ public final class SingleUseAdvisor extends AnnotationAdvisor {
     private static final long serialVersionUID = 1L;
 
     private final transient SingleUseMethods methods;
+    private final transient ObjectProvider<SingleUseTokens> tokens;
 
     /**
      * @param tokens consumes the tokens; looked up on first use
@@ -30,6 +31,7 @@ public final class SingleUseAdvisor extends AnnotationAdvisor {
             SingleUseMethods methods, ObjectProvider<SingleUseTokens> tokens, ObjectProvider<CallerContext> caller) {
         super(new SingleUseInterceptor(methods, tokens, caller), Ordered.HIGHEST_PRECEDENCE + 200);
         this.methods = methods;
+        this.tokens = tokens;
     }
 
     @Override
@@ -44,6 +46,7 @@ public final class SingleUseAdvisor extends AnnotationAdvisor {
 
     @Override
     public void validate(Method method) {
+        requireStore(tokens, "SingleUseTokens", "SingleUse", method);
         methods.get(method);
     }
 
