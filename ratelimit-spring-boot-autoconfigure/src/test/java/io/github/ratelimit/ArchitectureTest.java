@@ -424,8 +424,11 @@ class ArchitectureTest {
                     "core.RateLimitExceededException",
                     "core.RedisUnavailableException",
                     "core.tokens.SingleUseTokenException",
-                    // the limiter in memory, for when Redis cannot decide
+                    // the limiter in memory, for when Redis cannot decide, and the rest of the memory store
+                    "local.LocalConcurrencyLimiter",
+                    "local.LocalLockManager",
                     "local.LocalRateLimiter",
+                    "local.LocalSingleUseTokens",
                     // the one decision flow every integration calls
                     "decision.DecidedCall",
                     "decision.Exemptions",

@@ -32,7 +32,8 @@ import org.springframework.asm.Opcodes;
  * limiter's slots, which the JVM renews up to their maximum lifetime (who holds a slot, and until when, is the
  * script's, on Redis time); and the meters (how long Redis took), the warm-up at start (how long it may take), the
  * limiter of the disabled mode (which admits everything) and what a usage read answers then (nothing counted), the limiter in memory, which decides only while Redis
- * cannot, and then on the JVM's monotonic clock, and the guess of Redis's clock that names the calendar periods a
+ * cannot, and then on the JVM's monotonic clock, and the rest of the memory store ({@code ratelimit.store=memory}, no
+ * Redis at all), and the guess of Redis's clock that names the calendar periods a
  * decision sends (the last Redis time plus monotonic time; Redis's own TIME chooses the period among them).
  * Who is admitted and who holds a lock or a slot is still decided by Redis alone.
  */
@@ -90,7 +91,9 @@ class NoApplicationClockTest {
                         || fileName.startsWith("OutboundLimits") // an upstream's Retry-After date without its Date
                         || fileName.startsWith("RateLimitAutoConfiguration$Disabled") // admits all, no Redis
                         || fileName.startsWith("NothingCounted") // a usage read while rate limits are off, no Redis
-                        || fileName.startsWith("LocalRateLimiter")) { // decides when Redis cannot
+                        // the store in memory: the limiter that decides when Redis cannot, and the tokens, locks and
+                        // concurrency limits of ratelimit.store=memory, where no Redis clock exists
+                        || pkg.equals("local")) {
                     continue;
                 }
                 scanned++;

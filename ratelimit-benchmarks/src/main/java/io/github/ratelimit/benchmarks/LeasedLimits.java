@@ -78,8 +78,9 @@ final class LeasedLimits {
                 windows);
         System.out.println("(worst under: the most a window that refused a call admitted less than the limit)");
         System.out.println(
-                "| run | windows | admitted median | worst over | worst under | spent late | scripts per 1,000 | permits lost |");
-        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+                "| run | windows | admitted median | worst over | worst under | spent late | scripts per 1,000 | admitted per script"
+                        + " | permits lost |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         bench.accuracy("flat out, even", windows, windowMs, limit, lease, 0, false, false);
         bench.accuracy("flat out, one instance takes half", windows, windowMs, limit, lease, 0, false, true);
         bench.accuracy("1.2x the limit, even", windows, windowMs, limit, lease, 1.2, false, false);
@@ -218,6 +219,7 @@ final class LeasedLimits {
             long worstOver = 0;
             long worstUnder = 0;
             long decisions = 0;
+            long admittedInAll = 0;
             long[] perWindow = new long[windows];
             for (int w = 0; w < windows; w++) {
                 long a = 0;
@@ -227,6 +229,7 @@ final class LeasedLimits {
                     r += refused[c][w];
                 }
                 decisions += a + r;
+                admittedInAll += a;
                 perWindow[w] = a;
                 worstOver = Math.max(worstOver, a - limit);
                 if (r > 0) {
@@ -236,7 +239,7 @@ final class LeasedLimits {
             Arrays.sort(perWindow);
             System.out.printf(
                     Locale.ROOT,
-                    "| %s | %d | %d | %d | %d (%.1f %%) | %d | %.2f | %d |%n",
+                    "| %s | %d | %d | %d | %d (%.1f %%) | %d | %.2f | %.1f | %d |%n",
                     run,
                     windows,
                     perWindow[windows / 2],
@@ -245,6 +248,7 @@ final class LeasedLimits {
                     100.0 * worstUnder / limit,
                     late.get(),
                     1000.0 * scripts / Math.max(1, decisions),
+                    (double) admittedInAll / Math.max(1, scripts),
                     fleet.lost.sum());
         } finally {
             fleet.close();

@@ -119,11 +119,12 @@ final class Leases {
             Held lease = held.get(
                     new Leased(request.limit(), request.identifier()), key -> new Held(keyOf(request), key.limit));
             long now = System.nanoTime();
+            long refillsSeen = lease.refills.get();
             int answer = lease.take(request.cost(), now, taken, !request.checkOnly(), attempt == 0);
             if (answer == Held.ASK) {
                 putBack(taken);
                 // what the lease could not pay: more is asked for, then the whole call decided again
-                return lease.refill(request.cost(), now)
+                return lease.refill(request.cost(), now, refillsSeen)
                         .thenCompose(done -> attempt < MAX_ATTEMPTS
                                 ? decide(requests, exact, attempt + 1)
                                 : CompletableFuture.completedFuture(
@@ -231,6 +232,13 @@ final class Leases {
          */
         volatile long left;
 
+        /**
+         * nanoTime until which a spent window ({@code left} 0) is not asked about again: its end counted from when
+         * Redis's answer arrived, so at or after Redis's own end. Until then an ask could only land in this window and
+         * learn it is spent; a call between the deadline and this time is refused as the window's.
+         */
+        volatile long spentUntil;
+
         Window(long index, long deadline, long redisMsAtSend, long sentNanos, long permits) {
             this.index = index;
             this.deadline = deadline;
@@ -259,6 +267,9 @@ final class Leases {
         /** Units asked for since the last refill (admitted or not): this instance's demand. */
         final LongAdder asked = new LongAdder();
 
+        /** How many answers to refills arrived (or failed): a call that saw fewer decides again before asking. */
+        final AtomicLong refills = new AtomicLong();
+
         /** The refill in flight, shared by every call that waits for it. */
         private @Nullable CompletableFuture<Void> refill;
 
@@ -282,7 +293,7 @@ final class Leases {
             }
             Window window = current;
             if (window.over(now)) {
-                return ASK;
+                return window.left == 0 && now - window.spentUntil < 0 ? SPENT : ASK;
             }
             AtomicLong permits = window.permits;
             for (long p = permits.get(); p >= cost; p = permits.get()) {
@@ -322,9 +333,16 @@ final class Leases {
             return Instant.ofEpochMilli(Math.min(end, window.redisMsAtSend + elapsed));
         }
 
-        synchronized CompletableFuture<Void> refill(long cost, long now) {
+        /**
+         * Asks Redis for more, once for every call that finds the lease short at the same time: a call that looked at
+         * the lease before the last answer arrived decides again on what that answer brought, without asking.
+         */
+        synchronized CompletableFuture<Void> refill(long cost, long now, long refillsSeen) {
             if (refill != null) {
                 return refill;
+            }
+            if (refills.get() != refillsSeen) {
+                return CompletableFuture.completedFuture(null);
             }
             long units = asked.sumThenReset();
             double rate =
@@ -359,6 +377,7 @@ final class Leases {
         private synchronized void granted(
                 @Nullable List<Object> reply, @Nullable Throwable error, long sent, long want) {
             refill = null;
+            refills.incrementAndGet();
             if (error != null || reply == null) {
                 if (want > 0) {
                     // the grant may have been made: what it held is lost to its window
@@ -386,6 +405,7 @@ final class Leases {
                 window = new Window(index, sent + TimeUnit.MILLISECONDS.toNanos(endsMs), redisMs, sent, granted);
             }
             window.left = left;
+            window.spentUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(endsMs + 1);
             current = window;
             if (want > 0) {
                 events.leased(limit.name(), Lease.TAKEN, granted);
