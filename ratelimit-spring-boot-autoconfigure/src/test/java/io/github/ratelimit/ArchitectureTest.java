@@ -425,6 +425,7 @@ class ArchitectureTest {
                     "core.RedisUnavailableException",
                     "core.tokens.SingleUseTokenException",
                     // the limiter in memory, for when Redis cannot decide, and the rest of the memory store
+                    "local.LocalClientBlocks",
                     "local.LocalConcurrencyLimiter",
                     "local.LocalLockManager",
                     "local.LocalRateLimiter",

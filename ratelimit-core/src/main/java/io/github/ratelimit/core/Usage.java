@@ -52,9 +52,20 @@ public record Usage(Instant readAt, List<Usage.Window> windows) {
                     request.identifier(),
                     Math.max(0, quota - outcome.remaining()),
                     outcome.remaining(),
-                    read.decidedAt().plus(outcome.resetAfter())));
+                    resetsAt(read, outcome)));
         }
         return new Usage(read.decidedAt(), windows);
+    }
+
+    /**
+     * When what an outcome counted has all left: the decision's time plus the outcome's reset, or for a calendar quota
+     * the start of the next period (the same instant from Redis, exact where the reset is rounded, as in memory).
+     */
+    public static Instant resetsAt(Decision read, Decision.LimitOutcome outcome) {
+        CalendarPeriod period = outcome.request().limit().period();
+        return period == null
+                ? read.decidedAt().plus(outcome.resetAfter())
+                : period.next(period.startOf(read.decidedAt()));
     }
 
     /** The same requests with cost 0, each taking nothing: what a usage read decides. */

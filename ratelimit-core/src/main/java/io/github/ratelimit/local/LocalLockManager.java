@@ -151,9 +151,13 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
         return lock;
     }
 
+    /**
+     * A busy lock's refusal, advising a retry when the lock ends or, sooner, after a lease: what the Redis store
+     * advises, where a holder renews its lease.
+     */
     private static LockNotAcquiredException busy(String key, LocalLock current, long now) {
-        return new LockNotAcquiredException(
-                key, Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(current.takenUntil - now))));
+        long left = Math.min(current.options.lease().toNanos(), current.takenUntil - now);
+        return new LockNotAcquiredException(key, Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
     }
 
     private static void checkKey(String key) {

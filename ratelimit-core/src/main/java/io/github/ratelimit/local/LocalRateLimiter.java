@@ -18,6 +18,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +54,11 @@ public final class LocalRateLimiter implements RateLimiter, SlotHolder {
     /** Counts resets, credits and forgetting, so that a slot held can tell one came after it. */
     private long changes;
 
+    /** The pairs in a penalty box and when each box ends (nanos); at most {@code maxEntries}, guarded by this. */
+    private final Map<Key, Long> boxes = new HashMap<>();
+
+    private final long maxEntries;
+
     /** @param maxEntries how many limit-and-identifier pairs are kept at most, at least 1 */
     public LocalRateLimiter(long maxEntries) {
         this(maxEntries, System::nanoTime);
@@ -61,6 +69,7 @@ public final class LocalRateLimiter implements RateLimiter, SlotHolder {
             throw new IllegalArgumentException("maxEntries must be at least 1, but was " + maxEntries);
         }
         this.nanoTime = nanoTime;
+        this.maxEntries = maxEntries;
         this.startedNanos = nanoTime.getAsLong();
         this.states = Caffeine.newBuilder()
                 .maximumSize(maxEntries)
@@ -144,7 +153,7 @@ public final class LocalRateLimiter implements RateLimiter, SlotHolder {
                 State state = states.get(
                         entry.getKey(), key -> State.of(request.limit().algorithm()));
                 checked.add(state);
-                LimitOutcome outcome = state.check(request, now);
+                LimitOutcome outcome = penalized(entry.getKey(), request, state.check(request, now), now);
                 outcomes.add(outcome);
                 allowed &= outcome.allowed() || request.shadow();
                 holds &= state instanceof SlidingWindow;
@@ -190,6 +199,78 @@ public final class LocalRateLimiter implements RateLimiter, SlotHolder {
         }
         // on the clock the limits count by, so that the times of admissions are as far apart as counted
         return new Decision(allowed, outcomes, started.plusNanos(at - startedNanos));
+    }
+
+    /**
+     * The outcome a penalty box makes of a check: a pair in its box is refused until the box ends; a pair refused by a
+     * limit with a penalty goes into the box for the penalty, and is told to wait that long. Called holding the lock.
+     */
+    private LimitOutcome penalized(Key key, LimitRequest request, LimitOutcome checked, long now) {
+        Duration penalty = request.limit().penalty();
+        if (penalty.isZero() || request.shadow()) {
+            return checked;
+        }
+        Long ends = boxes.get(key);
+        if (ends != null && now - ends >= 0) {
+            boxes.remove(key);
+            ends = null;
+        }
+        if (ends == null && checked.allowed()) {
+            return checked;
+        }
+        if (ends == null && request.cost() > 0) { // a refusal (also of a check before a charge), not a probe
+            if (boxes.size() >= maxEntries) {
+                boxes.values().removeIf(end -> now - end >= 0);
+            }
+            if (boxes.size() < maxEntries) {
+                ends = now + penalty.toNanos();
+                boxes.put(key, ends);
+            }
+        }
+        Duration left = State.waitOf(ends == null ? penalty.toNanos() : ends - now);
+        return new LimitOutcome(request, false, 0, left, left);
+    }
+
+    @Override
+    public boolean liftPenalty(RateLimit limit, ClientIdentifier identifier) {
+        Key key = new Key(limit.name(), limit.algorithm(), limit.windowMs(), identifier);
+        synchronized (this) {
+            changes++;
+            Long ends = boxes.remove(key);
+            if (ends == null || nanoTime.getAsLong() - ends >= 0) {
+                return false;
+            }
+            states.invalidate(key); // out of the box, its count starts afresh
+            return true;
+        }
+    }
+
+    @Override
+    public List<Penalty> penalties(int max) {
+        List<Penalty> listed = new ArrayList<>();
+        synchronized (this) {
+            long now = nanoTime.getAsLong();
+            for (Map.Entry<Key, Long> box : boxes.entrySet()) {
+                long left = box.getValue() - now;
+                if (left > 0 && listed.size() < max) {
+                    Key key = box.getKey();
+                    String counts =
+                            switch (key.algorithm()) {
+                                case SLIDING_WINDOW -> "sw";
+                                case FIXED_WINDOW -> "fw";
+                                case TOKEN_BUCKET -> "tb";
+                            };
+                    listed.add(new Penalty(
+                            key.name() + ':' + counts + '/' + key.windowMs(),
+                            Base64.getUrlEncoder()
+                                    .withoutPadding()
+                                    .encodeToString(
+                                            Arrays.copyOf(key.identifier().digest(), 16)),
+                            Duration.ofNanos(left)));
+                }
+            }
+        }
+        return listed;
     }
 
     /** Reads each pair as it stands, creating none and leaving every pair's expiry as it was. */
@@ -240,7 +321,9 @@ public final class LocalRateLimiter implements RateLimiter, SlotHolder {
     public void reset(RateLimit limit, ClientIdentifier identifier) {
         synchronized (this) {
             changes++;
-            states.invalidate(new Key(limit.name(), limit.algorithm(), limit.windowMs(), identifier));
+            Key key = new Key(limit.name(), limit.algorithm(), limit.windowMs(), identifier);
+            states.invalidate(key);
+            boxes.remove(key);
         }
     }
 
@@ -249,6 +332,7 @@ public final class LocalRateLimiter implements RateLimiter, SlotHolder {
         synchronized (this) {
             changes++;
             states.invalidateAll();
+            boxes.clear();
         }
     }
 

@@ -2,10 +2,12 @@ package io.github.ratelimit.autoconfigure.memory;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.tokens.SingleUseTokens;
+import io.github.ratelimit.local.LocalClientBlocks;
 import io.github.ratelimit.local.LocalConcurrencyLimiter;
 import io.github.ratelimit.local.LocalLockManager;
 import io.github.ratelimit.local.LocalRateLimiter;
@@ -54,7 +56,7 @@ public final class RateLimitMemoryAutoConfiguration {
         }
     }
 
-    /** {@code ratelimit.store=memory}: single-use tokens, locks and concurrency limits of this instance alone. */
+    /** {@code ratelimit.store=memory}: tokens, locks, concurrency limits and operators' blocks of this instance alone. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = "ratelimit.store", havingValue = "memory")
     static final class MemoryStore {
@@ -78,6 +80,12 @@ public final class RateLimitMemoryAutoConfiguration {
         @ConditionalOnMissingBean(ConcurrencyLimiter.class)
         LocalConcurrencyLimiter concurrencyLimiter() {
             return new LocalConcurrencyLimiter();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(ClientBlocks.class)
+        LocalClientBlocks rateLimitBlocks() {
+            return new LocalClientBlocks();
         }
     }
 

@@ -325,7 +325,8 @@ public final class RateLimitOperations implements RateLimitEvents.Source {
                 state.put("used", Math.max(0, limit.ceiling() - outcome.remaining()));
                 state.put(
                         "periodEnds",
-                        decision.decidedAt().plus(outcome.resetAfter()).toString());
+                        io.github.ratelimit.core.Usage.resetsAt(decision, outcome)
+                                .toString());
             }
             if (!outcome.allowed()) {
                 state.put("penaltyMs", outcome.retryAfter().toMillis()); // only a penalty refuses a probe
