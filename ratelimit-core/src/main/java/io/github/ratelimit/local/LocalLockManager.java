@@ -1,6 +1,8 @@
 package io.github.ratelimit.local;
 
+import io.github.ratelimit.core.internal.LossCallbacks;
 import io.github.ratelimit.core.internal.Messages;
+import io.github.ratelimit.core.internal.NestedLockHandle;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.locks.LockNotAcquiredException;
 import java.time.Duration;
@@ -10,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -152,11 +153,15 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
     }
 
     /**
-     * A busy lock's refusal, advising a retry when the lock ends or, sooner, after a lease: what the Redis store
-     * advises, where a holder renews its lease.
+     * A busy lock's refusal, advising a retry when the lock ends or, for a lock renewed in lease steps, after a lease:
+     * what the Redis store advises, where its holder renews the lease.
      */
     private static LockNotAcquiredException busy(String key, LocalLock current, long now) {
-        long left = Math.min(current.options.lease().toNanos(), current.takenUntil - now);
+        LockOptions options = current.options;
+        long left = current.takenUntil - now;
+        if (options.lease().compareTo(options.maxLifetime()) < 0) {
+            left = Math.min(options.lease().toNanos(), left);
+        }
         return new LockNotAcquiredException(key, Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
     }
 
@@ -215,7 +220,7 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
         final long fencingToken;
         final long takenAt;
         private final @Nullable Thread thread;
-        private final List<Consumer<LossReason>> lossCallbacks = new CopyOnWriteArrayList<>();
+        private final LossCallbacks lossCallbacks;
         /** Until when the key stays taken (JVM nanos): the lifetime's end, or the minimum hold's after a release. */
         volatile long takenUntil;
 
@@ -227,6 +232,7 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
 
         LocalLock(String key, LockOptions options, long fencingToken, long takenAt, @Nullable Thread thread) {
             this.key = key;
+            this.lossCallbacks = new LossCallbacks(key);
             this.options = options;
             this.fencingToken = fencingToken;
             this.takenAt = takenAt;
@@ -273,17 +279,7 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
                     timer.cancel(false);
                 }
             }
-            for (Consumer<LossReason> callback : lossCallbacks) {
-                tell(callback, reason);
-            }
-        }
-
-        private void tell(Consumer<LossReason> callback, LossReason reason) {
-            try {
-                callback.accept(reason);
-            } catch (RuntimeException e) {
-                // a callback's failure is its own: the others are still told
-            }
+            lossCallbacks.tellAll(reason);
         }
 
         @Override
@@ -303,12 +299,7 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
 
         @Override
         public void whenLost(Consumer<LossReason> callback) {
-            java.util.Objects.requireNonNull(callback, "callback");
-            lossCallbacks.add(callback);
-            LossReason already = loss;
-            if (already != null && lossCallbacks.remove(callback)) {
-                tell(callback, already);
-            }
+            lossCallbacks.add(callback, () -> loss);
         }
 
         @Override
@@ -359,45 +350,7 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
 
         LockHandle nested() {
             holds++;
-            LocalLock outer = this;
-            return new LockHandle() {
-                private boolean done;
-
-                @Override
-                public String key() {
-                    return key;
-                }
-
-                @Override
-                public long fencingToken() {
-                    return fencingToken;
-                }
-
-                @Override
-                public boolean isHeld() {
-                    return outer.isHeld();
-                }
-
-                @Override
-                public void whenLost(Consumer<LossReason> callback) {
-                    outer.whenLost(callback);
-                }
-
-                @Override
-                public boolean extend(Duration atMost) {
-                    return outer.extend(atMost);
-                }
-
-                @Override
-                public boolean release() {
-                    if (done) {
-                        return false;
-                    }
-                    done = true;
-                    holds--;
-                    return outer.isHeld();
-                }
-            };
+            return new NestedLockHandle(this, () -> holds--);
         }
     }
 }

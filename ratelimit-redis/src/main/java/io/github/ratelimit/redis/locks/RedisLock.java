@@ -2,6 +2,8 @@ package io.github.ratelimit.redis.locks;
 
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.core.internal.LossCallbacks;
+import io.github.ratelimit.core.internal.NestedLockHandle;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.locks.LockManager.LockHandle;
 import io.github.ratelimit.core.locks.LockManager.LockOptions;
@@ -12,8 +14,6 @@ import io.github.ratelimit.redis.internal.ScriptExecutor;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +42,7 @@ final class RedisLock implements LockHandle {
     private final @Nullable Thread thread; // the owning thread of a blocking acquisition, for re-entry; null if async
     private final AtomicBoolean released = new AtomicBoolean();
     private final AtomicReference<LossReason> loss = new AtomicReference<>();
-    private final List<Consumer<LossReason>> lossCallbacks = new CopyOnWriteArrayList<>();
+    private final LossCallbacks lossCallbacks;
     private volatile long validUntil;
     /** When the lock's lifetime ends (JVM nanos): the acquisition's plus {@code maxLifetime}, until an extension. */
     private volatile long lifetimeEnds;
@@ -63,6 +63,7 @@ final class RedisLock implements LockHandle {
             @Nullable Thread thread) {
         this.manager = manager;
         this.key = key;
+        this.lossCallbacks = new LossCallbacks(key);
         this.thread = thread;
         this.lockKey = lockKey;
         this.owner = owner;
@@ -118,27 +119,12 @@ final class RedisLock implements LockHandle {
         RedisLockManager.log.warn(
                 "Lock {} was lost before its holder finished: {}", LockManager.quotedKey(key), reason);
         manager.events.lockLost(RedisLockManager.nameOf(options), reason);
-        for (Consumer<LossReason> callback : lossCallbacks) {
-            tell(callback, reason);
-        }
-    }
-
-    private void tell(Consumer<LossReason> callback, LossReason reason) {
-        try {
-            callback.accept(reason);
-        } catch (RuntimeException e) {
-            RedisLockManager.log.warn("A callback told of the loss of lock {} failed", LockManager.quotedKey(key), e);
-        }
+        lossCallbacks.tellAll(reason);
     }
 
     @Override
     public void whenLost(Consumer<LossReason> callback) {
-        java.util.Objects.requireNonNull(callback, "callback");
-        lossCallbacks.add(callback);
-        LossReason already = loss.get();
-        if (already != null && lossCallbacks.remove(callback)) {
-            tell(callback, already); // lost before the callback was added: told here, once
-        }
+        lossCallbacks.add(callback, loss::get);
     }
 
     String owner() {
@@ -147,49 +133,7 @@ final class RedisLock implements LockHandle {
 
     LockHandle nested() {
         holds++;
-        return new LockHandle() {
-            private boolean done;
-
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public long fencingToken() {
-                return fencingToken;
-            }
-
-            @Override
-            public boolean isHeld() {
-                return RedisLock.this.isHeld();
-            }
-
-            @Override
-            public void whenLost(Consumer<LossReason> callback) {
-                RedisLock.this.whenLost(callback);
-            }
-
-            @Override
-            public boolean extend(Duration atMost) {
-                return RedisLock.this.extend(atMost);
-            }
-
-            @Override
-            public CompletionStage<Boolean> extendAsync(Duration atMost) {
-                return RedisLock.this.extendAsync(atMost);
-            }
-
-            @Override
-            public boolean release() {
-                if (done) {
-                    return false;
-                }
-                done = true;
-                holds--;
-                return RedisLock.this.isHeld();
-            }
-        };
+        return new NestedLockHandle(this, () -> holds--);
     }
 
     private void scheduleRenewal() {

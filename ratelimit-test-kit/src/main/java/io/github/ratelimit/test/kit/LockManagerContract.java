@@ -152,15 +152,15 @@ public abstract class LockManagerContract extends TwoInstances<LockManager> {
     @Test
     void aHolderExtendsItsLockPastItsLifetime() throws InterruptedException {
         String key = fresh("job");
-        LockOptions options = LockOptions.lease(Duration.ofMillis(500)).renewedUpTo(Duration.ofSeconds(1));
+        LockOptions options = LockOptions.lease(Duration.ofMillis(300)).renewedUpTo(Duration.ofMillis(600));
         try (LockHandle held = instance(0).tryAcquire(key, options)) {
             assertThat(held.extend(Duration.ofSeconds(30))).isTrue();
 
-            Thread.sleep(1_500); // past the lifetime the lock was taken with: the time passing is what is tested
+            Thread.sleep(900); // past the lifetime the lock was taken with: the time passing is what is tested
             assertThat(held.isHeld()).isTrue();
             assertThatThrownBy(() -> instance(1).tryAcquire(key, options))
                     .isInstanceOfSatisfying(LockNotAcquiredException.class, e -> assertThat(e.retryAfter())
-                            .isLessThanOrEqualTo(locksAreLeases() ? Duration.ofMillis(500) : Duration.ofSeconds(30)));
+                            .isLessThanOrEqualTo(locksAreLeases() ? Duration.ofMillis(300) : Duration.ofSeconds(30)));
         }
     }
 
@@ -171,15 +171,15 @@ public abstract class LockManagerContract extends TwoInstances<LockManager> {
     @Test
     void aLockNotRenewedLivesItsWholeExtension() throws InterruptedException {
         String key = fresh("job");
-        try (LockHandle held = instance(0).tryAcquire(key, LockOptions.lease(Duration.ofMillis(500)))) {
+        try (LockHandle held = instance(0).tryAcquire(key, LockOptions.lease(Duration.ofMillis(300)))) {
             assertThat(held.extendAsync(Duration.ofSeconds(30))
                             .toCompletableFuture()
                             .join())
                     .isTrue();
 
-            Thread.sleep(1_000); // past the lease the lock was taken with
+            Thread.sleep(600); // past the lease the lock was taken with
             assertThat(held.isHeld()).isTrue();
-            assertThatThrownBy(() -> instance(1).tryAcquire(key, LockOptions.lease(Duration.ofMillis(500))))
+            assertThatThrownBy(() -> instance(1).tryAcquire(key, LockOptions.lease(Duration.ofMillis(300))))
                     .isInstanceOfSatisfying(LockNotAcquiredException.class, e -> assertThat(e.retryAfter())
                             .isGreaterThan(Duration.ofSeconds(20)));
         }
