@@ -9,17 +9,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Single-use tokens in this instance's memory ({@code ratelimit.store=memory}): the tokens and answers of the Redis
  * store, each use taken atomically, for one instance, local development and tests. A used token stays known as used
- * until it expires; expired tokens are dropped as new ones are issued.
+ * until it expires; expired tokens are dropped on use, and all of them every 1,024 issues.
  */
 public final class LocalSingleUseTokens implements SingleUseTokens {
 
     private final TokenRules rules = new TokenRules();
     private final Map<String, Entry> tokens = new ConcurrentHashMap<>();
+    private final AtomicLong issued = new AtomicLong();
 
     private record Entry(Map<String, String> metadata, int uses, int used, long expiresAtNanos) {
 
@@ -36,7 +38,9 @@ public final class LocalSingleUseTokens implements SingleUseTokens {
             kept.put(flat.get(i), flat.get(i + 1));
         }
         long now = System.nanoTime();
-        tokens.values().removeIf(entry -> entry.expired(now));
+        if (issued.incrementAndGet() % 1024 == 0) {
+            tokens.values().removeIf(entry -> entry.expired(now)); // now and then, not a scan per token
+        }
         Entry entry = new Entry(Map.copyOf(kept), uses, 0, now + ttl.toNanos());
         String token;
         do {

@@ -131,7 +131,7 @@ final class ForgetAnnouncements {
         int versionEnds = lastLine.indexOf(';');
         String version = versionEnds < 0 ? "1" : lastLine.substring(0, versionEnds);
         if (!version.equals("1") && !version.equals(Integer.toString(FORMAT))) {
-            if (unreadableVersions.add(version)) {
+            if (unreadableVersions.size() < 16 && unreadableVersions.add(version)) {
                 log.warn(
                         "An announcement on {} is of wire format {}, which this instance (format {}) cannot read: it"
                                 + " forgets what it remembers of the key but does not confirm it; upgrade this"
