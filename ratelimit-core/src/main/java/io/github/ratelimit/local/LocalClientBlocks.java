@@ -26,13 +26,9 @@ public final class LocalClientBlocks implements ClientBlocks {
         return Duration.ofNanos(ends - now);
     }
 
+    /** Whether no block is kept; ended ones are dropped when a block is set or the blocks are listed. */
     @Override
     public boolean isEmpty() {
-        if (blocks.isEmpty()) {
-            return true;
-        }
-        long now = System.nanoTime();
-        blocks.values().removeIf(ends -> now - ends >= 0);
         return blocks.isEmpty();
     }
 
@@ -46,7 +42,9 @@ public final class LocalClientBlocks implements ClientBlocks {
         if (duration.toMillis() < 1) {
             throw new IllegalArgumentException(Messages.atLeast("block duration", "1 ms", duration));
         }
-        blocks.put(name(client), System.nanoTime() + duration.toNanos());
+        long now = System.nanoTime();
+        blocks.values().removeIf(ends -> now - ends >= 0);
+        blocks.put(name(client), now + duration.toNanos());
     }
 
     @Override
@@ -59,6 +57,7 @@ public final class LocalClientBlocks implements ClientBlocks {
     public Map<String, Duration> list() {
         Map<String, Duration> all = new TreeMap<>();
         long now = System.nanoTime();
+        blocks.values().removeIf(ends -> now - ends >= 0);
         blocks.forEach((name, ends) -> {
             if (now - ends < 0) {
                 all.put(name.replace('\n', ' '), Duration.ofNanos(ends - now));

@@ -55,10 +55,12 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
         return new LocalLockManager(table, holder);
     }
 
-    /** The locks and fencing counters every manager on one memory shares, guarded by the table's monitor. */
+    /** The locks and the fencing counter every manager on one memory shares, guarded by the table's monitor. */
     private static final class Table {
         final Map<String, LocalLock> locks = new HashMap<>();
-        final Map<String, Long> fencing = new HashMap<>();
+        /** The last fencing token given: one counter for every key, so it grows per key and holds nothing per key. */
+        long fenced;
+
         final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "ratelimit-local-locks");
             thread.setDaemon(true);
@@ -145,7 +147,7 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
 
     /** Takes a free key; called holding the table's monitor. */
     private LocalLock take(String key, LockOptions options, long now, @Nullable Thread thread) {
-        long fencingToken = table.fencing.merge(key, 1L, Long::sum);
+        long fencingToken = ++table.fenced;
         LocalLock lock = new LocalLock(key, options, fencingToken, now, thread);
         table.locks.put(key, lock);
         lock.watchLifetime();
@@ -335,8 +337,21 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
                     timer.cancel(false);
                 }
                 long holdEnds = takenAt + options.minHold().toNanos();
-                if (wasHeld && System.nanoTime() - holdEnds < 0) {
-                    takenUntil = holdEnds; // stays taken until the minimum hold ends
+                long now = System.nanoTime();
+                if (wasHeld && now - holdEnds < 0) {
+                    takenUntil = holdEnds; // stays taken until the minimum hold ends, then is dropped
+                    try {
+                        table.timer.schedule(
+                                () -> {
+                                    synchronized (table) {
+                                        table.live(key, System.nanoTime());
+                                    }
+                                },
+                                holdEnds - now,
+                                TimeUnit.NANOSECONDS);
+                    } catch (RejectedExecutionException closed) {
+                        // the managers are closed: the key is dropped when next asked for
+                    }
                 } else {
                     table.locks.remove(key, this);
                 }
