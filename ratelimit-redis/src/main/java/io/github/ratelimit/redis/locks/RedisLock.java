@@ -166,7 +166,7 @@ final class RedisLock implements LockHandle {
         boolean last = lease < options.lease().toMillis();
         manager.renewalsSent.incrementAndGet();
         manager.executor
-                .callAsync(RedisLockManager.RENEW, renewKeys(), renewArgs(lease))
+                .callAsync(RedisLockManager.RENEW, lockKeys(), renewArgs(lease))
                 .whenComplete((reply, error) -> {
                     if (error != null) {
                         RedisLockManager.log.warn(
@@ -197,7 +197,8 @@ final class RedisLock implements LockHandle {
         if (!isHeld()) {
             return false;
         }
-        return extended(manager.executor.call(RedisLockManager.RENEW, renewKeys(), renewArgs(leaseMs)), sentAt, atMost);
+        return extended(
+                manager.executor.call(RedisLockManager.RENEW, lockKeys(), renewArgs(leaseMs)), sentAt, atMost, leaseMs);
     }
 
     @Override
@@ -213,8 +214,8 @@ final class RedisLock implements LockHandle {
             return CompletableFuture.completedFuture(false);
         }
         return manager.executor
-                .callAsync(RedisLockManager.RENEW, renewKeys(), renewArgs(leaseMs))
-                .thenApply(reply -> extended(reply, sentAt, atMost));
+                .callAsync(RedisLockManager.RENEW, lockKeys(), renewArgs(leaseMs))
+                .thenApply(reply -> extended(reply, sentAt, atMost, leaseMs));
     }
 
     /** The lease an extension sets: a step of the renewed lease, or the whole new lifetime of a lock not renewed. */
@@ -226,12 +227,12 @@ final class RedisLock implements LockHandle {
         return renewed ? Math.min(options.lease().toMillis(), atMost.toMillis()) : atMost.toMillis();
     }
 
-    private boolean extended(List<Object> reply, long sentAt, Duration atMost) {
+    private boolean extended(List<Object> reply, long sentAt, Duration atMost, long leaseMs) {
         if (ScriptExecutor.number(reply.get(0)) != 1) {
             lost(LossReason.TAKEN_OVER);
             return false;
         }
-        long leaseNanos = TimeUnit.MILLISECONDS.toNanos(extensionLease(atMost));
+        long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMs);
         synchronized (released) {
             if (released.get() || loss.get() != null) {
                 return false;
@@ -249,10 +250,6 @@ final class RedisLock implements LockHandle {
             scheduleRenewal();
         }
         return true;
-    }
-
-    private List<Object> renewKeys() {
-        return List.of(lockKey, RedisKeys.descriptionKey(lockKey));
     }
 
     private Object[] renewArgs(long leaseMs) {
@@ -298,7 +295,7 @@ final class RedisLock implements LockHandle {
             return answered;
         }
         try {
-            return released(manager.executor.call(RedisLockManager.RELEASE, releaseKeys(), releaseArgs()));
+            return released(manager.executor.call(RedisLockManager.RELEASE, lockKeys(), releaseArgs()));
         } catch (RedisUnavailableException e) {
             return notReleased(e);
         }
@@ -311,7 +308,7 @@ final class RedisLock implements LockHandle {
             return CompletableFuture.completedFuture(answered);
         }
         return manager.executor
-                .callAsync(RedisLockManager.RELEASE, releaseKeys(), releaseArgs())
+                .callAsync(RedisLockManager.RELEASE, lockKeys(), releaseArgs())
                 .handle((reply, error) -> {
                     if (error == null) {
                         return released(reply);
@@ -348,7 +345,8 @@ final class RedisLock implements LockHandle {
         return null;
     }
 
-    private List<Object> releaseKeys() {
+    /** The lock's key and its description's: what a renewal, an extension and a release act on. */
+    private List<Object> lockKeys() {
         return List.of(lockKey, RedisKeys.descriptionKey(lockKey));
     }
 
@@ -379,7 +377,7 @@ final class RedisLock implements LockHandle {
         GiveBacks.send(
                 manager.events,
                 "lock",
-                () -> manager.executor.callAsync(RedisLockManager.RELEASE, releaseKeys(), releaseArgs()),
+                () -> manager.executor.callAsync(RedisLockManager.RELEASE, lockKeys(), releaseArgs()),
                 reply -> ScriptExecutor.number(reply.get(0)) == 1);
         return false;
     }

@@ -3,6 +3,7 @@ package io.github.ratelimit.redis.locks;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.core.internal.LockHolders;
 import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.locks.LockManager.LockHandle;
@@ -152,16 +153,12 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         });
     }
 
-    /** This process as operators see it by default: its process id and host, as the JVM names it ({@code pid@host}). */
     /**
      * How an instance is named to operators listing its locks: the application's name, if any, and the JVM's
      * {@code pid@host}, at most 200 characters.
      */
     public static String holder(String applicationName) {
-        String process =
-                java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
-        String holder = applicationName.isBlank() ? process : applicationName + " " + process;
-        return holder.length() > 200 ? holder.substring(0, 200) : holder;
+        return LockHolders.of(applicationName);
     }
 
     /** A lock's name for events: its options' name ({@code @Locked}'s), never its key. */

@@ -5,6 +5,7 @@ import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.ClientBlocks;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.core.internal.LockHolders;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.local.LocalClientBlocks;
@@ -12,7 +13,6 @@ import io.github.ratelimit.local.LocalConcurrencyLimiter;
 import io.github.ratelimit.local.LocalLockManager;
 import io.github.ratelimit.local.LocalRateLimiter;
 import io.github.ratelimit.local.LocalSingleUseTokens;
-import java.lang.management.ManagementFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -70,10 +70,7 @@ public final class RateLimitMemoryAutoConfiguration {
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean(LockManager.class)
         LocalLockManager lockManager(Environment environment) {
-            String name = environment.getProperty("spring.application.name", "");
-            String process = ManagementFactory.getRuntimeMXBean().getName(); // pid@host
-            String holder = name.isBlank() ? process : name + " " + process;
-            return new LocalLockManager(holder.length() > 200 ? holder.substring(0, 200) : holder);
+            return new LocalLockManager(LockHolders.of(environment.getProperty("spring.application.name", "")));
         }
 
         @Bean
