@@ -283,6 +283,7 @@ public final class Benchmarks {
             workloads.add(floor(space, keys));
             workloads.add(scriptFloor(space, keys));
             workloads.add(commandsFloor(space, keys));
+            workloads.add(decisionScriptFloor(space, keys));
             for (Algorithm algorithm : Algorithm.values()) {
                 RateLimit limit = RateLimit.of("b-" + space, algorithm, LIMIT, WINDOW.toMillis());
                 List<List<LimitRequest>> requests = prepare(keys, i -> List.of(LimitRequest.of(limit, "user-" + i, 1)));
@@ -653,6 +654,30 @@ public final class Benchmarks {
                 keys);
     }
 
+    /**
+     * The lone decision's own script (the shape of one sliding window, as the limiter assembles it) sent with the spec
+     * the limiter sends, through the same client as the {@code EVALSHA} floor, with none of the limiter's Java around
+     * it: no keys named, no reply read into a decision. Its ratio to the floor is what the script costs; the decision's
+     * ratio to it, what the Java around it costs.
+     */
+    private Workload decisionScriptFloor(String space, int keys) {
+        String source;
+        try {
+            source = ScriptProfile.decisionScript("1");
+        } catch (Exception e) {
+            throw new IllegalStateException("the decision script of one sliding window", e);
+        }
+        RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
+        String sha = script.scriptLoad(source);
+        List<List<Object>> keyLists = prepare(keys, i -> List.of("lone-" + space + ":" + i));
+        // one call of one key: its spec (decide/spec.lua) of one sliding window, cost 1, no flags
+        Object[] args = {"1", "1", "1," + LIMIT + "," + WINDOW.toMillis() + ",1,0,0"};
+        return new Workload(
+                "floor: the lone decision's script alone (EVALSHA)",
+                i -> () -> script.evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LIST, keyLists.get(i), args),
+                keys == 1);
+    }
+
     /** EVALSHA of {@code source} through the same client, on {@code keys} keys named from {@code prefix}. */
     private Workload scriptCall(String name, String source, RScript.ReturnType reply, String prefix, int keys) {
         RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
@@ -927,6 +952,19 @@ public final class Benchmarks {
                     cell,
                     rate(list, "floor: a lone decision's commands (EVALSHA)") / rate(list, "floor: EVALSHA (Redisson)"),
                     0);
+            if (single) { // at one caller: many callers share script calls, which the script alone does not
+                target(
+                        "the lone decision's script alone vs the EVALSHA floor (what the script costs)",
+                        cell,
+                        rate(list, "floor: the lone decision's script alone (EVALSHA)")
+                                / rate(list, "floor: EVALSHA (Redisson)"),
+                        0);
+                target(
+                        "one sliding window vs its script alone (what the Java around it costs)",
+                        cell,
+                        one / rate(list, "floor: the lone decision's script alone (EVALSHA)"),
+                        0);
+            }
             target(
                     "sliding window with a penalty vs without",
                     cell,
