@@ -427,6 +427,7 @@ class ArchitectureTest {
                     // the limiter in memory, for when Redis cannot decide, and the rest of the memory store
                     "local.LocalClientBlocks",
                     "local.LocalConcurrencyLimiter",
+                    "local.LocalLimitOverrides",
                     "local.LocalLockManager",
                     "local.LocalRateLimiter",
                     "local.LocalSingleUseTokens",

@@ -168,4 +168,13 @@ public interface RateLimiter {
      * tests that delete the counts between test methods. Optional; does nothing by default.
      */
     default void forgetLocalState() {}
+
+    /**
+     * Some limits' quotas changed (an operator's override, a refresh of the properties): what this instance keeps of
+     * refusals decided under the old quotas is forgotten, so that none outlives them; what was counted stays. By default
+     * {@link #forgetLocalState()}.
+     */
+    default void quotasChanged() {
+        forgetLocalState();
+    }
 }

@@ -327,6 +327,13 @@ public final class LocalRateLimiter implements RateLimiter, SlotHolder {
         }
     }
 
+    /**
+     * Nothing to forget: every decision here reads its limit's quota as it is now, so what was counted carries over to a
+     * new quota, as in Redis (forgetting would hand every client of every limit a fresh budget).
+     */
+    @Override
+    public void quotasChanged() {}
+
     @Override
     public void forgetLocalState() {
         synchronized (this) {

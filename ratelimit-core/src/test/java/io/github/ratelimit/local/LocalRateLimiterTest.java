@@ -101,6 +101,30 @@ class LocalRateLimiterTest {
         assertThat(call(limiter, limit).allowed()).isFalse();
     }
 
+    /**
+     * A quota that changes (an operator's override, a refresh) keeps what was counted: the memory store is where the
+     * counts are, so forgetting them would give every client a fresh budget; {@code forgetLocalState} (tests) does.
+     */
+    @Test
+    void aChangedQuotaKeepsWhatWasCountedAndOnlyForgettingClearsIt() {
+        LocalRateLimiter limiter = new LocalRateLimiter(100);
+        RateLimit three = RateLimit.of("usage", Algorithm.SLIDING_WINDOW, 3, 600_000);
+        RateLimit five = three.withQuota(5, three.window());
+        for (int i = 0; i < 3; i++) {
+            assertThat(call(limiter, three).allowed()).isTrue();
+        }
+        assertThat(call(limiter, three).allowed()).isFalse();
+
+        limiter.quotasChanged();
+        assertThat(call(limiter, five).allowed()).as("4th of 5").isTrue();
+        assertThat(call(limiter, five).allowed()).as("5th of 5").isTrue();
+        assertThat(call(limiter, five).allowed()).as("6th of 5").isFalse();
+        assertThat(call(limiter, three).allowed()).as("back to 3: 5 used").isFalse();
+
+        limiter.forgetLocalState();
+        assertThat(call(limiter, three).allowed()).as("all forgotten").isTrue();
+    }
+
     @Test
     void fixedWindowStartsWithItsFirstCallAndEndsAWindowLater() {
         AtomicLong now = new AtomicLong(5_000_000_000L);

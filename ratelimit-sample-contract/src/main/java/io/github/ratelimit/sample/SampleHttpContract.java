@@ -406,6 +406,39 @@ abstract class SampleHttpContract implements HostileInputContract {
         assertThat(noTenant.header("Content-Type")).startsWith("application/problem+json");
     }
 
+    /**
+     * An operator's override of {@code tenant-usage} (3 a minute per tenant) holds from the next call, what was counted
+     * carrying over to the new quota; removed, the declared quota holds again. On every store: Redis, and an instance's
+     * own memory ({@code ratelimit.store=memory}).
+     */
+    @Test
+    void anOperatorsOverrideHoldsWithTheCountsCarriedOverUntilRemoved() throws Exception {
+        String override = "/actuator/ratelimits/tenant-usage/override";
+        String tenant = "initech-" + UUID.randomUUID();
+        try {
+            assertThat(tenantUsage(tenant).status()).isEqualTo(200);
+            assertThat(RawHttp.post("127.0.0.1", port, override, RawHttp.OPERATOR, "{\"limit\": 5}")
+                            .status())
+                    .isEqualTo(204);
+            TwoInstancesContract.awaitOverride(port, "\"limit\":5");
+            List<Integer> statuses = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                statuses.add(tenantUsage(tenant).status());
+            }
+            assertThat(statuses).as("1 used before, 4 more of 5").containsExactly(200, 200, 200, 200, 429);
+
+            assertThat(RawHttp.send("127.0.0.1", port, "DELETE", override, RawHttp.OPERATOR, null)
+                            .status())
+                    .isEqualTo(204);
+            TwoInstancesContract.awaitOverride(port, null);
+            assertThat(tenantUsage(tenant).status())
+                    .as("5 used of the declared 3")
+                    .isEqualTo(429);
+        } finally {
+            RawHttp.send("127.0.0.1", port, "DELETE", override, RawHttp.OPERATOR, null);
+        }
+    }
+
     // ---- a rule that counts failed answers only ----
 
     RawHttp.Response basicLogin(String user, String password) {
@@ -1136,7 +1169,8 @@ abstract class SampleHttpContract implements HostileInputContract {
      * docs/limits.md's leased limit: {@code GET /api/global}, 50 a second for all callers together. Sixty calls at once from
      * sixty addresses, started just after a second begins on Redis's clock and done within it: exactly 50 admitted, the
      * rest refused with Retry-After; the endpoint lists the limit with its lease. Run again when the calls did not fit in
-     * one second (a slow machine).
+     * one second (a slow machine); after five tries that did not, the test is skipped, not failed: what it checks is the
+     * count within one second, which such a machine cannot show.
      */
     @Test
     void aLeasedGlobalLimitAdmitsItsLimitInASecond() throws Exception {
@@ -1148,7 +1182,7 @@ abstract class SampleHttpContract implements HostileInputContract {
             if (!within && attempt < 5) {
                 continue;
             }
-            assertThat(within).as("the calls within one second").isTrue();
+            assumeTrue(within, "the calls within one second, in one of five tries");
             assertThat(answers.stream().filter(a -> a.status() == 200)).hasSize(50);
             assertThat(answers.stream().filter(a -> a.status() == 429))
                     .hasSize(10)
@@ -1167,7 +1201,8 @@ abstract class SampleHttpContract implements HostileInputContract {
     /**
      * One budget named fleet, 10 calls per second for all callers together: 20 bulk calls at once (share 0.6) admit
      * exactly 6; critical calls in the same second (share 1.0) then admit exactly 4 more. Run again when the calls did
-     * not fit in one second (a slow machine), after the second has passed on Redis's clock.
+     * not fit in one second (a slow machine), after the second has passed on Redis's clock; skipped, not failed, after
+     * five tries that did not.
      */
     @Test
     void bulkCallsLeaveTheLastFourOfEachSecondToCriticalOnes() throws Exception {
@@ -1180,7 +1215,8 @@ abstract class SampleHttpContract implements HostileInputContract {
                 awaitStoreTimeMs(storeTimeMs() + 1_000);
                 continue;
             }
-            assertThat(took).as("the calls within one second").isLessThan(1_000);
+            assumeTrue(
+                    took < 1_000, "the calls within one second, in one of five tries (the last took " + took + " ms)");
             assertThat(bulk.stream().filter(s -> s == 200)).hasSize(6);
             assertThat(bulk.stream().filter(s -> s == 429)).hasSize(14);
             assertThat(critical.stream().filter(s -> s == 200)).hasSize(4);

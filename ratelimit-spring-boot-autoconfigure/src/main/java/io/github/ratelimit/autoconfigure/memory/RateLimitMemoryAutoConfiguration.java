@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure.memory;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.core.ClientBlocks;
+import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.internal.LockHolders;
@@ -10,6 +11,7 @@ import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.local.LocalClientBlocks;
 import io.github.ratelimit.local.LocalConcurrencyLimiter;
+import io.github.ratelimit.local.LocalLimitOverrides;
 import io.github.ratelimit.local.LocalLockManager;
 import io.github.ratelimit.local.LocalRateLimiter;
 import io.github.ratelimit.local.LocalSingleUseTokens;
@@ -56,7 +58,10 @@ public final class RateLimitMemoryAutoConfiguration {
         }
     }
 
-    /** {@code ratelimit.store=memory}: tokens, locks, concurrency limits and operators' blocks of this instance alone. */
+    /**
+     * {@code ratelimit.store=memory}: tokens, locks, concurrency limits and operators' blocks and overrides of this
+     * instance alone.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = "ratelimit.store", havingValue = "memory")
     static final class MemoryStore {
@@ -83,6 +88,12 @@ public final class RateLimitMemoryAutoConfiguration {
         @ConditionalOnMissingBean(ClientBlocks.class)
         LocalClientBlocks rateLimitBlocks() {
             return new LocalClientBlocks();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean(LimitOverrides.class)
+        LocalLimitOverrides rateLimitOverrides() {
+            return new LocalLimitOverrides();
         }
     }
 

@@ -95,7 +95,7 @@ final class OperatorWrites {
         } catch (io.github.ratelimit.core.RedisUnavailableException e) {
             return error(503, "the override was not stored: " + e.getMessage());
         }
-        limiter.forgetLocalState(); // refusals kept under the old quota must not outlive it
+        limiter.quotasChanged(); // refusals kept under the old quota must not outlive it
         changes.operatorChanged("override", name);
         audit.info("{} overrode limit '{}' on every instance: {}", who(principal), name, change);
         return new OperatorAnswer(null, 204);
@@ -113,7 +113,7 @@ final class OperatorWrites {
         } catch (io.github.ratelimit.core.RedisUnavailableException e) {
             return error(503, "the override was not removed: " + e.getMessage());
         }
-        limiter.forgetLocalState();
+        limiter.quotasChanged();
         changes.operatorChanged("override_removed", name);
         audit.info(
                 "{} removed the override of limit '{}' on every instance ({})",
@@ -128,7 +128,7 @@ final class OperatorWrites {
             return error(403, "writing is disabled; set ratelimit.actuator.write-enabled=true");
         }
         if (overrides.get() == null) {
-            return error(503, "overrides need Redis, which is not configured");
+            return error(503, "no store of overrides is configured (Redis, or ratelimit.store=memory)");
         }
         List<DeclaredLimit> named = declared.get().stream()
                 .filter(d -> d.limit().name().equals(name))

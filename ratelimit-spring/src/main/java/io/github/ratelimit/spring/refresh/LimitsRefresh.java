@@ -103,7 +103,7 @@ public final class LimitsRefresh implements RateLimitEvents.Source {
         changes.committed();
         RateLimiter current = limiter.get();
         if (current != null) {
-            current.forgetLocalState(); // a refusal kept in memory may stand for a quota that grew
+            current.quotasChanged(); // a refusal kept in memory may stand for a quota that grew
         }
         events.operatorChanged("refresh", "ratelimit");
         log.info(
