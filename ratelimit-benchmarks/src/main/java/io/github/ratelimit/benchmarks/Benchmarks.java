@@ -667,24 +667,29 @@ public final class Benchmarks {
         } catch (Exception e) {
             throw new IllegalStateException("the decision script of one sliding window", e);
         }
-        RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
-        String sha = script.scriptLoad(source);
-        List<List<Object>> keyLists = prepare(keys, i -> List.of("lone-" + space + ":" + i));
-        // one call of one key: its spec (decide/spec.lua) of one sliding window, cost 1, no flags
-        Object[] args = {"1", "1", "1," + LIMIT + "," + WINDOW.toMillis() + ",1,0,0"};
-        return new Workload(
+        return scriptCall(
                 "floor: the lone decision's script alone (EVALSHA)",
-                i -> () -> script.evalSha(RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LIST, keyLists.get(i), args),
-                keys == 1);
+                source,
+                RScript.ReturnType.LIST,
+                "lone-" + space,
+                keys,
+                // one call of one key: its spec (decide/spec.lua) of one sliding window, cost 1, no flags
+                "1",
+                "1",
+                "1," + LIMIT + "," + WINDOW.toMillis() + ",1,0,0");
     }
 
-    /** EVALSHA of {@code source} through the same client, on {@code keys} keys named from {@code prefix}. */
-    private Workload scriptCall(String name, String source, RScript.ReturnType reply, String prefix, int keys) {
+    /**
+     * EVALSHA of {@code source} with {@code args} through the same client, on {@code keys} keys named from
+     * {@code prefix}.
+     */
+    private Workload scriptCall(
+            String name, String source, RScript.ReturnType reply, String prefix, int keys, Object... args) {
         RScript script = redisson.getScript(org.redisson.client.codec.StringCodec.INSTANCE);
         String sha = script.scriptLoad(source);
         List<List<Object>> keyLists = prepare(keys, i -> List.of(prefix + ":" + i));
         return new Workload(
-                name, i -> () -> script.evalSha(RScript.Mode.READ_WRITE, sha, reply, keyLists.get(i)), keys == 1);
+                name, i -> () -> script.evalSha(RScript.Mode.READ_WRITE, sha, reply, keyLists.get(i), args), keys == 1);
     }
 
     private Workload redissonRateLimiter(String space, int keys, boolean hot) {
