@@ -87,6 +87,7 @@ final class DecisionScripts {
             "format",
             "loop",
             "most",
+            "clock",
             "j");
 
     private static final Pattern WORKED_OUT = Pattern.compile("[0-9j+\\-* ]+");
@@ -151,15 +152,44 @@ final class DecisionScripts {
 
     private static final String RING = read("ring.lua");
 
+    /** Redis's clock as production scripts read it: {@code clock.lua}, placed where a frame says {@code ${clock}}. */
+    static final String REDIS_CLOCK = read("clock.lua");
+
     /**
      * A script that changes a limit after its decision ({@code giveback}, {@code charge}, {@code credit} or
      * {@code release}): its frame in {@code decide/after.lua} (a charge's and a credit's in {@code decide/units.lua}),
      * which places the section of the same name of each algorithm's piece, with {@code ring.lua} before it.
      */
     static LuaScript after(String operation) {
+        return after(operation, REDIS_CLOCK);
+    }
+
+    /** The same script reading the time from {@code clock}, a piece in place of {@code clock.lua} (tests). */
+    static LuaScript after(String operation, String clock) {
         String frame = operation.equals("charge") || operation.equals("credit") ? "units" : "after";
-        String source = RING + "\n" + section(frame, operation, Map.of());
+        String source = RING + "\n" + section(frame, operation, Map.of("clock", lines(clock)));
         return new LuaScript("ratelimit_" + operation, source, LuaScript.sha1(source), false);
+    }
+
+    /** The source of the piece that reads the time into {@code now_us} and {@code now_ms}. */
+    private final String clock;
+
+    /** The scripts production runs: Redis's clock read by {@code clock.lua}. */
+    DecisionScripts() {
+        this(REDIS_CLOCK);
+    }
+
+    /**
+     * Scripts whose time is read by {@code clock}, a piece in place of {@code clock.lua}: for a test that moves the
+     * clock, whose own piece reads the time it sets (no production script reads the time from an argument).
+     */
+    DecisionScripts(String clock) {
+        this.clock = lines(clock);
+    }
+
+    /** A piece's text as a section's: ending with a line break. */
+    private static String lines(String piece) {
+        return piece.endsWith("\n") ? piece : piece + "\n";
     }
 
     private final Cache<String, LuaScript> scripts = Caffeine.newBuilder()
@@ -192,13 +222,13 @@ final class DecisionScripts {
     /** The script for a shape as {@link #shape} names it. */
     LuaScript forShape(String shape) {
         return scripts.get(shape, s -> {
-            String source = assemble(s);
+            String source = assemble(s, false, false, clock);
             if (locals(source) > LOCALS) {
-                source = tabled(assemble(s, true));
+                source = tabled(assemble(s, true, false, clock));
             }
             boolean alone = source.chars().filter(c -> c == '\n').count() > MAX_LINES;
             if (alone) {
-                source = tabled(assemble(s, true, true));
+                source = tabled(assemble(s, true, true, clock));
             }
             // DEBUG: a shape first met at run time is assembled on the caller's thread, maybe an event loop's, where
             // writing a log line at the default level would block
@@ -413,6 +443,11 @@ final class DecisionScripts {
      * {@link #MAX_LINES}).
      */
     static String assemble(String shape, boolean wide, boolean alone) {
+        return assemble(shape, wide, alone, REDIS_CLOCK);
+    }
+
+    /** The same, its time read by {@code clock} (see {@link #DecisionScripts(String)}). */
+    static String assemble(String shape, boolean wide, boolean alone, String clock) {
         List<Kind> kinds = new ArrayList<>();
         for (String token : shape.split("\\.")) {
             kinds.add(Kind.of(token));
@@ -431,7 +466,9 @@ final class DecisionScripts {
                 "loop",
                 alone ? "do local c = 1" : "for c = 1, calls do",
                 "most",
-                alone ? "1" : "math.huge");
+                alone ? "1" : "math.huge",
+                "clock",
+                lines(clock));
         boolean known = kinds.stream().allMatch(Kind::known);
         boolean rings = known && kinds.stream().anyMatch(k -> k.algorithm() == '1' || k.algorithm() == 'w');
         boolean sliding = known && kinds.stream().anyMatch(k -> k.algorithm() == '1');

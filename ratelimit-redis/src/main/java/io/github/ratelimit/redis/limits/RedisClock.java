@@ -31,12 +31,4 @@ final class RedisClock {
         Seen last = java.util.Objects.requireNonNull(seen, "Redis's time is not known yet");
         return last.redisMs() + (System.nanoTime() - last.nanos()) / 1_000_000;
     }
-
-    /** Tests only: the script now reads Redis's time {@code ms} later than before. */
-    void shift(long ms) {
-        Seen last = seen;
-        if (last != null) {
-            seen = new Seen(last.redisMs() + ms, last.nanos());
-        }
-    }
 }

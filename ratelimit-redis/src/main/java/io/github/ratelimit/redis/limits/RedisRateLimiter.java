@@ -57,8 +57,11 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
 
     private final RateLimitEvents events = new RateLimitEvents();
 
-    /** The decision scripts, one per shape of call (DecisionScripts, from the pieces in decide/). */
-    private final DecisionScripts scripts = new DecisionScripts();
+    /**
+     * The decision scripts, one per shape of call (DecisionScripts, from the pieces in decide/); a test that moves the
+     * clock puts scripts of its own here ({@link #decideOnClock}).
+     */
+    private volatile DecisionScripts scripts = new DecisionScripts();
 
     static final LuaScript GIVE_BACK = DecisionScripts.after("giveback").keptLoaded();
 
@@ -163,7 +166,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         this.horizonWindows = horizonWindows;
         this.redisson = redisson;
         this.executor = new ScriptExecutor(redisson, guard);
-        this.batcher = new ScriptBatcher(executor, scripts::forCall);
+        this.batcher = new ScriptBatcher(executor, call -> scripts.forCall(call));
         this.guard = guard;
         this.keys = new RedisKeys(keyPrefix);
         this.codec = new RateLimitScriptCodec(horizonWindows);
@@ -476,7 +479,7 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
             if (!redisClock.known() && callKeys.countsPerPeriod()) {
                 // no Redis time seen yet: a calendar quota's periods are named around Redis's, asked first (once)
                 return executor.redisTimeMs().thenCompose(time -> {
-                    redisClock.saw(time + batcher.clockShiftMs());
+                    redisClock.saw(time);
                     return sendNow();
                 });
             }
@@ -597,13 +600,21 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
     }
 
     /**
-     * Tests only: every decision reads Redis's clock {@code shift} later than it is (the periods of calendar quotas
-     * included), so that a test can put Redis just before a month's end, a daylight saving change or February 29th;
-     * the keys' expiries run on Redis's real clock, for the same lengths.
+     * Tests only: decisions from now on run {@code scripts}, assembled with a test's clock piece, and send
+     * {@code clockArgument} first in each script call for that piece to read; Redis's time then reads as
+     * {@code redisMs}, which the periods of calendar quotas are named around. A test can so put Redis's clock just
+     * before a month's end, a daylight saving change or February 29th and move it across, never waiting for real time;
+     * the keys' expiries run on Redis's real clock, for the same lengths. The refusals kept in the JVM are forgotten:
+     * they were timed on the clock the test moved. With the production scripts and no argument, Redis's own clock
+     * decides again.
      */
-    void shiftClock(Duration shift) {
-        redisClock.shift(shift.toMillis() - batcher.clockShiftMs());
-        batcher.shiftClock(shift.toMillis());
+    void decideOnClock(DecisionScripts scripts, @Nullable String clockArgument, long redisMs) {
+        this.scripts = scripts;
+        batcher.clockArgument(clockArgument);
+        redisClock.saw(redisMs);
+        if (localRefusals != null) {
+            localRefusals.forgetAll();
+        }
     }
 
     /** A give-back script's reply, as the script executor gives it. */

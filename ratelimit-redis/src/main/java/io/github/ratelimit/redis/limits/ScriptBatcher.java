@@ -38,15 +38,14 @@ final class ScriptBatcher {
     /** Per slot, a lane per script: calls of one shape share a script call. */
     private final ConcurrentMap<Integer, ConcurrentMap<LuaScript, Lane>> lanes = new ConcurrentHashMap<>();
 
-    /** Tests only: how far ahead of its clock the script reads Redis's time (see decide/decide.lua). */
-    private volatile long clockShiftMs;
+    /**
+     * Tests only: an argument sent first in every script call, which the clock piece of scripts assembled for a test
+     * reads (see {@link DecisionScripts#DecisionScripts(String)}); null, as in production: none.
+     */
+    private volatile @Nullable String clockArgument;
 
-    void shiftClock(long ms) {
-        clockShiftMs = ms;
-    }
-
-    long clockShiftMs() {
-        return clockShiftMs;
+    void clockArgument(@Nullable String argument) {
+        clockArgument = argument;
     }
 
     /** @param scripts the script for a call's arguments (its shape's, see {@link DecisionScripts}) */
@@ -176,8 +175,11 @@ final class ScriptBatcher {
 
     private Object[] argsOf(List<Pending> batch) {
         List<Object> args = new ArrayList<>();
-        long shift = clockShiftMs;
-        args.add(shift == 0 ? Integer.toString(batch.size()) : batch.size() + ";" + shift);
+        String clock = clockArgument;
+        if (clock != null) {
+            args.add(clock);
+        }
+        args.add(Integer.toString(batch.size()));
         for (Pending pending : batch) {
             args.addAll(pending.args);
         }

@@ -259,6 +259,44 @@ class DecisionScriptsTest {
         assertThat(first.source()).doesNotContain("GET', box").doesNotContain("calendar");
     }
 
+    /**
+     * Only a test's scripts read a clock from an argument: a production decision script sent the test clock's argument
+     * first refuses the call and writes nothing, and the same call on the test's scripts is decided at that time.
+     */
+    @Test
+    void aProductionScriptReadsTheTimeFromRedisOnly() {
+        String key = "{clock}:" + UUID.randomUUID();
+        String spec = "2,5,60000,1,0,0";
+        RScript script = client.getScript(StringCodec.INSTANCE);
+        LuaScript production = new DecisionScripts().forCall(List.of("1", spec));
+        LuaScript tests = TestClock.SCRIPTS.forCall(List.of("1", spec));
+
+        assertThat(production.source()).contains("redis.call('TIME')").doesNotContain("table.remove(ARGV");
+        assertThatThrownBy(() -> script.eval(
+                        key,
+                        RScript.Mode.READ_WRITE,
+                        production.source(),
+                        RScript.ReturnType.LIST,
+                        List.of(key),
+                        "1000000000000",
+                        "1",
+                        "1",
+                        spec))
+                .hasMessageContaining("ratelimit: ");
+        assertThat(client.getKeys().countExists(key)).isZero();
+        List<Object> reply = script.eval(
+                key,
+                RScript.Mode.READ_WRITE,
+                tests.source(),
+                RScript.ReturnType.LIST,
+                List.of(key),
+                "1000000000000",
+                "1",
+                "1",
+                spec);
+        assertThat(String.valueOf(reply.get(0))).startsWith("1,1000000000000,");
+    }
+
     @Test
     void expressionsInAWindowNumberAreWorkedOut() {
         assertThat(DecisionScripts.evaluate("8 + 2 * j", j -> 3)).isEqualTo(14);

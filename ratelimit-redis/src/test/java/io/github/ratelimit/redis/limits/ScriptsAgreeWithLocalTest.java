@@ -151,7 +151,8 @@ class ScriptsAgreeWithLocalTest {
         System.out.println("ScriptsAgreeWithLocalTest seed " + SEED + " (-Dratelimit.property.seed to run it again)");
         Random random = new Random(SEED);
         RScript script = client.getScript(StringCodec.INSTANCE);
-        DecisionScripts scripts = new DecisionScripts();
+        DecisionScripts scripts = TestClock.SCRIPTS; // on the scripts' test clock: the first argument, nowMs
+        String credit = DecisionScripts.after("credit", TestClock.PIECE).source();
         Map<String, String> loaded = new HashMap<>();
         List<Limit> pool = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
@@ -189,9 +190,9 @@ class ScriptsAgreeWithLocalTest {
                 List<Object> reply = run(
                         script,
                         loaded,
-                        RedisRateLimiter.CREDIT.source(),
+                        credit,
                         keys,
-                        List.of("60000", units + ";@" + nowMs[0], limit.creditSpec()));
+                        List.of(Long.toString(nowMs[0]), "60000", Integer.toString(units), limit.creditSpec()));
                 long granted = local.credit(limit.requests(id, 0, false), units);
                 if (limit.kind != 'w') {
                     assertThat(Long.parseLong(String.valueOf(reply.get(0))))
@@ -206,7 +207,7 @@ class ScriptsAgreeWithLocalTest {
             Collections.shuffle(shape, random);
             shape = shape.subList(0, width);
             int batch = 1 + random.nextInt(random.nextInt(3) == 0 ? 3 : 1);
-            List<String> args = new ArrayList<>(List.of(batch + ";@" + nowMs[0]));
+            List<String> args = new ArrayList<>(List.of(Long.toString(nowMs[0]), Integer.toString(batch)));
             List<Object> keys = new ArrayList<>();
             List<List<LimitRequest>> localCalls = new ArrayList<>();
             for (int c = 0; c < batch; c++) {
@@ -222,7 +223,7 @@ class ScriptsAgreeWithLocalTest {
                 }
                 localCalls.add(requests);
             }
-            LuaScript decision = scripts.forCall(args.subList(1, 2 + width));
+            LuaScript decision = scripts.forCall(args.subList(2, 3 + width));
             shapes.add(decision.name());
             List<Object> replies = run(script, loaded, decision.source(), keys, args);
             assertThat(replies).as(at).hasSize(batch);

@@ -10,9 +10,7 @@ if redis.replicate_commands then
 end
 local call = redis.call
 local floor, ceil, max, min, abs = math.floor, math.ceil, math.max, math.min, math.abs
-local t = call('TIME')
-local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local now_ms = floor(now_us / 1000)
+${clock}
 
 --- giveback
 -- Gives back what one call took in one hash slot, when the call's part in another slot refused it (a call whose

@@ -6,8 +6,7 @@
 -- each of its keys with room takes its cost; otherwise nothing is written for that call. Shadow keys never decide a
 -- call: they take their cost when the call is admitted and they have room, and report when they would have refused.
 --
--- ARGV[1]   the number of calls (tests only: "calls;shift", Redis's clock read as shift ms later, or "calls;@ms",
---           read as that epoch ms)
+-- ARGV[1]   the number of calls
 -- then per call: its number of keys, then a spec per key, numbers joined by commas (see spec.lua and windows.lua)
 -- KEYS      the keys of the calls, in order (all in one hash slot); a key with staggered advice is followed by its
 --           advice cursor key, a key with a penalty then by its penalty key
@@ -30,17 +29,11 @@ local call = redis.call
 local floor, ceil, max, min = math.floor, math.ceil, math.max, math.min
 local format, rep, spack, sunpack, tonumber = string.format, string.rep, struct.pack, struct.unpack, tonumber
 
-local t = call('TIME')
-local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+${clock}
 local calls = tonumber(ARGV[1])
-if not calls then -- tests only: the clock shifted
-    local c, at, shift = string.match(ARGV[1] or '', '^(%d+);(@?)(-?%d+)$')
-    if not c then
-        return redis.error_reply('ratelimit: bad number of calls')
-    end
-    calls, now_us = tonumber(c), (at == '' and now_us or 0) + tonumber(shift) * 1000
+if not calls then
+    return redis.error_reply('ratelimit: bad number of calls')
 end
-local now_ms = floor(now_us / 1000)
 if #ARGV ~= 1 + calls * ($positions + 1) or #KEYS ~= calls * $keys or calls > $most then
     return redis.error_reply('ratelimit: ' .. #ARGV .. ' arguments and ' .. #KEYS .. ' keys for ' .. calls
         .. ' calls of $positions keys and $keys key names (at most $most calls)')

@@ -64,7 +64,7 @@ return {charged}
 --          applied once
 -- KEYS     then the keys credited (all in one hash slot)
 -- ARGV[1]  how long the marker lives, ms
--- ARGV[2]  the units (tests only: "units;@ms", Redis's clock read as that epoch ms)
+-- ARGV[2]  the units
 -- ARGV     then per key one spec, numbers joined by commas: algorithm (1 sliding window, 2 fixed window, 3 token
 --          bucket), limit, window ms; 5 (calendar quota), limit, 0, then the starts of four periods (epoch ms; the
 --          period is the one of the three they bound that Redis's clock falls in); or 4 (several sliding windows), then
@@ -75,13 +75,8 @@ ${after:head}
 if #KEYS < 2 or #ARGV ~= #KEYS + 1 then
     return redis.error_reply('ratelimit: ' .. #ARGV .. ' arguments for ' .. #KEYS .. ' keys')
 end
-local text, at = string.match(ARGV[2] or '', '^(%d+);@(%d+)$') -- tests only: "units;@ms", Redis's clock read then
-if text then
-    now_ms = tonumber(at)
-    now_us = now_ms * 1000
-end
-local units = tonumber(text or ARGV[2])
-if not string.match(ARGV[1], '^%d+$') or not string.match(text or ARGV[2], '^%d+$') or units < 1 then
+local units = tonumber(ARGV[2])
+if not string.match(ARGV[1], '^%d+$') or not string.match(ARGV[2], '^%d+$') or units < 1 then
     return redis.error_reply('ratelimit: bad marker time or units')
 end
 ${specs}
