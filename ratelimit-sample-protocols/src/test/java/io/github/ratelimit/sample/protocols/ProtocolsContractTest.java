@@ -1,6 +1,7 @@
 package io.github.ratelimit.sample.protocols;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -144,20 +145,34 @@ class ProtocolsContractTest {
         return GreeterClient.call(instance.channel(), user, "call", 30);
     }
 
+    /**
+     * 8 quotes in a row, alternating instances, for one user of a 5-a-second field: 5 answered, the rest refused as
+     * GraphQL errors. The burst must fit in one second, which a busy machine may not give it: tried up to five times,
+     * a fresh user each, skipped (not failed) when none fit.
+     */
     @Test
     void quoteAdmitsFiveASecondPerUserAcrossBothInstancesAndRefusesTheFieldAsAGraphQlError() throws Exception {
         int answered = 0;
         JsonNode refusal = null;
-        for (int i = 0; i < 8; i++) {
-            JsonNode body = quote(i % 2 == 0 ? first : second, "graphql-user");
-            if (body.path("data").path("quote").isObject()) {
-                assertThat(body.path("data").path("quote").path("symbol").asString())
-                        .isEqualTo("ACME");
-                answered++;
-            } else {
-                refusal = body;
+        long elapsedMs = Long.MAX_VALUE;
+        for (int attempt = 0; attempt < 5 && elapsedMs >= 900; attempt++) {
+            String user = "graphql-user-" + attempt;
+            answered = 0;
+            refusal = null;
+            long started = System.nanoTime();
+            for (int i = 0; i < 8; i++) {
+                JsonNode body = quote(i % 2 == 0 ? first : second, user);
+                if (body.path("data").path("quote").isObject()) {
+                    assertThat(body.path("data").path("quote").path("symbol").asString())
+                            .isEqualTo("ACME");
+                    answered++;
+                } else {
+                    refusal = body;
+                }
             }
+            elapsedMs = (System.nanoTime() - started) / 1_000_000;
         }
+        assumeTrue(elapsedMs < 900, "8 quotes within one second, in five tries (the last took " + elapsedMs + " ms)");
         assertThat(answered)
                 .as("quotes answered of 8 in a row, on two instances")
                 .isEqualTo(5);
