@@ -132,10 +132,10 @@ class GiveBackTest {
         Object[] args = {middle.decidedAt().toEpochMilli(), 10_000, 4, 2, 0, 2, 0, 3_600_000, 86_400_000};
         List<Object> marked = List.of(RedisKeys.giveBackMarker(key, "several"), key);
         Object[] stringArgs = java.util.Arrays.stream(args).map(String::valueOf).toArray();
-        assertThat(ScriptExecutor.number(executor.call(RedisRateLimiter.GIVE_BACK, marked, stringArgs)
+        assertThat(ScriptExecutor.number(executor.call(SlotGiveBacks.GIVE_BACK, marked, stringArgs)
                         .get(0)))
                 .isEqualTo(1);
-        assertThat(ScriptExecutor.number(executor.call(RedisRateLimiter.GIVE_BACK, marked, stringArgs)
+        assertThat(ScriptExecutor.number(executor.call(SlotGiveBacks.GIVE_BACK, marked, stringArgs)
                         .get(0)))
                 .isZero();
 
@@ -181,7 +181,7 @@ class GiveBackTest {
                 cost,
                 take.outcomes().get(0).resetAfter().toMillis()));
         List<Object> reply = executor.call(
-                RedisRateLimiter.GIVE_BACK,
+                SlotGiveBacks.GIVE_BACK,
                 List.of(RedisKeys.giveBackMarker(key, callId), key),
                 args.stream().map(String::valueOf).toArray());
         return ScriptExecutor.number(reply.get(0));

@@ -53,7 +53,7 @@ final class WideCalls implements RateLimiter {
 
     /** The shape of the script a call of these requests takes on one Redis (one hash slot). */
     static String shapeOnOneRedis(List<LimitRequest> requests) {
-        CallKeys keys = new CallKeys(requests, new RedisKeys("kit:")).plan(false);
+        ScriptCallKeys keys = new ScriptCallKeys(requests, new RedisKeys("kit:")).plan(false);
         return DecisionScripts.shape(keys.arguments(
                 keys.scriptKeys.values().iterator().next(),
                 new RateLimitScriptCodec(RedisRateLimiter.DEFAULT_HORIZON_WINDOWS),

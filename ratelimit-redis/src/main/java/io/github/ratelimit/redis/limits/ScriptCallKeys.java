@@ -14,13 +14,14 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The keys of one rate-limit call: its distinct keys in the order of the requests (the same counter asked for twice is
- * counted once, enforced over shadow), grouped per hash slot, with the sliding windows of one name and identifier
- * counted in one key; what the script is given per slot (keys, advice cursors, arguments); and, for a call one slot
- * refused and another admitted, what an admitting slot gives back. What a call sends, not what its reply means.
+ * The keys of the script calls that one decision, credit or charge sends, one script call per hash slot: its distinct
+ * keys in the order of the requests (the same counter asked for twice is counted once, enforced over shadow), grouped
+ * per hash slot, with the sliding windows of one name and identifier counted in one key; what each script call is
+ * given (keys, advice cursors, arguments); and, for a decision call one slot refused and another admitted, what an
+ * admitting slot gives back. What a call sends, not what its reply means ({@link DecisionCall} reads that).
  */
 @SuppressWarnings("NullAway") // every map here is read with the keys this class put in it
-final class CallKeys {
+final class ScriptCallKeys {
 
     /** Requests of one call up to which identifiers are compared pair by pair, not hashed into a map. */
     private static final int SMALL_CALL = 16;
@@ -51,7 +52,7 @@ final class CallKeys {
     private final String[] tagAt;
     private int size;
 
-    CallKeys(List<LimitRequest> requests, RedisKeys keys) {
+    ScriptCallKeys(List<LimitRequest> requests, RedisKeys keys) {
         if (requests.isEmpty()) {
             throw new IllegalArgumentException("at least one limit request is needed");
         }
@@ -83,7 +84,7 @@ final class CallKeys {
      * Groups the keys per hash slot ({@code cluster}; else all in one), and sliding windows of one name and
      * identifier into one key. Left undone for a call refused in the JVM, which sends nothing.
      */
-    CallKeys plan(boolean cluster) {
+    ScriptCallKeys plan(boolean cluster) {
         String[] severalAt = size > 1 ? findSeveralWindows() : null;
         for (int i = 0; i < size; i++) {
             int slot = cluster ? RedisKeys.slot(tagAt[i]) : 0;
@@ -388,7 +389,7 @@ final class CallKeys {
         if (backKeys.isEmpty()) {
             return null;
         }
-        args.set(1, Math.min(longest, RedisRateLimiter.GIVE_BACK_MARKER_MS));
+        args.set(1, Math.min(longest, SlotGiveBacks.GIVE_BACK_MARKER_MS));
         backKeys.add(0, RedisKeys.giveBackMarker((String) backKeys.get(0), callId));
         return new GiveBack(backKeys, args.stream().map(String::valueOf).toArray(), windowKeys);
     }
