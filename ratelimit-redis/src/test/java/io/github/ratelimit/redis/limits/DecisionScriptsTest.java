@@ -97,8 +97,11 @@ class DecisionScriptsTest {
                 keys++;
             }
             String wider = widths(kind, keys + 1);
-            assertThat(scripts.forShape(widths(kind, keys)).source())
-                    .isEqualTo(DecisionScripts.assemble(widths(kind, keys)));
+            LuaScript widestInLocals = scripts.forShape(widths(kind, keys));
+            assertThat(widestInLocals.source()).isEqualTo(DecisionScripts.assemble(widths(kind, keys)));
+            assertThat(script.scriptLoad(widestInLocals.source()))
+                    .as(widths(kind, keys))
+                    .isEqualTo(widestInLocals.sha1());
 
             LuaScript tabled = scripts.forShape(wider);
 
@@ -107,6 +110,9 @@ class DecisionScriptsTest {
             assertThat(DecisionScripts.locals(tabled.source())).as(wider).isLessThanOrEqualTo(DecisionScripts.LOCALS);
             assertThat(script.scriptLoad(tabled.source())).as(wider).isEqualTo(tabled.sha1());
         }
+        // counted at 190 locals, more than 200 in Lua's count: refused by Redis while the bound was 190
+        LuaScript counted190 = scripts.forShape("w2.w3.w10.w2.3.1");
+        assertThat(script.scriptLoad(counted190.source())).isEqualTo(counted190.sha1());
         for (String widest : List.of(widths("1oap", 64), widths("w16", 16), widths("1.2oap.3o.5o.w3.1ah", 16))) {
             LuaScript tabled = scripts.forShape(widest);
 
