@@ -7,6 +7,7 @@ import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.redis.internal.LuaScript;
+import io.github.ratelimit.redis.internal.RedisKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,10 @@ class AssembledScriptsTest {
 
     /**
      * The calls whose scripts are checked in, by what decides them: the benchmark's workloads (docs/benchmarks.md) and
-     * the limits of the sample applications. Each is made into its shape as the limiter makes it, on one Redis.
+     * the shapes the sample applications' HTTP contracts decide (servlet, reactive, Kotlin and protocols: {@code 1},
+     * {@code 2}, {@code 3}, {@code 1a}, {@code 1ah}, {@code 1o}, {@code 1op}, {@code 5o}, {@code w3}, {@code w3.w3}, as
+     * they were met in one run). Each is made into its shape as the limiter makes it, on one Redis; a waiting call
+     * ({@link #WAITING}) as it is sent when it may hold a slot.
      */
     static Map<String, List<LimitRequest>> calls() {
         Map<String, List<LimitRequest>> calls = new LinkedHashMap<>();
@@ -87,7 +91,32 @@ class AssembledScriptsTest {
                 "a sliding window with staggered advice (the sample's export)",
                 List.of(request(RateLimit.of("export", Algorithm.SLIDING_WINDOW, 5, 1_000), "user")
                         .asStaggered(true)));
+        calls.put(
+                WAITING + ": a sliding window with staggered advice that holds a slot (the sample's wait)",
+                List.of(request(RateLimit.of("wait", Algorithm.SLIDING_WINDOW, 5, 1_000), "user")
+                        .asStaggered(true)));
+        List<LimitRequest> perUser = new ArrayList<>();
+        for (long window : windows) {
+            perUser.add(request(RateLimit.of("search", Algorithm.SLIDING_WINDOW, LIMIT, window), "user"));
+        }
+        calls.put("3 windows of one name for one identifier (the samples' search)", perUser);
         return calls;
+    }
+
+    /** The calls named so are sent as a waiting call is: it may hold a slot within its wait. */
+    static final String WAITING = "a waiting call";
+
+    /** A call's shape as the limiter names it on one Redis (see {@link WideCalls#shapeOnOneRedis}). */
+    private static String shapeOf(String what, List<LimitRequest> requests) {
+        if (!what.startsWith(WAITING)) {
+            return WideCalls.shapeOnOneRedis(requests);
+        }
+        ScriptCallKeys keys = new ScriptCallKeys(requests, new RedisKeys("kit:")).plan(false);
+        return DecisionScripts.shape(keys.arguments(
+                keys.scriptKeys.values().iterator().next(),
+                new RateLimitScriptCodec(RedisRateLimiter.DEFAULT_HORIZON_WINDOWS),
+                System.currentTimeMillis(),
+                5_000));
     }
 
     private static LimitRequest request(RateLimit limit, String id) {
@@ -97,8 +126,7 @@ class AssembledScriptsTest {
     /** Every checked-in file by name, with what it must hold: a header naming its input and the command, the script. */
     static Map<String, String> expected() {
         Map<String, List<String>> shapes = new LinkedHashMap<>(); // calls of one shape share its script
-        calls().forEach((what, requests) -> shapes.computeIfAbsent(
-                        WideCalls.shapeOnOneRedis(requests), shape -> new ArrayList<>())
+        calls().forEach((what, requests) -> shapes.computeIfAbsent(shapeOf(what, requests), shape -> new ArrayList<>())
                 .add(what));
         Map<String, String> files = new LinkedHashMap<>();
         DecisionScripts scripts = new DecisionScripts();
