@@ -7,7 +7,6 @@ import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.redis.internal.LuaScript;
-import io.github.ratelimit.redis.internal.RedisKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -106,17 +105,9 @@ class AssembledScriptsTest {
     /** The calls named so are sent as a waiting call is: it may hold a slot within its wait. */
     static final String WAITING = "a waiting call";
 
-    /** A call's shape as the limiter names it on one Redis (see {@link WideCalls#shapeOnOneRedis}). */
+    /** A call's shape as the limiter names it on one Redis, a waiting call's as it is sent within a wait of 5 s. */
     private static String shapeOf(String what, List<LimitRequest> requests) {
-        if (!what.startsWith(WAITING)) {
-            return WideCalls.shapeOnOneRedis(requests);
-        }
-        ScriptCallKeys keys = new ScriptCallKeys(requests, new RedisKeys("kit:")).plan(false);
-        return DecisionScripts.shape(keys.arguments(
-                keys.scriptKeys.values().iterator().next(),
-                new RateLimitScriptCodec(RedisRateLimiter.DEFAULT_HORIZON_WINDOWS),
-                System.currentTimeMillis(),
-                5_000));
+        return WideCalls.shapeOnOneRedis(requests, what.startsWith(WAITING) ? 5_000 : 0);
     }
 
     private static LimitRequest request(RateLimit limit, String id) {

@@ -37,24 +37,9 @@ abstract class ProductLimitsContract extends TwoRateLimiters {
     static final ZoneId UTC = ZoneId.of("UTC");
     static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
 
-    /** Where the test stopped Redis's clock (see {@link #redisClockAt}). */
-    private Instant stopped = Instant.EPOCH;
-
     @AfterEach
     void realClock() {
         TestClock.real(clientA, instanceA, instanceB);
-    }
-
-    /** Both instances read Redis's clock as {@code at}, standing still there until the test moves it. */
-    void redisClockAt(Instant at) {
-        TestClock.stopAt(at, instanceA, instanceB);
-        stopped = at;
-    }
-
-    /** Redis's clock moved on to {@code at}: the keys of client {@code id} live as much less (see TestClock). */
-    void redisClockMovesTo(Instant at, String id) {
-        TestClock.moveKeys(clientA, id, at.toEpochMilli() - stopped.toEpochMilli());
-        redisClockAt(at);
     }
 
     static Instant at(String localDateTime, ZoneId zone) {

@@ -195,15 +195,13 @@ abstract class RateLimiterContract extends TwoRateLimiters {
                 List.of(LimitRequest.of(RateLimit.of("sliding-edge", Algorithm.SLIDING_WINDOW, limit, window), id, 1));
         Instant start = Instant.ofEpochMilli(RedisCommands.timeMs(clientA));
         try {
-            TestClock.stopAt(start, instanceA, instanceB);
+            redisClockAt(start);
             assertThat(admittedConcurrently(call, 16, 3)).isEqualTo(limit);
 
-            TestClock.moveKeys(clientA, id, window - 1);
-            TestClock.stopAt(start.plusMillis(window - 1), instanceA, instanceB);
+            redisClockMovesTo(start.plusMillis(window - 1), id);
             assertThat(admittedConcurrently(call, 16, 3)).isZero();
 
-            TestClock.moveKeys(clientA, id, 1);
-            TestClock.stopAt(start.plusMillis(window), instanceA, instanceB);
+            redisClockMovesTo(start.plusMillis(window), id);
             assertThat(admittedConcurrently(call, 16, 3)).isEqualTo(limit);
         } finally {
             TestClock.real(clientA, instanceA, instanceB);

@@ -6,6 +6,7 @@ import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.test.support.RedisTopology;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -41,6 +42,24 @@ abstract class TwoRateLimiters {
     void stop() {
         clientA.shutdown();
         clientB.shutdown();
+    }
+
+    /** Where the test stopped Redis's clock (see {@link #redisClockAt}). */
+    private Instant stopped = Instant.EPOCH;
+
+    /**
+     * Both instances read Redis's clock as {@code at}, standing still there until the test moves it (see
+     * {@link TestClock}); {@link TestClock#real} gives them Redis's own clock again.
+     */
+    void redisClockAt(Instant at) {
+        TestClock.stopAt(at, instanceA, instanceB);
+        stopped = at;
+    }
+
+    /** Redis's clock moved on to {@code at}: the keys of client {@code id} live as much less (see TestClock). */
+    void redisClockMovesTo(Instant at, String id) {
+        TestClock.moveKeys(clientA, id, at.toEpochMilli() - stopped.toEpochMilli());
+        redisClockAt(at);
     }
 
     static String fresh() {

@@ -53,11 +53,17 @@ final class WideCalls implements RateLimiter {
 
     /** The shape of the script a call of these requests takes on one Redis (one hash slot). */
     static String shapeOnOneRedis(List<LimitRequest> requests) {
+        return shapeOnOneRedis(requests, 0);
+    }
+
+    /** The same for a waiting call that may hold a slot within {@code holdWithinMs} (0: it may not). */
+    static String shapeOnOneRedis(List<LimitRequest> requests, long holdWithinMs) {
         ScriptCallKeys keys = new ScriptCallKeys(requests, new RedisKeys("kit:")).plan(false);
         return DecisionScripts.shape(keys.arguments(
                 keys.scriptKeys.values().iterator().next(),
                 new RateLimitScriptCodec(RedisRateLimiter.DEFAULT_HORIZON_WINDOWS),
-                System.currentTimeMillis()));
+                System.currentTimeMillis(),
+                holdWithinMs));
     }
 
     private static List<LimitRequest> padded(List<LimitRequest> requests) {
