@@ -25,15 +25,18 @@ import org.springframework.validation.Validator;
 public class RateLimitProperties implements Validator {
 
     /**
-     * Whether rate limits are on. When off, @RateLimited and filter rules limit nothing and make no Redis call;
-     * @SingleUse and @Locked keep working (off, tokens would be reusable and locked code unlocked).
+     * Whether rate limits are on. When off, @RateLimited and filter rules limit nothing and rate limits make no
+     * Redis call; @SingleUse and @Locked keep working, since switching them off would make tokens reusable and
+     * locked code unlocked.
      */
     private boolean enabled = true;
 
     /**
-     * Where rate limits are counted: redis (the default, shared by every instance; needs ratelimit-redis, which the
-     * starter brings) or memory (rate limits, tokens, locks and concurrency limits of each instance alone, with a
-     * WARN at startup). Never chosen for you: an application whose Redis is down keeps redis and its failure mode.
+     * Where rate limits are counted: redis (the default; every instance shares each limit, and the ratelimit-redis
+     * module, which the starter brings, must be on the class path) or memory (rate limits, tokens, locks and
+     * concurrency limits of each instance alone, announced with a WARN at startup: for one instance, local
+     * development and tests). Never chosen for you: an application whose Redis is down keeps store redis and its
+     * failure mode.
      */
     private Store store = Store.REDIS;
 
@@ -51,7 +54,10 @@ public class RateLimitProperties implements Validator {
      */
     private String keyPrefix = "ratelimit:";
 
-    /** Whether every limit is in shadow mode: counted and reported, never refusing; would-be refusals are logged. */
+    /**
+     * Whether every limit (annotations and filter rules) is in shadow mode: counted and reported in headers, never
+     * refusing a request; would-be refusals are logged.
+     */
     private boolean shadow;
 
     /**
@@ -165,7 +171,10 @@ public class RateLimitProperties implements Validator {
     /** The limits each instance enforces in memory while Redis cannot decide (failure mode local). */
     public static class LocalLimitSettings {
 
-        /** How many instances share each limit until this one has seen their count in Redis (announced there). */
+        /**
+         * How many instances share each limit before this instance has seen a count in Redis (while Redis answers,
+         * each instance announces itself there and keeps the last count it saw).
+         */
         private int instances = 1;
 
         /** How many (limit, identifier) pairs each instance keeps at most while it decides locally. */
@@ -190,24 +199,39 @@ public class RateLimitProperties implements Validator {
 
     private final Durability durability = new Durability();
 
+    /**
+     * Whether writes wait for a replica's acknowledgement before they are reported: replication is asynchronous, and a
+     * failover before the replica got a write would undo it. A write no replica acknowledged in time is undone and
+     * answered as Redis unavailable; nothing is waited for while no master has a replica connected.
+     */
     public Durability getDurability() {
         return durability;
     }
 
     /**
-     * Whether a token's use and a lock's acquisition wait for a replica's acknowledgement ({@code WAIT}), so that a
-     * failover cannot undo them; one no replica acknowledged in time is undone and answered as Redis unavailable.
-     * Costs nothing while no master has a replica connected (a single Redis).
+     * Whether a token's use and a lock's acquisition wait for a replica's acknowledgement ({@code WAIT}) before they
+     * are reported: replication is asynchronous, and a failover before the replica got the write would undo it (a
+     * used token working again, a lock granted twice). A write no replica acknowledged in time is undone and the call
+     * answered as Redis unavailable. Costs nothing while no master has a replica connected (a single Redis).
      */
     public static class Durability {
 
-        /** Whether a token's use waits for a replica. */
+        /**
+         * Whether a token's use waits for a replica's acknowledgement ({@code WAIT}): without it, a failover before
+         * the replica got the write could make a used token work again.
+         */
         private boolean tokens = true;
 
-        /** Whether a lock's acquisition waits for a replica. */
+        /**
+         * Whether a lock's acquisition waits for a replica's acknowledgement ({@code WAIT}): without it, a failover
+         * before the replica got the write could grant the lock twice.
+         */
         private boolean locks = false;
 
-        /** How long to wait for it; shorter than ratelimit.redis.timeout. Default: half of it, in whole ms. */
+        /**
+         * How long to wait for the acknowledgement; shorter than ratelimit.redis.timeout. Default: half of it, in whole
+         * milliseconds (so none under a 2 ms timeout).
+         */
         private @Nullable Duration replicaWait;
 
         public boolean isTokens() {
@@ -246,7 +270,10 @@ public class RateLimitProperties implements Validator {
     /** Refusals served in the JVM while a limit that Redis refused is still exhausted. */
     public static class LocalRefusalSettings {
 
-        /** Whether what Redis refused is refused in the JVM until Redis said it could admit (a reset ends it). */
+        /**
+         * Whether a (limit, identifier) that Redis refused is refused in the JVM, without a Redis call, until the time
+         * Redis said it could admit again. Never refuses a call Redis would admit; a reset reaches every instance.
+         */
         private boolean enabled = true;
 
         /** How many refused (limit, identifier) pairs are kept at most. */
@@ -276,7 +303,10 @@ public class RateLimitProperties implements Validator {
     /** The RateLimit and RateLimit-Policy response fields. */
     public static class Headers {
 
-        /** Whether the fields carry every limit of the request instead of only what a client needs. */
+        /**
+         * Whether the fields carry every limit and identifier of the request instead of what a client needs (the
+         * items that refused the call, else the one with the least remaining).
+         */
         private boolean allPolicies;
 
         public boolean isAllPolicies() {
@@ -639,7 +669,11 @@ public class RateLimitProperties implements Validator {
     /** Rules of an integration beyond HTTP, as path rules are for paths. */
     public static class Rules {
 
-        /** Rules whose paths are the integration's patterns (gRPC methods, GraphQL operations). */
+        /**
+         * Rules of the integration, as path rules are for paths: {@code paths} are its patterns (gRPC methods such as
+         * {@code package.Service/Method} or {@code package.Service/*}; GraphQL operations such as {@code query/*} or
+         * {@code mutation/Name}); keys read the call's metadata ({@code header:x-user-id}).
+         */
         private List<FilterRuleSpec> rules = new ArrayList<>();
 
         public List<FilterRuleSpec> getRules() {

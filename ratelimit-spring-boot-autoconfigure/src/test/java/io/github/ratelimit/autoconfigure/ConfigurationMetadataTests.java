@@ -39,6 +39,29 @@ class ConfigurationMetadataTests {
         });
     }
 
+    /**
+     * The facts a user needs in the IDE's help stay in the descriptions: these were once shortened away to meet a line
+     * count, and must not be again.
+     */
+    @Test
+    void descriptionsKeepWhatTheSettingRisksOrPromises() throws Exception {
+        Map<String, Map<String, Object>> properties = properties();
+        Map<String, String> facts = Map.of(
+                "ratelimit.enabled", "switching them off would make tokens reusable and",
+                "ratelimit.store", "for one instance, local",
+                "ratelimit.durability.tokens", "could make a used token work again",
+                "ratelimit.durability.locks", "could grant the lock twice",
+                "ratelimit.durability.replica-wait", "(so none under a 2 ms timeout)",
+                "ratelimit.local-refusals.enabled", "Never refuses a call Redis would admit",
+                "ratelimit.local-limits.instances", "keeps the last count it saw",
+                "ratelimit.headers.all-policies", "else the one with the least remaining",
+                "ratelimit.grpc.rules", "package.Service/Method");
+        facts.forEach((name, fact) -> assertThat((String) properties.get(name).get("description"))
+                .as(name)
+                .isNotNull()
+                .contains(fact));
+    }
+
     @Test
     void ruleFieldsAreDescribedWithTheirDefaults() throws Exception {
         Map<String, Map<String, Object>> properties = properties();
