@@ -4,7 +4,6 @@ import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.core.PlanSource.Quota;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.internal.Messages;
-import io.github.ratelimit.spring.internal.Fallback;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
