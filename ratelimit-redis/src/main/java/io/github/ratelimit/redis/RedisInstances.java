@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,6 +32,8 @@ public final class RedisInstances implements AutoCloseable {
     private final String id = UUID.randomUUID().toString();
     private final Duration every;
     private final ScheduledExecutorService timer;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private volatile int count;
 
     /**
@@ -59,8 +62,11 @@ public final class RedisInstances implements AutoCloseable {
         });
     }
 
-    /** Starts announcing this instance, at once and then every {@code every}. */
+    /** Starts announcing this instance, at once and then every {@code every} (once: a second start does nothing). */
     public void start() {
+        if (!started.compareAndSet(false, true) || closed.get()) {
+            return;
+        }
         timer.scheduleWithFixedDelay(this::announce, 0, every.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -90,9 +96,12 @@ public final class RedisInstances implements AutoCloseable {
         }
     }
 
-    /** Stops announcing and, if Redis answers within the budget, leaves the count at once. */
+    /** Stops announcing and, if Redis answers within the budget, leaves the count at once (once). */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         timer.shutdownNow();
         try {
             send(0).get(guard.budget().toMillis() + 100, TimeUnit.MILLISECONDS);

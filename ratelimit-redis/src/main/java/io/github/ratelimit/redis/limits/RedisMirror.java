@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
@@ -33,6 +34,8 @@ final class RedisMirror implements AutoCloseable {
     private final ForgetAnnouncements changes;
     private final Duration refreshEvery;
     private final ScheduledExecutorService timer;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final BiConsumer<List<Object>, Long> onRead;
     /**
      * The last read asked for. Reads run one after the other, each asked once the one before it has been kept: two
@@ -68,8 +71,14 @@ final class RedisMirror implements AutoCloseable {
         });
     }
 
-    /** Reads at once and then every {@code refreshEvery}, from a daemon thread; never waits for Redis. */
+    /**
+     * Reads at once and then every {@code refreshEvery}, from a daemon thread; never waits for Redis (once: a second
+     * start does nothing).
+     */
     void start() {
+        if (!started.compareAndSet(false, true) || closed.get()) {
+            return;
+        }
         timer.scheduleWithFixedDelay(this::refresh, 0, refreshEvery.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -153,6 +162,9 @@ final class RedisMirror implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         timer.shutdownNow();
         try {
             changes.stopListening();

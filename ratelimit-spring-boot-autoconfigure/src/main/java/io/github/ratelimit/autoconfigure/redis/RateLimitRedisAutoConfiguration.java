@@ -156,8 +156,23 @@ public final class RateLimitRedisAutoConfiguration {
                     properties.getKeyPrefix(),
                     properties.getLocalLimits().getInstances(),
                     ANNOUNCE_EVERY);
-            instances.start();
-            return instances;
+            return instances; // started by rateLimitRedisBackgroundWork
+        }
+
+        /**
+         * The announcements and the mirrors of blocks and overrides, started before the web server takes requests and
+         * stopped after it (see {@link RedisBackgroundWork}).
+         */
+        @Bean
+        RedisBackgroundWork rateLimitRedisBackgroundWork(
+                ObjectProvider<RedisInstances> instances,
+                ObjectProvider<RedisBlocks> blocks,
+                ObjectProvider<RedisOverrides> overrides) {
+            List<RedisBackgroundWork.Worker> workers = new java.util.ArrayList<>();
+            instances.ifAvailable(i -> workers.add(new RedisBackgroundWork.Worker("announcements", i::start, i)));
+            blocks.ifAvailable(b -> workers.add(new RedisBackgroundWork.Worker("blocks", b::start, b)));
+            overrides.ifAvailable(o -> workers.add(new RedisBackgroundWork.Worker("overrides", o::start, o)));
+            return new RedisBackgroundWork(workers);
         }
 
         @Bean
@@ -171,9 +186,7 @@ public final class RateLimitRedisAutoConfiguration {
         @ConditionalOnBean(RedissonClient.class)
         @ConditionalOnMissingBean(ClientBlocks.class)
         RedisBlocks rateLimitBlocks(RedissonClient redisson, RedisGuard guard, RateLimitProperties properties) {
-            RedisBlocks blocks = new RedisBlocks(redisson, guard, properties.getKeyPrefix(), Duration.ofSeconds(1));
-            blocks.start();
-            return blocks;
+            return new RedisBlocks(redisson, guard, properties.getKeyPrefix(), Duration.ofSeconds(1));
         }
 
         /** Operators' overrides of limits by name, on every instance sharing the key prefix. */
@@ -181,10 +194,7 @@ public final class RateLimitRedisAutoConfiguration {
         @ConditionalOnBean(RedissonClient.class)
         @ConditionalOnMissingBean(LimitOverrides.class)
         RedisOverrides rateLimitOverrides(RedissonClient redisson, RedisGuard guard, RateLimitProperties properties) {
-            RedisOverrides overrides =
-                    new RedisOverrides(redisson, guard, properties.getKeyPrefix(), Duration.ofSeconds(1));
-            overrides.start();
-            return overrides;
+            return new RedisOverrides(redisson, guard, properties.getKeyPrefix(), Duration.ofSeconds(1));
         }
 
         @Bean
