@@ -24,6 +24,7 @@ import io.github.ratelimit.spring.internal.LiveInstances;
 import io.github.ratelimit.spring.internal.RateLimitWarmUp;
 import io.github.ratelimit.spring.internal.StartupSummary;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.ObjectProvider;
@@ -168,7 +169,7 @@ public final class RateLimitRedisAutoConfiguration {
                 ObjectProvider<RedisInstances> instances,
                 ObjectProvider<RedisBlocks> blocks,
                 ObjectProvider<RedisOverrides> overrides) {
-            List<RedisBackgroundWork.Worker> workers = new java.util.ArrayList<>();
+            List<RedisBackgroundWork.Worker> workers = new ArrayList<>();
             instances.ifAvailable(i -> workers.add(new RedisBackgroundWork.Worker("announcements", i::start, i)));
             blocks.ifAvailable(b -> workers.add(new RedisBackgroundWork.Worker("blocks", b::start, b)));
             overrides.ifAvailable(o -> workers.add(new RedisBackgroundWork.Worker("overrides", o::start, o)));

@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure.redis;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,7 @@ final class RedisBackgroundWork implements SmartLifecycle {
     public void stop() {
         running = false;
         List<Worker> reversed = new ArrayList<>(workers);
-        java.util.Collections.reverse(reversed);
+        Collections.reverse(reversed);
         for (Worker worker : reversed) {
             try {
                 worker.stop().close();
@@ -62,10 +63,5 @@ final class RedisBackgroundWork implements SmartLifecycle {
     @Override
     public int getPhase() {
         return PHASE;
-    }
-
-    /** The workers, in the order they start (tests). */
-    List<String> names() {
-        return workers.stream().map(Worker::name).toList();
     }
 }
