@@ -151,13 +151,12 @@ public final class RateLimitRedisAutoConfiguration {
         @Bean(destroyMethod = "close")
         @ConditionalOnBean(RedissonClient.class)
         RedisInstances rateLimitInstances(RedissonClient redisson, RedisGuard guard, RateLimitProperties properties) {
-            RedisInstances instances = new RedisInstances(
+            return new RedisInstances(
                     redisson,
                     guard,
                     properties.getKeyPrefix(),
                     properties.getLocalLimits().getInstances(),
                     ANNOUNCE_EVERY);
-            return instances; // started by rateLimitRedisBackgroundWork
         }
 
         /**
