@@ -31,9 +31,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -140,6 +144,43 @@ class StartWithoutRedisTests {
             System.out.printf("start with Redis up: %d ms%n", elapsedMs(started));
             assertThat(context.getBean(RedisGuard.class).isConnected()).isTrue();
         });
+    }
+
+    /**
+     * No bean method connects or waits: once every bean is made (a user's {@link SmartInitializingSingleton} runs
+     * then) Redis has not been asked anything yet; the first connection is made as the context starts, before it is
+     * handed to the application.
+     */
+    @Test
+    void theBeansAreMadeWithoutConnectingAndTheContextsStartConnects() {
+        AtomicReference<String> whenTheBeansWereMade = new AtomicReference<>();
+        runner(SharedRedis.get().url())
+                .withBean(GuardAfterTheBeans.class, () -> new GuardAfterTheBeans(whenTheBeansWereMade))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(whenTheBeansWereMade.get()).contains("not connected yet");
+                    assertThat(context.getBean(RedisGuard.class).isConnected()).isTrue();
+                });
+    }
+
+    /** Reads the guard's state when every singleton exists, before the context starts its lifecycle beans. */
+    static final class GuardAfterTheBeans implements SmartInitializingSingleton, BeanFactoryAware {
+        private final AtomicReference<String> seen;
+        private BeanFactory beans;
+
+        GuardAfterTheBeans(AtomicReference<String> seen) {
+            this.seen = seen;
+        }
+
+        @Override
+        public void setBeanFactory(BeanFactory beanFactory) {
+            this.beans = beanFactory;
+        }
+
+        @Override
+        public void afterSingletonsInstantiated() {
+            seen.set(beans.getBean(RedisGuard.class).state());
+        }
     }
 
     @Test

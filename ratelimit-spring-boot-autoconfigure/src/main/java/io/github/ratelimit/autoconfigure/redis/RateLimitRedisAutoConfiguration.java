@@ -66,27 +66,32 @@ public final class RateLimitRedisAutoConfiguration {
                 target, redis.getTimeout(), redis.getFailureThreshold(), redis.getOpenFor());
     }
 
-    /**
-     * Connects in the background and waits for the first attempt at most connect-timeout (Redis refused, an unknown
-     * host or a wrong password fail the attempt at once), so that an application whose Redis is up decides from its
-     * first request, however slow the machine is at starting. With require-at-startup a failed attempt fails the start.
-     */
+    /** Connects in the background once the context starts (see {@link RedisFirstConnection}); never here. */
     @Bean(destroyMethod = "close")
     @ConditionalOnBean(RedissonClient.class)
     RedisConnector rateLimitRedisConnector(
             RedissonClient redisson, RedisGuard guard, RateLimitProperties properties, Environment environment) {
-        Duration connectTimeout = connectTimeout(properties, environment);
-        RedisConnector connector = new RedisConnector(
-                redisson, guard, connectTimeout, CONNECT_RETRY, List.of(new RedisMemoryPolicyCheck()));
-        connector.start();
-        boolean required = properties.getRedis().isRequireAtStartup();
-        Throwable failure = connector.awaitFirstAttempt(connectTimeout);
-        if (failure != null && required) {
-            connector.close();
-            String reason = guard.lastError() != null ? guard.lastError() : String.valueOf(failure.getMessage());
-            throw new RedisNotReachableException(guard.target(), reason, failure);
-        }
-        return connector;
+        return new RedisConnector(
+                redisson,
+                guard,
+                connectTimeout(properties, environment),
+                CONNECT_RETRY,
+                List.of(new RedisMemoryPolicyCheck()));
+    }
+
+    /**
+     * The first connection, made and waited for (at most connect-timeout) as the context starts, before the web
+     * server takes requests; with require-at-startup a failed attempt fails the start.
+     */
+    @Bean
+    @ConditionalOnBean(RedissonClient.class)
+    RedisFirstConnection rateLimitRedisFirstConnection(
+            RedisConnector connector, RedisGuard guard, RateLimitProperties properties, Environment environment) {
+        return new RedisFirstConnection(
+                connector,
+                guard,
+                connectTimeout(properties, environment),
+                properties.getRedis().isRequireAtStartup());
     }
 
     static Duration connectTimeout(RateLimitProperties properties, Environment environment) {

@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.ratelimit.spring.internal.RateLimitWarmUp;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -9,9 +10,19 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 
 class RedisBackgroundWorkTest {
 
+    /**
+     * The first connection, then the background work, then the warm-up, all before the web server takes requests (a
+     * lower phase starts first and stops last).
+     */
     @Test
-    void startsBeforeTheWebServerAndStopsAfterIt() {
-        assertThat(RedisBackgroundWork.PHASE).isLessThan(WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE);
+    void startsAfterTheConnectionAndBeforeTheWarmUpAndTheWebServer() {
+        assertThat(List.of(
+                        RedisFirstConnection.PHASE,
+                        RedisBackgroundWork.PHASE,
+                        RateLimitWarmUp.PHASE,
+                        WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE))
+                .isSorted()
+                .doesNotHaveDuplicates();
     }
 
     /** Workers start in order and stop in the reverse order; one that fails to stop leaves the others to stop. */

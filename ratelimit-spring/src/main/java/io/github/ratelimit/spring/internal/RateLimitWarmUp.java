@@ -19,7 +19,7 @@ import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.SmartLifecycle;
 
 /**
  * Makes the decision path ready before the application serves its first request, when Redis answers at start: the
@@ -28,12 +28,17 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * the first calls after a start could run out of their budget inside the JVM (class loading, JIT, a cold event loop),
  * and be answered without Redis: a first burst admitted beyond its limit.
  *
- * <p>Runs once every singleton exists, before the web server takes requests and before the application reports
- * ready; at most {@link #MAX} long, and not at all while Redis has not answered yet (then nothing delays the start).
+ * <p>Runs as the context starts, in the phase {@link #PHASE}: after the store's first connection (the Redis store
+ * waits for it in a lower phase), before the web server takes requests (the default phase less 2048) and before the
+ * application reports ready; at most {@link #MAX} long, and not at all while Redis has not answered yet (then nothing
+ * delays the start).
  * The warm-up's requests check without taking (nothing is written to Redis), and its decisions (limit
  * {@value #NAME}) are told to no listener: neither counted in the metrics nor observed.
  */
-public final class RateLimitWarmUp implements SmartInitializingSingleton {
+public final class RateLimitWarmUp implements SmartLifecycle {
+
+    /** After the Redis store's connection and background work, before the web server (the default phase less 2048). */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 3072;
 
     private static final Logger log = LoggerFactory.getLogger(RateLimitWarmUp.class);
 
@@ -55,6 +60,7 @@ public final class RateLimitWarmUp implements SmartInitializingSingleton {
     private final ObjectProvider<RateLimitDecisions> decisions;
     private final BooleanSupplier redisAnswers;
     private final Runnable loadScripts;
+    private volatile boolean running;
 
     public RateLimitWarmUp(
             ObjectProvider<RateLimitDecisions> decisions, BooleanSupplier redisAnswers, Runnable loadScripts) {
@@ -65,11 +71,28 @@ public final class RateLimitWarmUp implements SmartInitializingSingleton {
 
     /** Warms up with its decisions told to no listener: they are the library's own, not the application's. */
     @Override
-    public void afterSingletonsInstantiated() {
+    public void start() {
+        running = true;
         Unannounced.run(() -> {
             warmUp();
             return null;
         });
+    }
+
+    /** Nothing runs on after the warm-up, so there is nothing to stop. */
+    @Override
+    public void stop() {
+        running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
     }
 
     private void warmUp() {
