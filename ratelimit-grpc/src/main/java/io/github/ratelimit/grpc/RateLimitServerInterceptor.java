@@ -94,6 +94,14 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Decl
         return new PathRules(rules, "ratelimit.grpc.rules", plans, keys);
     }
 
+    /** What follows an admitted call: the status it closes with is its outcome, and one other than OK a failure. */
+    private static final RateLimitDecisions.After CLOSED_NOT_OK = new RateLimitDecisions.After() {
+        @Override
+        public boolean failure(@Nullable Object status) {
+            return status instanceof Status closed && !closed.isOk();
+        }
+    };
+
     @Override
     public <Q, A> ServerCall.Listener<Q> interceptCall(
             ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
@@ -107,15 +115,14 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Decl
                         decisions,
                         view,
                         caller -> applied.call("POST", path, PathContainer.parsePath(path), caller, decisions),
-                        RateLimitDecisions.After.DEFAULT),
+                        CLOSED_NOT_OK),
                 refusal -> {
                     answering.refuse(refusal);
                     return new ServerCall.Listener<>() {};
                 },
                 end -> {
-                    if (end.awaited()) {
-                        answering.endsWith(end.later(), end);
-                    }
+                    end.answersLater(); // at the close
+                    answering.endsWith(end);
                     return new Refusing<>(next.startCall(answering, headers), answering);
                 });
         return java.util.Objects.requireNonNull(listener);
@@ -152,7 +159,6 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Decl
         private final boolean allPolicies;
         private final AtomicBoolean closed = new AtomicBoolean();
         private volatile @Nullable Decision admitted;
-        private volatile @Nullable Runnable completed;
         private volatile CallRunner.@Nullable End end;
 
         Answering(ServerCall<Q, A> call, boolean allPolicies) {
@@ -164,8 +170,8 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Decl
             admitted = decision;
         }
 
-        void endsWith(Runnable completed, CallRunner.End end) {
-            this.completed = completed;
+        /** The admitted call's end, told the status the call closes with. */
+        void endsWith(CallRunner.End end) {
             this.end = end;
         }
 
@@ -196,11 +202,7 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Decl
             }
             CallRunner.End told = end;
             if (told != null) {
-                if (status.isOk()) {
-                    java.util.Objects.requireNonNull(completed).run();
-                } else {
-                    told.failed();
-                }
+                told.answered(status);
             }
             super.close(status, trailers);
         }

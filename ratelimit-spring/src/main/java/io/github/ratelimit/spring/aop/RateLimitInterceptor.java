@@ -4,6 +4,7 @@ import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.call.CallRunner;
+import io.github.ratelimit.spring.internal.HttpFailures;
 import io.github.ratelimit.spring.internal.MethodLimits;
 import io.github.ratelimit.spring.internal.RefusedByLimits;
 import io.github.ratelimit.spring.internal.invocation.ReturnShape;
@@ -93,7 +94,7 @@ final class RateLimitInterceptor implements MethodInterceptor {
         return new RateLimitDecisions.After() {
             @Override
             public boolean failure(@Nullable Object result) {
-                return HttpFailures.isFailure(result);
+                return HttpFailures.isFailedResponse(result);
             }
 
             @Override

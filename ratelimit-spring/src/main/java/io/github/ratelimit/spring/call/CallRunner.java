@@ -7,6 +7,7 @@ import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.internal.invocation.DeferredInvocation;
 import io.github.ratelimit.spring.web.FromRedis;
 import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -96,17 +97,22 @@ public final class CallRunner {
     }
 
     /**
-     * What a running call tells of its end that its result does not show: an answer whose status is a failure, set
-     * before the answer can reach the client (so that a caller's next call never slips past a failure not yet counted);
-     * an answer that completes after the call returned (an async request). The first end told counts.
+     * What a running call tells of its answer that its result does not show, in the integration's own outcomes (an
+     * HTTP status, a gRPC status): the runner, not the integration, decides from the call's {@link
+     * RateLimitDecisions.After#failure} whether it failed, and ends it. An outcome is told as it is set ({@link
+     * #answering}), before any of the answer can reach the client, so that a caller's next call never slips past a
+     * failure not yet counted; an answer that completes after the call returned (an async request, a stream) is told
+     * when it completes ({@link #answersLater}, then {@link #answered}). The first end counts.
      */
     public static final class End {
 
         private final DecidedCall decided;
+        private final RateLimitDecisions.After after;
         private volatile boolean later;
 
-        End(DecidedCall decided) {
+        End(DecidedCall decided, RateLimitDecisions.After after) {
             this.decided = decided;
+            this.after = after;
         }
 
         /** Whether how the call ends matters: it was admitted under a limit that counts failures or charges. */
@@ -114,26 +120,36 @@ public final class CallRunner {
             return decided.awaitsEnd();
         }
 
-        /** The call failed, now (its answer's status): takes what failures take, within the Redis budget. */
-        public void failed() {
-            decided.failed(null);
+        /**
+         * The answer's outcome, as it is set: a failure ends the call as failed now, within the Redis budget; any
+         * other outcome leaves the end to the call's result (or to {@link #answered}).
+         */
+        public void answering(Object outcome) {
+            if (after.failure(outcome)) {
+                decided.failed(null);
+            }
         }
 
-        /** {@link #failed} without blocking, with the error if there is one. */
-        public CompletionStage<Void> failedAsync(@Nullable Throwable error) {
-            return decided.failedAsync(error);
+        /** {@link #answering} without blocking: the stage completes once a failure is counted. */
+        public CompletionStage<Void> answeringAsync(Object outcome) {
+            return after.failure(outcome) ? decided.failedAsync(null) : CompletableFuture.completedFuture(null);
         }
 
-        /** The call's answer completes after it returned: the runner leaves its end to what this gives. */
-        public Runnable later() {
+        /** The call's answer completes after it returned: the runner leaves its end to {@link #answered}. */
+        public void answersLater() {
             later = true;
-            return () -> decided.completed(null);
+        }
+
+        /** The answer completed with this outcome: the call ends, failed or completed as its outcome says. */
+        public void answered(@Nullable Object outcome) {
+            decided.completed(outcome);
         }
     }
 
     /**
      * A call whose result is a plain value: decided on this thread, answered by {@code refused} when refused (or when
-     * a key cannot be read), else reported, run, and ended by what it returns or throws.
+     * a key cannot be read), else reported, run, and ended by what it returns (its outcome, as the call's {@link
+     * RateLimitDecisions.After} reads it) or throws, unless it {@linkplain End#answersLater answers later}.
      */
     public static <T, E extends Throwable> @Nullable T run(
             Start start, Refused<T, ? extends E> refused, Body<T, E> body) throws E {
@@ -149,7 +165,7 @@ public final class CallRunner {
             return refused.answer(refusal);
         }
         decided.reportTo(start.caller());
-        End end = new End(decided);
+        End end = new End(decided, start.after());
         @Nullable T result;
         try {
             result = body.run(end);
@@ -166,12 +182,12 @@ public final class CallRunner {
     /**
      * A call whose result is a publisher of a web filter, a gateway or a client: decided without blocking when
      * subscribed, failing with the refusal when refused, else reported and run; an error of the call ends it as failed
-     * before the error goes on. Its answer's status is told through the {@link End} it is given.
+     * before the error goes on. Its answer's outcome is told through the {@link End} it is given.
      */
     public static <T> Mono<T> mono(Start start, Function<End, Mono<T>> body) {
         return FromRedis.mono(start.beginAsync()).flatMap(decided -> {
             start.admit(decided);
-            End end = new End(decided);
+            End end = new End(decided, start.after());
             Mono<T> run = body.apply(end);
             return decided.awaitsEnd()
                     ? run.onErrorResume(

@@ -8,6 +8,7 @@ import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.internal.HttpFailures;
 import io.github.ratelimit.spring.web.ClientAddresses;
 import io.github.ratelimit.spring.web.FromRedis;
 import java.util.List;
@@ -116,16 +117,16 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.A
                         path.pathWithinApplication(),
                         view,
                         decisions),
-                RateLimitDecisions.After.DEFAULT);
+                HttpFailures.STATUS);
         return CallRunner.mono(start, end -> {
             if (end.awaited()) {
                 exchange.getResponse()
                         .beforeCommit(() -> Mono.defer(() -> {
                             var status = exchange.getResponse().getStatusCode();
                             // a success is not the end yet: the body may still fail once the headers are committed
-                            return status != null && status.value() >= 400
-                                    ? FromRedis.mono(end.failedAsync(null)).then()
-                                    : Mono.<Void>empty();
+                            return status == null
+                                    ? Mono.<Void>empty()
+                                    : FromRedis.mono(end.answeringAsync(status.value()));
                         }));
             }
             return chain.filter(exchange);

@@ -10,6 +10,7 @@ import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.internal.HttpFailures;
 import io.github.ratelimit.spring.web.ClientAddresses;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -21,6 +22,7 @@ import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
@@ -88,7 +90,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
                 () -> ServletRequests.clientAddress(clients, request),
                 decision -> ServletCallerContext.report(request, response, decision, allPolicies));
         try {
-            CallRunner.<Void, Exception>run(
+            CallRunner.<Integer, Exception>run(
                     new CallRunner.Start(
                             decisions,
                             view,
@@ -98,15 +100,12 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
                                     PathContainer.parsePath(rawPath, DECODED),
                                     caller,
                                     decisions),
-                            RateLimitDecisions.After.DEFAULT),
+                            HttpFailures.STATUS),
                     refusal -> {
                         answer(request, response, refusal);
                         return null;
                     },
-                    end -> {
-                        proceed(request, response, chain, end);
-                        return null;
-                    });
+                    end -> proceed(request, response, chain, end));
         } catch (IOException | ServletException | RuntimeException | Error e) {
             throw e;
         } catch (Exception e) {
@@ -115,85 +114,69 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
     }
 
     /**
-     * Runs the rest of the chain; under rules that count failures only, tells the end the answer's status gives, as
-     * soon as it is set, and for an async request when its answer completes.
+     * Runs the rest of the chain and gives the answer's status, which ends the call. Under rules that count failures
+     * only, each status is told as it is set, and an async request's answer is told when it completes.
      */
-    private static void proceed(
+    private static @Nullable Integer proceed(
             HttpServletRequest request, HttpServletResponse response, FilterChain chain, CallRunner.End end)
             throws IOException, ServletException {
         if (!end.awaited()) {
             chain.doFilter(request, response);
-            return;
+            return null;
         }
-        FailureCounting counting = new FailureCounting(response, end);
-        chain.doFilter(request, counting);
-        if (request.isAsyncStarted()) {
-            Runnable completed = end.later();
-            request.getAsyncContext().addListener(new AsyncListener() {
-                @Override
-                public void onComplete(AsyncEvent event) {
-                    counting.ended(completed);
-                }
-
-                @Override
-                public void onTimeout(AsyncEvent event) {}
-
-                @Override
-                public void onError(AsyncEvent event) {}
-
-                @Override
-                public void onStartAsync(AsyncEvent event) {}
-            });
-        } else {
-            counting.ended(() -> {});
+        StatusTelling telling = new StatusTelling(response, end);
+        chain.doFilter(request, telling);
+        if (!request.isAsyncStarted()) {
+            return telling.getStatus();
         }
+        end.answersLater();
+        request.getAsyncContext().addListener(new AsyncListener() {
+            @Override
+            public void onComplete(AsyncEvent event) {
+                end.answered(telling.getStatus());
+            }
+
+            @Override
+            public void onTimeout(AsyncEvent event) {}
+
+            @Override
+            public void onError(AsyncEvent event) {}
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {}
+        });
+        return null;
     }
 
     /**
-     * The response of a request under rules that count failures only: a status of 400 or more ends the call as failed
-     * as it is set, before any of the answer can reach the client, so a caller's next call never slips past a failure
-     * not yet counted. {@link #ended} tells the end once the chain is done (a status set past this wrapper: an error
-     * page, an async answer); the decided call counts the first end only.
+     * The response of a request under rules that count failures only: each status is told to the call as it is set,
+     * before any of the answer can reach the client, so a failing one is counted before a caller's next call can slip
+     * past it. The status the chain leaves (an error page, an async answer) ends the call.
      */
-    static final class FailureCounting extends HttpServletResponseWrapper {
+    static final class StatusTelling extends HttpServletResponseWrapper {
 
         private final CallRunner.End end;
 
-        FailureCounting(HttpServletResponse response, CallRunner.End end) {
+        StatusTelling(HttpServletResponse response, CallRunner.End end) {
             super(response);
             this.end = end;
         }
 
-        /** The chain is done: a status of 400 or more is a failure; anything else ends as {@code completed} says. */
-        void ended(Runnable completed) {
-            if (getStatus() >= 400) {
-                end.failed();
-            } else {
-                completed.run();
-            }
-        }
-
         @Override
         public void setStatus(int status) {
-            if (status >= 400) {
-                end.failed();
-            }
+            end.answering(status);
             super.setStatus(status);
         }
 
         @Override
         public void sendError(int status) throws IOException {
-            if (status >= 400) {
-                end.failed();
-            }
+            end.answering(status);
             super.sendError(status);
         }
 
         @Override
         public void sendError(int status, String message) throws IOException {
-            if (status >= 400) {
-                end.failed();
-            }
+            end.answering(status);
             super.sendError(status, message);
         }
     }
