@@ -499,6 +499,7 @@ class ArchitectureTest {
                     "spring.definition.LimitDefinition",
                     "spring.definition.NamedLimits",
                     "spring.definition.PathRules",
+                    "spring.definition.RefreshableLimits",
                     "spring.definition.Plans",
                     "spring.definition.SpelVariables",
                     // ... and the HTTP side: client addresses, refusals' answers, RateLimit fields, Redis's answers
@@ -529,7 +530,7 @@ class ArchitectureTest {
                     "autoconfigure.refresh.RateLimitRefreshAutoConfiguration",
                     // limits a refresh rebuilds and the failure report of a rule (the gateway module's too), and the
                     // check both web stacks' auto-configurations make that forwarded headers are trusted on purpose
-                    "autoconfigure.RefreshableLimits",
+                    "autoconfigure.RefreshPart",
                     "autoconfigure.InvalidFilterRuleFailureAnalyzer",
                     "autoconfigure.web.ForwardedHeadersCheck"),
             "ratelimit-test-kit",
@@ -553,6 +554,7 @@ class ArchitectureTest {
                     "test.support.NoBlockingCalls",
                     "test.support.RateLimitFields",
                     "test.support.Stalls",
+                    "test.support.SettingsMetadata",
                     "test.support.RawRedis",
                     "test.support.RedisClusterProcess",
                     "test.support.RedisCommands",

@@ -13,8 +13,6 @@ import graphql.language.OperationDefinition;
 import graphql.language.Selection;
 import graphql.language.SelectionSet;
 import graphql.parser.Parser;
-import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.RefreshableLimits;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
@@ -27,6 +25,7 @@ import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.definition.RefreshableLimits;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -66,7 +65,8 @@ import reactor.core.scheduler.Schedulers;
  * application/json}, 4xx for {@code application/graphql-response+json}), with {@code Retry-After} and the RateLimit
  * fields. Keys read the request's headers ({@code header:x-user-id}) or its client's address ({@code ip}).
  */
-public final class GraphQlOperationLimits implements WebGraphQlInterceptor, DeclaredLimits, RefreshableLimits {
+public final class GraphQlOperationLimits
+        implements WebGraphQlInterceptor, DeclaredLimits, RefreshableLimits<RateLimitGraphQlProperties> {
 
     private static final Logger log = LoggerFactory.getLogger(GraphQlOperationLimits.class);
 
@@ -104,11 +104,11 @@ public final class GraphQlOperationLimits implements WebGraphQlInterceptor, Decl
         return rules.declaredLimits();
     }
 
-    /** A refresh of the properties: {@code ratelimit.graphql.rules} compiled now, put in force when all compiled. */
+    /** Refreshed {@code ratelimit.graphql} rules and cost, compiled now, put in force when all parts compiled. */
     @Override
-    public Runnable prepare(RateLimitProperties properties, Plans plans) {
-        PathRules refreshed = compile(properties.getGraphql().getRules(), plans, keys);
-        ToLongFunction<Operation> refreshedCost = costOf(properties.getGraphql().getCost());
+    public Runnable prepare(RateLimitGraphQlProperties settings, Plans plans) {
+        PathRules refreshed = compile(settings.getRules(), plans, keys);
+        ToLongFunction<Operation> refreshedCost = costOf(settings.getCost());
         return () -> {
             this.rules = refreshed;
             this.cost = refreshedCost;

@@ -2,6 +2,7 @@ package io.github.ratelimit.graphql;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.Plans;
@@ -23,7 +24,7 @@ import org.springframework.graphql.server.WebGraphQlInterceptor;
  * operations' rules.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
-@EnableConfigurationProperties(RateLimitProperties.class)
+@EnableConfigurationProperties({RateLimitProperties.class, RateLimitGraphQlProperties.class})
 @ConditionalOnClass(DataFetcherExceptionResolver.class)
 public final class RateLimitGraphQlAutoConfiguration {
 
@@ -43,16 +44,24 @@ public final class RateLimitGraphQlAutoConfiguration {
         @ConditionalOnBean(RateLimitDecisions.class)
         GraphQlOperationLimits rateLimitGraphQlOperationLimits(
                 RateLimitProperties properties,
+                RateLimitGraphQlProperties graphql,
                 RateLimitDecisions decisions,
                 ObjectProvider<Plans> plans,
                 KeyResolvers keys) {
             return new GraphQlOperationLimits(
-                    properties.getGraphql().getRules(),
-                    properties.getGraphql().getCost(),
+                    graphql.getRules(),
+                    graphql.getCost(),
                     decisions,
                     plans.getIfAvailable(() -> Plans.NONE),
                     properties.getHeaders().isAllPolicies(),
                     keys);
+        }
+
+        /** A refresh compiles the interceptor the rules and cost of {@code ratelimit.graphql}. */
+        @Bean
+        @ConditionalOnBean(GraphQlOperationLimits.class)
+        RefreshPart<RateLimitGraphQlProperties> rateLimitGraphQlRefresh(GraphQlOperationLimits limits) {
+            return new RefreshPart<>(limits, settings -> settings.get(RateLimitGraphQlProperties.class));
         }
     }
 }

@@ -31,7 +31,11 @@ class GraphQlArchitectureTest {
             }
         }
         assertThat(actual)
-                .containsExactly("GraphQlOperationLimits", "GraphQlRefusals", "RateLimitGraphQlAutoConfiguration");
+                .containsExactly(
+                        "GraphQlOperationLimits",
+                        "GraphQlRefusals",
+                        "RateLimitGraphQlAutoConfiguration",
+                        "RateLimitGraphQlProperties");
     }
 
     /**

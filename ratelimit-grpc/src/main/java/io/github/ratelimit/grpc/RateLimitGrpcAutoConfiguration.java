@@ -2,11 +2,14 @@ package io.github.ratelimit.grpc;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.client.OutboundLimits;
+import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.Plans;
 import io.grpc.ServerInterceptor;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -26,7 +29,7 @@ import org.springframework.grpc.server.exception.GrpcExceptionHandler;
 @AutoConfiguration(
         after = RateLimitAutoConfiguration.class,
         afterName = "io.github.ratelimit.autoconfigure.client.RateLimitClientAutoConfiguration")
-@EnableConfigurationProperties(RateLimitProperties.class)
+@EnableConfigurationProperties({RateLimitProperties.class, RateLimitGrpcProperties.class})
 @ConditionalOnClass(ServerInterceptor.class)
 public final class RateLimitGrpcAutoConfiguration {
 
@@ -36,15 +39,24 @@ public final class RateLimitGrpcAutoConfiguration {
     @ConditionalOnBean(RateLimitDecisions.class)
     RateLimitServerInterceptor rateLimitServerInterceptor(
             RateLimitProperties properties,
+            RateLimitGrpcProperties grpc,
             RateLimitDecisions decisions,
             ObjectProvider<Plans> plans,
             KeyResolvers keys) {
         return new RateLimitServerInterceptor(
-                properties.getGrpc().getRules(),
+                grpc.getRules(),
                 decisions,
                 plans.getIfAvailable(() -> Plans.NONE),
                 properties.getHeaders().isAllPolicies(),
                 keys);
+    }
+
+    /** A refresh compiles the interceptor the rules of {@code ratelimit.grpc.rules}. */
+    @Bean
+    @ConditionalOnBean(RateLimitServerInterceptor.class)
+    RefreshPart<List<FilterRuleSpec>> rateLimitGrpcRefresh(RateLimitServerInterceptor interceptor) {
+        return new RefreshPart<>(interceptor, settings -> settings.get(RateLimitGrpcProperties.class)
+                .getRules());
     }
 
     /**

@@ -1,7 +1,5 @@
 package io.github.ratelimit.grpc;
 
-import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.RefreshableLimits;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.decision.RateLimitDecisions;
@@ -12,6 +10,7 @@ import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.definition.RefreshableLimits;
 import io.github.ratelimit.spring.web.RateLimitHeaders;
 import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
@@ -47,7 +46,8 @@ import org.springframework.http.server.PathContainer;
  * ignored where Spring gRPC is absent).
  */
 @GlobalServerInterceptor
-public final class RateLimitServerInterceptor implements ServerInterceptor, DeclaredLimits, RefreshableLimits {
+public final class RateLimitServerInterceptor
+        implements ServerInterceptor, DeclaredLimits, RefreshableLimits<List<FilterRuleSpec>> {
 
     private volatile PathRules rules;
     private final RateLimitDecisions decisions;
@@ -83,10 +83,10 @@ public final class RateLimitServerInterceptor implements ServerInterceptor, Decl
         return rules.declaredLimits();
     }
 
-    /** A refresh of the properties: {@code ratelimit.grpc.rules} compiled now, put in force when all parts compiled. */
+    /** Refreshed {@code ratelimit.grpc.rules}, compiled now, put in force when all parts of the refresh compiled. */
     @Override
-    public Runnable prepare(RateLimitProperties properties, Plans plans) {
-        PathRules refreshed = compile(properties.getGrpc().getRules(), plans, keys);
+    public Runnable prepare(List<FilterRuleSpec> rules, Plans plans) {
+        PathRules refreshed = compile(rules, plans, keys);
         return () -> this.rules = refreshed;
     }
 

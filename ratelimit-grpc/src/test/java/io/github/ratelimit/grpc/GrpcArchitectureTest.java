@@ -35,6 +35,7 @@ class GrpcArchitectureTest {
                         "GrpcRefusals",
                         "RateLimitClientInterceptor",
                         "RateLimitGrpcAutoConfiguration",
+                        "RateLimitGrpcProperties",
                         "RateLimitServerInterceptor");
     }
 

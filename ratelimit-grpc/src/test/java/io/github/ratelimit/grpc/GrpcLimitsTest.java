@@ -339,6 +339,22 @@ class GrpcLimitsTest {
         assertThat(parsed.get()).as("a call without its key is not read").isEqualTo(parsedBeforeAnonymous);
     }
 
+    /** The IDE's help of the module's own setting says what its paths and keys are. */
+    @Test
+    void theModulesSettingIsDescribedForTheIde() {
+        assertThat(io.github.ratelimit.test.support.SettingsMetadata.description("ratelimit.grpc.rules"))
+                .contains("package.Service/Method", "header:x-user-id");
+    }
+
+    /** A setting of the module that no settings class takes fails the start, naming it. */
+    @Test
+    void aMisspeltSettingFailsTheStartNamingIt() {
+        assertThatThrownBy(() ->
+                        instance("grpc-" + UUID.randomUUID() + ":", Map.of("ratelimit.grpc.rule[0].name", "typo")))
+                .satisfies(e -> assertThat(io.github.ratelimit.test.support.Causes.messages(e))
+                        .contains("ratelimit.grpc.rule[0].name"));
+    }
+
     /** The rules of docs/grpc.md, as printed: five calls a second per x-user-id on the sample's Greeter/Hello. */
     @Test
     void theRuleOfTheDocsLimitsItsMethod() throws IOException {
@@ -425,45 +441,35 @@ class GrpcLimitsTest {
                 .satisfies(e -> assertThat(e).hasStackTraceContaining("ratelimit.grpc.rules[1]"));
     }
 
-    /** A refresh of the properties (Spring Cloud's) puts changed gRPC rules in force; the filter's never replace them. */
+    /**
+     * A refresh of the properties (Spring Cloud's) puts changed gRPC rules in force, read by the module's own part of
+     * the refresh from {@code ratelimit.grpc.rules} as the environment has them then; the filter's never replace them.
+     */
     @Test
     void aRefreshPutsChangedRulesInForce() throws IOException {
         Instance instance = instance("grpc-" + UUID.randomUUID() + ":");
-        var properties = instance.context().getBean(io.github.ratelimit.autoconfigure.RateLimitProperties.class);
-        var hello = properties.getGrpc().getRules().get(0);
-        var one = new io.github.ratelimit.spring.definition.FilterRuleSpec.LimitSpec(
-                1,
-                Duration.ofMinutes(1),
-                io.github.ratelimit.annotation.Algorithm.SLIDING_WINDOW,
-                null,
-                null,
-                null,
-                null,
-                null);
-        var refreshed = new java.util.ArrayList<>(properties.getGrpc().getRules());
-        refreshed.set(
-                0,
-                new io.github.ratelimit.spring.definition.FilterRuleSpec(
-                        hello.name(),
-                        hello.paths(),
-                        hello.methods(),
-                        List.of(one),
-                        hello.key(),
-                        hello.missingKey(),
-                        hello.cost(),
-                        hello.order(),
-                        hello.shadow(),
-                        hello.perPath(),
-                        hello.failureMode(),
-                        hello.retryAdvice(),
-                        hello.plans(),
-                        hello.plan(),
-                        hello.countOn(),
-                        hello.maxWait()));
-        properties.getGrpc().setRules(refreshed);
-        instance.context()
-                .getBean(RateLimitServerInterceptor.class)
-                .prepare(properties, io.github.ratelimit.spring.definition.Plans.NONE)
+        var environment = instance.context().getEnvironment();
+        // a list is bound from the one source that has it (Boot does not merge lists): the new source has all of it
+        Map<String, Object> changed = new LinkedHashMap<>();
+        for (int rule = 0; rule < 3; rule++) {
+            for (String field : List.of("name", "paths", "key", "count-on", "limits[0].limit", "limits[0].window")) {
+                String name = "ratelimit.grpc.rules[" + rule + "]." + field;
+                if (environment.containsProperty(name)) {
+                    changed.put(name, environment.getProperty(name));
+                }
+            }
+        }
+        changed.put("ratelimit.grpc.rules[0].limits[0].limit", "1");
+        environment
+                .getPropertySources()
+                .addFirst(new org.springframework.core.env.MapPropertySource("refreshed", changed));
+        io.github.ratelimit.autoconfigure.RefreshPart<?> part =
+                instance.context().getBean("rateLimitGrpcRefresh", io.github.ratelimit.autoconfigure.RefreshPart.class);
+        assertThat(part.limits()).isSameAs(instance.context().getBean(RateLimitServerInterceptor.class));
+        part.prepare(
+                        new io.github.ratelimit.autoconfigure.RefreshPart.Settings(
+                                org.springframework.boot.context.properties.bind.Binder.get(environment)),
+                        io.github.ratelimit.spring.definition.Plans.NONE)
                 .run();
         assertThat(call(instance, HELLO, "ivy", "ivy").status().getCode()).isEqualTo(Status.Code.OK);
         assertThat(call(instance, HELLO, "ivy", "ivy").status().getCode())

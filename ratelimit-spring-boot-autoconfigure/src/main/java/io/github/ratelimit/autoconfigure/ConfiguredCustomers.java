@@ -2,11 +2,12 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.core.PlanSource;
 import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.definition.RefreshableLimits;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /** The plans of {@code ratelimit.plans.customers}, the starter's {@link PlanSource}; a refresh replaces them. */
-final class ConfiguredCustomers implements PlanSource, RefreshableLimits {
+final class ConfiguredCustomers implements PlanSource, RefreshableLimits<Map<String, String>> {
 
     private volatile Map<String, String> customers;
 
@@ -20,8 +21,8 @@ final class ConfiguredCustomers implements PlanSource, RefreshableLimits {
     }
 
     @Override
-    public Runnable prepare(RateLimitProperties properties, Plans plans) {
-        Map<String, String> refreshed = Map.copyOf(properties.getPlans().getCustomers());
+    public Runnable prepare(Map<String, String> refreshedCustomers, Plans plans) {
+        Map<String, String> refreshed = Map.copyOf(refreshedCustomers);
         return () -> customers = refreshed;
     }
 }

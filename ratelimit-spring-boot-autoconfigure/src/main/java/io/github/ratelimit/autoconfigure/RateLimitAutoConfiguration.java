@@ -16,11 +16,13 @@ import io.github.ratelimit.spring.internal.LiveInstances;
 import io.github.ratelimit.spring.internal.RateLimitListeners;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.function.IntSupplier;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -39,6 +41,12 @@ import org.springframework.context.annotation.Role;
 @AutoConfiguration
 @EnableConfigurationProperties(RateLimitProperties.class)
 public final class RateLimitAutoConfiguration {
+
+    /** Fails the start on a {@code ratelimit.*} property no settings class takes (see {@link UnknownSettingsCheck}). */
+    @Bean
+    static UnknownSettingsCheck rateLimitUnknownSettingsCheck() {
+        return new UnknownSettingsCheck();
+    }
 
     /** Adds the listener beans (metrics, observations, the application's) to each bean that publishes events. */
     @Bean
@@ -98,9 +106,18 @@ public final class RateLimitAutoConfiguration {
 
         /** The plans of {@code ratelimit.plans.customers}; an application's own source replaces it. */
         @Bean
-        @ConditionalOnMissingBean
-        PlanSource rateLimitPlanSource(RateLimitProperties properties) {
+        @ConditionalOnMissingBean(PlanSource.class)
+        ConfiguredCustomers rateLimitPlanSource(RateLimitProperties properties) {
             return new ConfiguredCustomers(properties.getPlans().getCustomers());
+        }
+
+        /** A refresh replaces the customers' plans. */
+        @Bean
+        @ConditionalOnBean(ConfiguredCustomers.class)
+        RefreshPart<Map<String, String>> rateLimitCustomersRefresh(ConfiguredCustomers customers) {
+            return new RefreshPart<>(customers, settings -> settings.get(RateLimitProperties.class)
+                    .getPlans()
+                    .getCustomers());
         }
     }
 

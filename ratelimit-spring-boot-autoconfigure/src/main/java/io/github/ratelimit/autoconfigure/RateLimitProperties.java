@@ -5,6 +5,7 @@ import io.github.ratelimit.annotation.RetryAdvice;
 import io.github.ratelimit.local.LocalRateLimiter;
 import io.github.ratelimit.spring.definition.ClientRuleSpec;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
+import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,9 +20,12 @@ import org.springframework.validation.Validator;
 /**
  * Settings of the rate limiter, under {@code ratelimit.*}. The Redis connection is {@code spring.data.redis.*}.
  * Checks its own values when bound, so that a bad value fails the start with a report naming the property; a
- * property under {@code ratelimit} that binds to nothing (a misspelt name, rules written as a map) fails it too.
+ * property under {@code ratelimit} that binds to nothing (a misspelt name, rules written as a map, a module's setting
+ * without the module) fails it too ({@link UnknownSettingsCheck}). The integrations' own settings are in their modules:
+ * {@code ratelimit.grpc} in {@code ratelimit-grpc}, {@code ratelimit.graphql} in {@code ratelimit-graphql},
+ * {@code ratelimit.gateway} in {@code ratelimit-spring-cloud-gateway}.
  */
-@ConfigurationProperties(prefix = "ratelimit", ignoreUnknownFields = false)
+@ConfigurationProperties(prefix = "ratelimit")
 public class RateLimitProperties implements Validator {
 
     /**
@@ -613,78 +617,6 @@ public class RateLimitProperties implements Validator {
         }
     }
 
-    private final Gateway gateway = new Gateway();
-
-    public Gateway getGateway() {
-        return gateway;
-    }
-
-    /** Limits that Spring Cloud Gateway routes name (with the {@code ratelimit-spring-cloud-gateway} module). */
-    public static class Gateway {
-
-        /**
-         * Limits routes name, by name: each shaped like a path rule without paths (limits or plans, key, cost,
-         * failure mode, retry advice, wait, shadow). A limit without a key counts the route's key on WebFlux (what the
-         * route's KeyResolver gives, the key {@code route}) and the client (the principal, else the IP) on Web MVC.
-         */
-        private Map<String, FilterRuleSpec> limits = new LinkedHashMap<>();
-
-        public Map<String, FilterRuleSpec> getLimits() {
-            return limits;
-        }
-
-        public void setLimits(Map<String, FilterRuleSpec> limits) {
-            this.limits = limits;
-        }
-    }
-
-    private final Rules grpc = new Rules();
-    private final Graphql graphql = new Graphql();
-
-    /** gRPC methods (ratelimit-grpc): {@code paths} such as {@code package.Service/Method}; keys read metadata. */
-    public Rules getGrpc() {
-        return grpc;
-    }
-
-    /** GraphQL operations (ratelimit-graphql): {@code paths} such as {@code query/*}; a rule's cost per unit. */
-    public Graphql getGraphql() {
-        return graphql;
-    }
-
-    /** Rules of GraphQL operations, and what an operation costs. */
-    public static class Graphql extends Rules {
-
-        /** The units an operation costs: a SpEL expression over #fields (those it selects), #depth, #type and #name. */
-        private String cost = "#fields";
-
-        public String getCost() {
-            return cost;
-        }
-
-        public void setCost(String cost) {
-            this.cost = cost;
-        }
-    }
-
-    /** Rules of an integration beyond HTTP, as path rules are for paths. */
-    public static class Rules {
-
-        /**
-         * Rules of the integration, as path rules are for paths: {@code paths} are its patterns (gRPC methods such as
-         * {@code package.Service/Method} or {@code package.Service/*}; GraphQL operations such as {@code query/*} or
-         * {@code mutation/Name}); keys read the call's metadata ({@code header:x-user-id}).
-         */
-        private List<FilterRuleSpec> rules = new ArrayList<>();
-
-        public List<FilterRuleSpec> getRules() {
-            return rules;
-        }
-
-        public void setRules(List<FilterRuleSpec> rules) {
-            this.rules = rules;
-        }
-    }
-
     /** The path-rule filter (servlet or WebFlux) and its rules. */
     public static class Filter {
 
@@ -736,6 +668,11 @@ public class RateLimitProperties implements Validator {
 
         public void setRules(List<FilterRuleSpec> rules) {
             this.rules = rules;
+        }
+
+        /** The rules the filter applies (none while it is disabled) and the paths excluded from them. */
+        public PathRules.Specs specs() {
+            return new PathRules.Specs(enabled ? rules : List.of(), exclude);
         }
     }
 

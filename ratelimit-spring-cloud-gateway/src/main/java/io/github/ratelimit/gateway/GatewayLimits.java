@@ -1,14 +1,14 @@
 package io.github.ratelimit.gateway;
 
-import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.RefreshableLimits;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.definition.DeclaredLimits;
+import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.NamedLimits;
 import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.definition.RefreshableLimits;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +20,7 @@ import org.springframework.beans.factory.ObjectProvider;
  * The limits of {@code ratelimit.gateway.limits}, compiled once, and the decision flow they are decided by: what both
  * gateway servers share.
  */
-final class GatewayLimits implements DeclaredLimits, RefreshableLimits {
+final class GatewayLimits implements DeclaredLimits, RefreshableLimits<Map<String, FilterRuleSpec>> {
 
     static final String PROPERTY = "ratelimit.gateway.limits";
 
@@ -36,7 +36,7 @@ final class GatewayLimits implements DeclaredLimits, RefreshableLimits {
      * @param decisions the decision flow; null when rate limits are off (every call goes through)
      */
     GatewayLimits(
-            RateLimitProperties properties,
+            Map<String, FilterRuleSpec> specs,
             boolean routeKeys,
             Map<String, KeyResolver> resolvers,
             Plans plans,
@@ -47,7 +47,7 @@ final class GatewayLimits implements DeclaredLimits, RefreshableLimits {
         }
         this.keys = new KeyResolvers(kinds);
         this.defaultKey = routeKeys ? "route" : "client";
-        this.limits = new NamedLimits(properties.getGateway().getLimits(), PROPERTY, plans, keys, defaultKey);
+        this.limits = new NamedLimits(specs, PROPERTY, plans, keys, defaultKey);
         this.decisions = decisions;
     }
 
@@ -57,9 +57,7 @@ final class GatewayLimits implements DeclaredLimits, RefreshableLimits {
      * none.
      */
     @Override
-    public Runnable prepare(RateLimitProperties properties, Plans plans) {
-        Map<String, io.github.ratelimit.spring.definition.FilterRuleSpec> specs =
-                properties.getGateway().getLimits();
+    public Runnable prepare(Map<String, FilterRuleSpec> specs, Plans plans) {
         for (String name : limits.names()) {
             if (!specs.containsKey(name)) {
                 throw new IllegalArgumentException(PROPERTY + "." + name + " is gone from the refreshed properties;"
@@ -72,13 +70,13 @@ final class GatewayLimits implements DeclaredLimits, RefreshableLimits {
 
     /** The limits of the properties, with the application's key resolvers, plans and decision flow. */
     static GatewayLimits of(
-            RateLimitProperties properties,
+            RateLimitGatewayProperties properties,
             boolean routeKeys,
             ListableBeanFactory beans,
             ObjectProvider<Plans> plans,
             ObjectProvider<RateLimitDecisions> decisions) {
         return new GatewayLimits(
-                properties,
+                properties.getLimits(),
                 routeKeys,
                 beans.getBeansOfType(KeyResolver.class),
                 plans.getIfAvailable(() -> Plans.NONE),

@@ -1,8 +1,10 @@
 package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.Plans;
 import java.util.List;
@@ -15,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cloud.gateway.server.mvc.config.FilterProperties;
 import org.springframework.cloud.gateway.server.mvc.config.GatewayMvcProperties;
 import org.springframework.cloud.gateway.server.mvc.config.RouteProperties;
@@ -32,9 +35,17 @@ import org.springframework.context.annotation.Bean;
         })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnBooleanProperty(name = GatewayMvcProperties.PREFIX + ".enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitGatewayProperties.class)
 public final class RateLimitGatewayMvcAutoConfiguration {
 
     static final String FILTER = "RateLimits";
+
+    /** A refresh compiles the gateway's limits those of {@code ratelimit.gateway.limits}. */
+    @Bean
+    RefreshPart<Map<String, FilterRuleSpec>> rateLimitGatewayRefresh(MvcRouteLimits limits) {
+        return new RefreshPart<>(limits.limits(), settings -> settings.get(RateLimitGatewayProperties.class)
+                .getLimits());
+    }
 
     /** The gateway's limits among the declared ones: the startup summary counts them, the endpoint lists them. */
     @Bean
@@ -46,12 +57,13 @@ public final class RateLimitGatewayMvcAutoConfiguration {
     @ConditionalOnMissingBean
     MvcRouteLimits rateLimitMvcRouteLimits(
             RateLimitProperties properties,
+            RateLimitGatewayProperties gateway,
             ListableBeanFactory beans,
             ObjectProvider<Plans> plans,
             ObjectProvider<RateLimitDecisions> decisions,
             ObjectProvider<CallerContext> caller) {
         return new MvcRouteLimits(
-                GatewayLimits.of(properties, false, beans, plans, decisions),
+                GatewayLimits.of(gateway, false, beans, plans, decisions),
                 caller.getIfAvailable(() -> CallerContext.NONE),
                 properties.getHeaders().isAllPolicies());
     }

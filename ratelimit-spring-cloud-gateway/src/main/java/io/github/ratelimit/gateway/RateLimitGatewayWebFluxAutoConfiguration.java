@@ -1,7 +1,9 @@
 package io.github.ratelimit.gateway;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.decision.RateLimitDecisions;
+import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.Plans;
 import java.util.List;
@@ -14,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.filter.FilterDefinition;
 import org.springframework.cloud.gateway.route.RouteDefinition;
@@ -35,6 +38,7 @@ import org.springframework.context.annotation.Bean;
         })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = "spring.cloud.gateway.server.webflux.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitGatewayProperties.class)
 public final class RateLimitGatewayWebFluxAutoConfiguration {
 
     private static final org.slf4j.Logger log =
@@ -47,12 +51,20 @@ public final class RateLimitGatewayWebFluxAutoConfiguration {
     @ConditionalOnMissingBean
     RateLimitRouteLimiter rateLimitRouteLimiter(
             RateLimitProperties properties,
+            RateLimitGatewayProperties gateway,
             ListableBeanFactory beans,
             ObjectProvider<Plans> plans,
             ObjectProvider<RateLimitDecisions> decisions,
             ConfigurationService configurationService) {
         return new RateLimitRouteLimiter(
-                GatewayLimits.of(properties, true, beans, plans, decisions), configurationService);
+                GatewayLimits.of(gateway, true, beans, plans, decisions), configurationService);
+    }
+
+    /** A refresh compiles the gateway's limits those of {@code ratelimit.gateway.limits}. */
+    @Bean
+    RefreshPart<Map<String, FilterRuleSpec>> rateLimitGatewayRefresh(RateLimitRouteLimiter limiter) {
+        return new RefreshPart<>(limiter.limits(), settings -> settings.get(RateLimitGatewayProperties.class)
+                .getLimits());
     }
 
     /** The gateway's limits among the declared ones: the startup summary counts them, the endpoint lists them. */

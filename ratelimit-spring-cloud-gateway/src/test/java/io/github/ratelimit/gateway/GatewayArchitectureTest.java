@@ -35,6 +35,7 @@ class GatewayArchitectureTest {
                         "RateLimitFilterFunctions",
                         "RateLimitFilterFunctions$FilterSupplier",
                         "RateLimitGatewayMvcAutoConfiguration",
+                        "RateLimitGatewayProperties",
                         "RateLimitGatewayWebFluxAutoConfiguration",
                         "RateLimitRouteLimiter",
                         "RateLimitRouteLimiter$Config");

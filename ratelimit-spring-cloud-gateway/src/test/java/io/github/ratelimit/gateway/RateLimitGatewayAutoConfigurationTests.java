@@ -90,6 +90,13 @@ class RateLimitGatewayAutoConfigurationTests {
                         });
     }
 
+    /** The module owns its setting: the IDE's help of it comes from this module's metadata, and says what it takes. */
+    @Test
+    void theModulesSettingIsDescribedForTheIde() {
+        assertThat(io.github.ratelimit.test.support.SettingsMetadata.description("ratelimit.gateway.limits"))
+                .contains("Limits routes name, by name", "KeyResolver");
+    }
+
     @Test
     void aGatewayLimitThatCountsFailuresFailsTheStartNamingItsProperty() {
         new WebApplicationContextRunner()

@@ -2,15 +2,19 @@ package io.github.ratelimit.autoconfigure.client;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.client.OutboundClients;
 import io.github.ratelimit.spring.client.OutboundLimits;
+import io.github.ratelimit.spring.definition.ClientRuleSpec;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -38,6 +42,15 @@ public final class RateLimitClientAutoConfiguration {
             ObjectProvider<RateLimiter> limiter) {
         RateLimitProperties.Client client = properties.getClient();
         return new OutboundLimits(client.getRules(), client.getMaxPause(), decisions::getObject, limiter::getObject);
+    }
+
+    /** A refresh compiles the outbound limits the rules of {@code ratelimit.client.rules}. */
+    @Bean
+    @ConditionalOnBean(OutboundLimits.class)
+    RefreshPart<List<ClientRuleSpec>> rateLimitOutboundRefresh(OutboundLimits limits) {
+        return new RefreshPart<>(
+                limits,
+                settings -> settings.get(RateLimitProperties.class).getClient().getRules());
     }
 
     /** {@code ratelimit.client.pauses}: outbound rules paused by this instance after an upstream's Retry-After. */

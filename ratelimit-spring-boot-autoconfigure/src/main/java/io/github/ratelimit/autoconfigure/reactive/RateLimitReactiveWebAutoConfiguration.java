@@ -2,17 +2,19 @@ package io.github.ratelimit.autoconfigure.reactive;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.autoconfigure.web.ForwardedHeadersCheck;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.definition.KeyResolvers;
+import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
 import io.github.ratelimit.spring.reactive.RateLimitWebExceptionHandler;
 import io.github.ratelimit.spring.reactive.RateLimitWebFilter;
 import io.github.ratelimit.spring.web.ClientAddresses;
-import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -54,15 +56,25 @@ public final class RateLimitReactiveWebAutoConfiguration {
             ClientAddresses clients,
             ObjectProvider<KeyResolvers> keys) {
         RateLimitProperties.Filter filter = properties.getFilter();
+        PathRules.Specs rules = filter.specs();
         return new RateLimitWebFilter(
-                filter.isEnabled() ? filter.getRules() : List.of(),
-                filter.getExclude(),
+                rules.rules(),
+                rules.excludedPaths(),
                 decisions.getIfAvailable(),
                 plans.getIfAvailable(() -> Plans.NONE),
                 clients,
                 properties.getHeaders().isAllPolicies(),
                 filter.getOrder(),
                 keys.getIfAvailable(() -> KeyResolvers.BUILT_IN));
+    }
+
+    /** A refresh compiles the filter the rules and exclusions of {@code ratelimit.filter}. */
+    @Bean
+    @ConditionalOnBean(RateLimitWebFilter.class)
+    RefreshPart<PathRules.Specs> rateLimitFilterRefresh(RateLimitWebFilter filter) {
+        return new RefreshPart<>(
+                filter,
+                settings -> settings.get(RateLimitProperties.class).getFilter().specs());
     }
 
     @Bean

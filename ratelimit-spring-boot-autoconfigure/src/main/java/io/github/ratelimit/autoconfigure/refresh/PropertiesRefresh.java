@@ -1,10 +1,9 @@
 package io.github.ratelimit.autoconfigure.refresh;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.RefreshableLimits;
+import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.spring.definition.DeclaredLimits;
-import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
 import io.github.ratelimit.spring.refresh.LimitsRefresh;
 import java.util.ArrayList;
@@ -19,22 +18,20 @@ import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
-import org.springframework.validation.BeanPropertyBindingResult;
-import org.springframework.validation.FieldError;
 
 /**
  * Rebuilds the limits when Spring Cloud's refresh changes {@code ratelimit.*} (any source: Config Server, Consul, a
  * ConfigMap, a file named by {@code spring.config.import}, then {@code /actuator/refresh} or a reload): the properties
  * are bound and checked afresh, and the engine's {@link LimitsRefresh} compiles the plan groups and every
- * {@link RefreshableLimits} (path rules, gateway limits, the customers' plans) against them, putting them in force only
- * when all of it holds. The properties bean is bound anew once they are.
+ * {@link RefreshPart} (path rules, outbound rules, gateway limits, gRPC and GraphQL rules, the customers' plans) against
+ * them, putting them in force only when all of it holds. The properties bean is bound anew once they are.
  */
 final class PropertiesRefresh implements ApplicationListener<EnvironmentChangeEvent>, Ordered, RateLimitEvents.Source {
 
     private final LimitsRefresh limits;
     private final Environment environment;
     private final RateLimitProperties live;
-    private final Supplier<List<RefreshableLimits>> parts;
+    private final Supplier<List<RefreshPart<?>>> parts;
 
     /**
      * @param limits what puts the refreshed limits in force
@@ -46,7 +43,7 @@ final class PropertiesRefresh implements ApplicationListener<EnvironmentChangeEv
             LimitsRefresh limits,
             Environment environment,
             RateLimitProperties live,
-            Supplier<List<RefreshableLimits>> parts) {
+            Supplier<List<RefreshPart<?>>> parts) {
         this.limits = limits;
         this.environment = environment;
         this.live = live;
@@ -73,11 +70,13 @@ final class PropertiesRefresh implements ApplicationListener<EnvironmentChangeEv
             }
         }
         if (!changed.isEmpty()) {
-            limits.refresh(changed, () -> changes(bind()));
+            limits.refresh(changed, () -> changes(new RefreshPart.Settings(Binder.get(environment))));
         }
     }
 
-    private LimitsRefresh.Changes changes(RateLimitProperties refreshed) {
+    private LimitsRefresh.Changes changes(RefreshPart.Settings settings) {
+        RateLimitProperties refreshed = settings.get(RateLimitProperties.class);
+        List<RefreshPart<?>> rebuilt = parts.get();
         return new LimitsRefresh.Changes() {
             @Override
             public Map<String, Plans.Group> planGroups() {
@@ -87,15 +86,16 @@ final class PropertiesRefresh implements ApplicationListener<EnvironmentChangeEv
             @Override
             public List<Runnable> prepare(Plans plans) {
                 List<Runnable> commits = new ArrayList<>();
-                for (RefreshableLimits part : parts.get()) {
-                    commits.add(part.prepare(refreshed, plans));
+                for (RefreshPart<?> part : rebuilt) {
+                    commits.add(part.prepare(settings, plans));
                 }
                 return commits;
             }
 
+            /** The same object as a part's limits: the declarations a refresh compiles anew. */
             @Override
             public boolean rebuilds(DeclaredLimits source) {
-                return source instanceof RefreshableLimits || source instanceof PathRules.Applied;
+                return rebuilt.stream().anyMatch(part -> part.limits() == source);
             }
 
             @Override
@@ -103,21 +103,5 @@ final class PropertiesRefresh implements ApplicationListener<EnvironmentChangeEv
                 Binder.get(environment).bind("ratelimit", Bindable.ofInstance(live));
             }
         };
-    }
-
-    /** The properties as the environment has them now, checked as at startup; an exception names what is wrong. */
-    private RateLimitProperties bind() {
-        RateLimitProperties refreshed = Binder.get(environment).bindOrCreate("ratelimit", RateLimitProperties.class);
-        BeanPropertyBindingResult errors = new BeanPropertyBindingResult(refreshed, "ratelimit");
-        refreshed.validate(refreshed, errors);
-        if (errors.hasErrors()) {
-            List<String> wrong = new ArrayList<>();
-            for (FieldError error : errors.getFieldErrors()) {
-                wrong.add("ratelimit." + error.getField() + ": " + error.getDefaultMessage());
-            }
-            errors.getGlobalErrors().forEach(error -> wrong.add(String.valueOf(error.getDefaultMessage())));
-            throw new IllegalArgumentException(String.join("; ", wrong));
-        }
-        return refreshed;
     }
 }

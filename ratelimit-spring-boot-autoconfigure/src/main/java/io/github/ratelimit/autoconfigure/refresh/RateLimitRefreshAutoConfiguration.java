@@ -2,14 +2,11 @@ package io.github.ratelimit.autoconfigure.refresh;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
-import io.github.ratelimit.autoconfigure.RefreshableLimits;
+import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.spring.definition.DeclaredLimits;
-import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
 import io.github.ratelimit.spring.refresh.LimitsRefresh;
-import java.util.List;
-import java.util.stream.Stream;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -33,22 +30,12 @@ public final class RateLimitRefreshAutoConfiguration {
             Environment environment,
             RateLimitProperties properties,
             ObjectProvider<Plans> plans,
-            ObjectProvider<RefreshableLimits> parts,
-            ObjectProvider<PathRules.Applied> filters,
+            ObjectProvider<RefreshPart<?>> parts,
             ObjectProvider<DeclaredLimits> declared,
             ObjectProvider<RateLimiter> limiter) {
         LimitsRefresh limits = new LimitsRefresh(
                 plans.getIfAvailable(), () -> declared.orderedStream().toList(), limiter::getIfAvailable);
-        return new PropertiesRefresh(limits, environment, properties, () -> Stream.concat(
-                        filters.orderedStream().map(RateLimitRefreshAutoConfiguration::rulesOf), parts.orderedStream())
-                .toList());
-    }
-
-    /** A path-rule filter's part of a refresh: the rules and exclusions of {@code ratelimit.filter}. */
-    private static RefreshableLimits rulesOf(PathRules.Applied filter) {
-        return (properties, plans) -> {
-            RateLimitProperties.Filter rules = properties.getFilter();
-            return filter.prepare(rules.isEnabled() ? rules.getRules() : List.of(), rules.getExclude(), plans);
-        };
+        return new PropertiesRefresh(
+                limits, environment, properties, () -> parts.orderedStream().toList());
     }
 }

@@ -2,10 +2,12 @@ package io.github.ratelimit.autoconfigure.servlet;
 
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
+import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.autoconfigure.web.ForwardedHeadersCheck;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.definition.KeyResolvers;
+import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
 import io.github.ratelimit.spring.servlet.LockExceptionHandler;
 import io.github.ratelimit.spring.servlet.RateLimitExceptionHandler;
@@ -79,6 +81,15 @@ public final class RateLimitWebAutoConfiguration {
                 exceptionResolver::getIfAvailable,
                 properties.getHeaders().isAllPolicies(),
                 keys);
+    }
+
+    /** A refresh compiles the filter the rules and exclusions of {@code ratelimit.filter}. */
+    @Bean
+    @ConditionalOnBean(RateLimitFilter.class)
+    RefreshPart<PathRules.Specs> rateLimitFilterRefresh(RateLimitFilter filter) {
+        return new RefreshPart<>(
+                filter,
+                settings -> settings.get(RateLimitProperties.class).getFilter().specs());
     }
 
     @Bean

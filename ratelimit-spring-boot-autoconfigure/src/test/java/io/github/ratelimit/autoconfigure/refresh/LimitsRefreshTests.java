@@ -78,6 +78,7 @@ class LimitsRefreshTests {
                         RateLimitAutoConfiguration.class,
                         io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
                         RateLimitWebAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.client.RateLimitClientAutoConfiguration.class,
                         RateLimitRefreshAutoConfiguration.class))
                 .withInitializer(context -> {
                     context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("limits", limits));
@@ -126,6 +127,39 @@ class LimitsRefreshTests {
             }
         }
         return admitted;
+    }
+
+    /** Calls sent to the partner's host, as the outbound clients send them: how many its rules admit. */
+    private static int outbound(ApplicationContext context, int tries) {
+        var limits = context.getBean(io.github.ratelimit.spring.client.OutboundLimits.class);
+        int admitted = 0;
+        for (int i = 0; i < tries; i++) {
+            var matched = limits.matched("GET", java.net.URI.create("https://partner.example/quotes"));
+            assertThat(matched).as("the partner's rule").isNotNull();
+            try {
+                io.github.ratelimit.spring.call.CallRunner.<Void, RuntimeException>run(
+                        matched.start(), io.github.ratelimit.spring.call.CallRunner.Refused.thrown(), end -> null);
+                admitted++;
+            } catch (RateLimitExceededException e) {
+                // refused
+            }
+        }
+        return admitted;
+    }
+
+    /** Outbound rules are refreshed as path rules are: a raised budget gives the difference to every call sent. */
+    @Test
+    void outboundRulesFollowTheRefresh() {
+        limits.putAll(Map.of(
+                "ratelimit.client.rules[0].name", "partner",
+                "ratelimit.client.rules[0].hosts[0]", "partner.example",
+                "ratelimit.client.rules[0].limits[0].limit", "2",
+                "ratelimit.client.rules[0].limits[0].window", "1h"));
+        runner(prefix()).run(context -> {
+            assertThat(outbound(context, 3)).isEqualTo(2);
+            refresh(context, Map.of("ratelimit.client.rules[0].limits[0].limit", "4"));
+            assertThat(outbound(context, 3)).as("2 of 4 used: 2 left").isEqualTo(2);
+        });
     }
 
     private static Map<String, String> planQuota(String limit) {

@@ -238,6 +238,21 @@ class RateLimitFilterAutoConfigurationTests {
                         assertThat(context).getFailure().rootCause().hasMessageContaining("ratelimit.filter.rule[0]"));
     }
 
+    /**
+     * A module owns its settings: without {@code ratelimit-grpc} on the class path, nothing takes {@code
+     * ratelimit.grpc.rules}, and the start fails naming it rather than leaving the rules unapplied without a word.
+     */
+    @Test
+    void aModulesSettingWithoutTheModuleFailsTheStart() {
+        runner.withPropertyValues(
+                        "ratelimit.grpc.rules[0].name=greeter",
+                        "ratelimit.grpc.rules[0].paths=ratelimit.sample.Greeter/Hello",
+                        "ratelimit.grpc.rules[0].limits[0].limit=5",
+                        "ratelimit.grpc.rules[0].limits[0].window=1s")
+                .run(context ->
+                        assertThat(context).getFailure().rootCause().hasMessageContaining("ratelimit.grpc.rules[0]"));
+    }
+
     @Test
     void aPathWithoutALeadingSlashFailsTheStart() {
         assertFails(

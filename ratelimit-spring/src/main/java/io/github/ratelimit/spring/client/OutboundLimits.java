@@ -15,6 +15,8 @@ import io.github.ratelimit.spring.definition.ClientRuleSpec;
 import io.github.ratelimit.spring.definition.FilterRule;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
+import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.definition.RefreshableLimits;
 import java.net.URI;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -45,14 +47,14 @@ import org.springframework.web.util.pattern.PathPattern;
  * by the instance that started it. Framework-free but for Spring's HTTP types; the client adapters
  * (wired by the auto-configuration) call it before and after each call.
  */
-public final class OutboundLimits {
+public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSpec>> {
 
     private static final Logger log = LoggerFactory.getLogger(OutboundLimits.class);
 
     /** The identifier of a rule's budget: one per rule, whoever calls. */
     private static final String KIND = "outbound";
 
-    private final List<Rule> rules;
+    private volatile List<Rule> rules;
     private final Supplier<RateLimitDecisions> decisions;
     private final Supplier<RateLimiter> limiter;
     private final Duration maxPause;
@@ -63,14 +65,29 @@ public final class OutboundLimits {
             Duration maxPause,
             Supplier<RateLimitDecisions> decisions,
             Supplier<RateLimiter> limiter) {
+        this.rules = compile(specs);
+        this.decisions = decisions;
+        this.limiter = limiter;
+        this.maxPause = maxPause;
+    }
+
+    private static List<Rule> compile(List<ClientRuleSpec> specs) {
         List<Rule> compiled = new ArrayList<>();
         for (int i = 0; i < specs.size(); i++) {
             compiled.add(Rule.compile(specs.get(i), "ratelimit.client.rules[" + i + "]"));
         }
-        this.rules = List.copyOf(compiled);
-        this.decisions = decisions;
-        this.limiter = limiter;
-        this.maxPause = maxPause;
+        return List.copyOf(compiled);
+    }
+
+    /**
+     * Refreshed rules, compiled now and in force from the next call. A pause belongs to its rule's name, so a rule that
+     * keeps its name keeps a pause in force. Clients built while there were no rules have no interceptor: the first
+     * rule of an application that had none takes a restart.
+     */
+    @Override
+    public Runnable prepare(List<ClientRuleSpec> specs, Plans plans) {
+        List<Rule> refreshed = compile(specs);
+        return () -> rules = refreshed;
     }
 
     public boolean isEmpty() {

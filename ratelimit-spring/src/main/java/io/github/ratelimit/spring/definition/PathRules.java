@@ -68,20 +68,23 @@ public final class PathRules {
         this.excluded = FilterRule.parsePatterns(excludedPaths, "ratelimit.filter.exclude");
     }
 
-    /** A filter that applies rules: the limits it declares are its rules'. */
-    public interface Applied extends DeclaredLimits {
+    /**
+     * The rules a path-rule filter takes: the rules, and the path patterns no rule applies to.
+     *
+     * @param rules the rules; each is checked when compiled and fails with {@link InvalidFilterRuleException}
+     * @param excludedPaths path patterns no rule applies to
+     */
+    public record Specs(List<FilterRuleSpec> rules, List<String> excludedPaths) {
+        public Specs {
+            rules = List.copyOf(rules);
+            excludedPaths = List.copyOf(excludedPaths);
+        }
+    }
+
+    /** A filter that applies rules: the limits it declares are its rules', and a refresh compiles it new ones. */
+    public interface Applied extends DeclaredLimits, RefreshableLimits<Specs> {
         /** The rules in force. */
         PathRules pathRules();
-
-        /**
-         * Compiles other rules (refreshed properties) now, changing nothing in force.
-         *
-         * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
-         * @param excludedPaths path patterns no rule applies to
-         * @param plans the plan groups rules may name
-         * @return what puts them in force, from the next request on
-         */
-        Runnable prepare(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans);
 
         @Override
         default List<DeclaredLimit> declaredLimits() {

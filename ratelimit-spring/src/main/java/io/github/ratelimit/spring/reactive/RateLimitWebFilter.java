@@ -77,8 +77,9 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.A
     }
 
     @Override
-    public Runnable prepare(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans) {
-        PathRules refreshed = new PathRules(decisions == null ? List.of() : rules, excludedPaths, plans, keys);
+    public Runnable prepare(PathRules.Specs rules, Plans plans) {
+        PathRules refreshed =
+                new PathRules(decisions == null ? List.of() : rules.rules(), rules.excludedPaths(), plans, keys);
         return () -> this.rules = refreshed;
     }
 

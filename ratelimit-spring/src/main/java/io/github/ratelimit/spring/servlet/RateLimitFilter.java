@@ -74,8 +74,8 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
     }
 
     @Override
-    public Runnable prepare(List<FilterRuleSpec> rules, List<String> excludedPaths, Plans plans) {
-        PathRules refreshed = new PathRules(rules, excludedPaths, plans, keys);
+    public Runnable prepare(PathRules.Specs rules, Plans plans) {
+        PathRules refreshed = new PathRules(rules.rules(), rules.excludedPaths(), plans, keys);
         return () -> this.rules = refreshed;
     }
 
