@@ -49,7 +49,6 @@ import org.springframework.graphql.server.WebGraphQlInterceptor;
 import org.springframework.graphql.server.WebGraphQlRequest;
 import org.springframework.graphql.server.WebGraphQlResponse;
 import org.springframework.graphql.support.DefaultExecutionGraphQlResponse;
-import org.springframework.http.server.PathContainer;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -183,7 +182,7 @@ public final class GraphQlOperationLimits
             return chain.next(request);
         }
         Operation operation = Operation.of(request.getDocument(), request.getOperationName());
-        String path = "/" + operation.type() + "/" + operation.name();
+        String named = operation.type() + "/" + operation.name(); // query/Name
         Map<String, String> fields = new HashMap<>();
         CallerContext caller = PathRules.view(
                 request,
@@ -194,7 +193,7 @@ public final class GraphQlOperationLimits
         CallRunner.Start start = new CallRunner.Start(
                 decisions,
                 caller,
-                view -> applied.call("POST", path, PathContainer.parsePath(path), view, decisions, units(operation)),
+                view -> applied.call(named, view, decisions, units(operation)),
                 RateLimitDecisions.After.DEFAULT);
         if (!Schedulers.isInNonBlockingThread()) {
             // a thread that may block (a servlet's): decided here, so that the operation runs on it as it would

@@ -28,7 +28,6 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.springframework.grpc.server.GlobalServerInterceptor;
-import org.springframework.http.server.PathContainer;
 
 /**
  * Limits gRPC calls. When a call starts, before its request message is read (so a refused call costs no
@@ -105,17 +104,14 @@ public final class RateLimitServerInterceptor
     @Override
     public <Q, A> ServerCall.Listener<Q> interceptCall(
             ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
-        String path = "/" + call.getMethodDescriptor().getFullMethodName();
+        String method = call.getMethodDescriptor().getFullMethodName(); // package.Service/Method
         Answering<Q, A> answering = new Answering<>(call, allPolicies);
         CallerContext view =
                 PathRules.view(call, name -> header(headers, name), () -> null, () -> peer(call), answering::admitted);
         PathRules applied = rules;
         ServerCall.Listener<Q> listener = CallRunner.<ServerCall.Listener<Q>, RuntimeException>run(
                 new CallRunner.Start(
-                        decisions,
-                        view,
-                        caller -> applied.call("POST", path, PathContainer.parsePath(path), caller, decisions),
-                        CLOSED_NOT_OK),
+                        decisions, view, caller -> applied.call(method, caller, decisions, 1), CLOSED_NOT_OK),
                 refusal -> {
                     answering.refuse(refusal);
                     return new ServerCall.Listener<>() {};

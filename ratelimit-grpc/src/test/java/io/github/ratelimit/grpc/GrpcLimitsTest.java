@@ -355,6 +355,16 @@ class GrpcLimitsTest {
                         .contains("ratelimit.grpc.rule[0].name"));
     }
 
+    /** gRPC calls have no HTTP method: a rule that lists some would never match, so it fails the start, named. */
+    @Test
+    void aRuleWithHttpMethodsFailsTheStartNamingThem() {
+        assertThatThrownBy(() ->
+                        instance("grpc-" + UUID.randomUUID() + ":", Map.of("ratelimit.grpc.rules[1].methods", "GET")))
+                .satisfies(e -> assertThat(io.github.ratelimit.test.support.Causes.messages(e))
+                        .contains("ratelimit.grpc.rules[1].methods")
+                        .contains("no HTTP method"));
+    }
+
     /** The rules of docs/grpc.md, as printed: five calls a second per x-user-id on the sample's Greeter/Hello. */
     @Test
     void theRuleOfTheDocsLimitsItsMethod() throws IOException {

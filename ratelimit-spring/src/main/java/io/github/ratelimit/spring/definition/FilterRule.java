@@ -333,7 +333,8 @@ public final class FilterRule {
         return List.copyOf(parsed);
     }
 
-    boolean matches(String method, PathContainer path) {
+    /** Whether the rule matches a request of this HTTP method (null for a call of another protocol) and path. */
+    boolean matches(@Nullable String method, PathContainer path) {
         if (!appliesTo(method)) {
             return false;
         }
@@ -345,9 +346,12 @@ public final class FilterRule {
         return false;
     }
 
-    /** Whether the rule applies to requests of this HTTP method (all, when it names none). */
-    boolean appliesTo(String method) {
-        return methods.isEmpty() || methods.contains(method);
+    /**
+     * Whether the rule applies to requests of this HTTP method (all, when it names none); a call without one (another
+     * protocol's) only under a rule that names none.
+     */
+    boolean appliesTo(@Nullable String method) {
+        return methods.isEmpty() || (method != null && methods.contains(method));
     }
 
     /**

@@ -36,13 +36,26 @@ public final class PathRules {
     }
 
     /**
-     * Rules of another property than {@code ratelimit.filter.rules}, which their errors name ({@code property[i]}),
-     * without exclusions: the rules of an integration whose patterns are not request paths (gRPC methods such as
-     * {@code pkg.Service/Method}, GraphQL operations such as {@code query/*}). A pattern is matched as the path
-     * {@code /pattern}; callers ask for {@link #call} with that path.
+     * Rules of an integration whose calls are not HTTP requests, named in its protocol's own words (gRPC methods such
+     * as {@code pkg.Service/Method}, GraphQL operations such as {@code query/*}), from another property than {@code
+     * ratelimit.filter.rules}, which their errors name ({@code property[i]}); without exclusions, and without HTTP
+     * methods (a rule that lists some fails here, naming them). Such rules are asked with {@link #call(String,
+     * CallerContext, RateLimitDecisions, long)}.
      */
     public PathRules(List<FilterRuleSpec> rules, String property, Plans plans, KeyResolvers keys) {
-        this(rooted(rules), property, List.of(), plans, keys);
+        this(rooted(withoutMethods(rules, property)), property, List.of(), plans, keys);
+    }
+
+    private static List<FilterRuleSpec> withoutMethods(List<FilterRuleSpec> rules, String property) {
+        for (int i = 0; i < rules.size(); i++) {
+            List<String> methods = rules.get(i).methods();
+            if (methods != null && !methods.isEmpty()) {
+                throw new InvalidFilterRuleException(
+                        property + "[" + i + "].methods",
+                        "must be left out: the calls these rules match have no HTTP method, but it was " + methods);
+            }
+        }
+        return rules;
     }
 
     /** The rules with a {@code /} before each pattern that has none. */
@@ -137,15 +150,24 @@ public final class PathRules {
      */
     public RateLimitDecisions.@Nullable Call call(
             String method, String rawPath, PathContainer path, CallerContext view, RateLimitDecisions decisions) {
-        return call(method, rawPath, path, view, decisions, 1);
+        return matching(method, rawPath, path, view, decisions, 1);
     }
 
     /**
-     * The same, for a request of {@code units} units: each rule takes its cost that many times (a GraphQL operation's
-     * fields).
+     * What the rules matching one call of another protocol ask, the call named as that protocol names it (a gRPC
+     * method, {@code package.Service/Method}; a GraphQL operation, {@code query/Name}), for {@code units} units: each
+     * rule takes its cost that many times (a GraphQL operation's fields). Null when no rule matches the name.
+     *
+     * @throws RateLimitEvaluationException when a matching rule's key is absent from the call
      */
     public RateLimitDecisions.@Nullable Call call(
-            String method,
+            String name, CallerContext view, RateLimitDecisions decisions, long units) {
+        String path = "/" + name;
+        return matching(null, path, PathContainer.parsePath(path), view, decisions, units);
+    }
+
+    private RateLimitDecisions.@Nullable Call matching(
+            @Nullable String method,
             String rawPath,
             PathContainer path,
             CallerContext view,
