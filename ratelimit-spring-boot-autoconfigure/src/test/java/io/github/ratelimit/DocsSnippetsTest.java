@@ -8,7 +8,7 @@ import io.github.ratelimit.autoconfigure.client.RateLimitClientAutoConfiguration
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
-import io.github.ratelimit.test.support.SharedRedis;
+import io.github.ratelimit.fixtures.SharedRedis;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package io.github.ratelimit.graphql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.RateLimited;
-import io.github.ratelimit.test.support.SharedRedis;
+import io.github.ratelimit.fixtures.SharedRedis;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

@@ -3,9 +3,9 @@ package io.github.ratelimit.graphql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.test.support.RateLimitFields;
-import io.github.ratelimit.test.support.SharedRedis;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.List;

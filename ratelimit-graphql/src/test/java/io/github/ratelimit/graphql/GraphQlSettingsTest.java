@@ -3,9 +3,9 @@ package io.github.ratelimit.graphql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.autoconfigure.RefreshPart;
+import io.github.ratelimit.fixtures.SettingsMetadata;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.spring.definition.Plans;
-import io.github.ratelimit.test.support.SettingsMetadata;
-import io.github.ratelimit.test.support.SharedRedis;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

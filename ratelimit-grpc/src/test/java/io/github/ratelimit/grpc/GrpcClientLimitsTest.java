@@ -3,8 +3,8 @@ package io.github.ratelimit.grpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.test.support.RedisProcess;
-import io.github.ratelimit.test.support.SharedRedis;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;

@@ -7,9 +7,9 @@ import io.github.ratelimit.annotation.Locked;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.annotation.SingleUse;
 import io.github.ratelimit.core.tokens.SingleUseTokens;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.RedisProcess;
-import io.github.ratelimit.test.support.SharedRedis;
 import io.grpc.CallOptions;
 import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
@@ -342,7 +342,7 @@ class GrpcLimitsTest {
     /** The IDE's help of the module's own setting says what its paths and keys are. */
     @Test
     void theModulesSettingIsDescribedForTheIde() {
-        assertThat(io.github.ratelimit.test.support.SettingsMetadata.description("ratelimit.grpc.rules"))
+        assertThat(io.github.ratelimit.fixtures.SettingsMetadata.description("ratelimit.grpc.rules"))
                 .contains("package.Service/Method", "header:x-user-id");
     }
 
@@ -351,7 +351,7 @@ class GrpcLimitsTest {
     void aMisspeltSettingFailsTheStartNamingIt() {
         assertThatThrownBy(() ->
                         instance("grpc-" + UUID.randomUUID() + ":", Map.of("ratelimit.grpc.rule[0].name", "typo")))
-                .satisfies(e -> assertThat(io.github.ratelimit.test.support.Causes.messages(e))
+                .satisfies(e -> assertThat(io.github.ratelimit.fixtures.Causes.messages(e))
                         .contains("ratelimit.grpc.rule[0].name"));
     }
 
@@ -360,7 +360,7 @@ class GrpcLimitsTest {
     void aRuleWithHttpMethodsFailsTheStartNamingThem() {
         assertThatThrownBy(() ->
                         instance("grpc-" + UUID.randomUUID() + ":", Map.of("ratelimit.grpc.rules[1].methods", "GET")))
-                .satisfies(e -> assertThat(io.github.ratelimit.test.support.Causes.messages(e))
+                .satisfies(e -> assertThat(io.github.ratelimit.fixtures.Causes.messages(e))
                         .contains("ratelimit.grpc.rules[1].methods")
                         .contains("no HTTP method"));
     }

@@ -3,8 +3,8 @@ package io.github.ratelimit.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.test.kit.Poll;
-import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,7 @@ package io.github.ratelimit.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.test.support.Stalls;
+import io.github.ratelimit.fixtures.Stalls;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

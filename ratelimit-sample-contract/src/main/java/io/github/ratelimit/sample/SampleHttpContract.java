@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
+import io.github.ratelimit.fixtures.RedisCommands;
 import io.github.ratelimit.test.support.RateLimitFields;
-import io.github.ratelimit.test.support.RedisCommands;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

@@ -8,9 +8,9 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguratio
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.test.support.RedisProcess;
-import io.github.ratelimit.test.support.SharedRedis;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;

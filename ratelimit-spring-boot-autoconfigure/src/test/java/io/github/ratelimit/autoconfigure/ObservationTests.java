@@ -12,7 +12,7 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguratio
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.tokens.SingleUseTokenException;
 import io.github.ratelimit.core.tokens.SingleUseTokens;
-import io.github.ratelimit.test.support.SharedRedis;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;

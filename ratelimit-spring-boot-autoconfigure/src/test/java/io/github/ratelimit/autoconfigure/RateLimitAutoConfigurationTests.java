@@ -10,10 +10,10 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguratio
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.spring.aop.RateLimitAdvisor;
 import io.github.ratelimit.spring.internal.InvalidDefinitionException;
-import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
-import io.github.ratelimit.test.support.SharedRedis;
+import io.github.ratelimit.fixtures.SharedRedis;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -266,7 +266,7 @@ class RateLimitedBeanTests {
                 reports.generate(tenant);
                 assertThatThrownBy(() -> reports.generate(tenant)).isInstanceOf(RateLimitExceededException.class);
             }
-            List<Object> keys = io.github.ratelimit.test.support.RedisCommands.call(
+            List<Object> keys = io.github.ratelimit.fixtures.RedisCommands.call(
                     context.getBean(org.redisson.api.RedissonClient.class), "KEYS", "beans:*");
             // the instances' announcements (beans:instances, written every 2 s) are the only other key; charges after
             // a call leave a marker of their attempt in the slot they charged (other tests of this context charge)

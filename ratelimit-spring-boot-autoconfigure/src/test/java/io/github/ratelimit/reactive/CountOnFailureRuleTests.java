@@ -7,8 +7,8 @@ import io.github.ratelimit.autoconfigure.reactive.RateLimitReactiveWebAutoConfig
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.test.support.NoBlockingCalls;
-import io.github.ratelimit.test.support.SharedRedis;
 import jakarta.servlet.Filter;
 import java.util.ArrayList;
 import java.util.List;

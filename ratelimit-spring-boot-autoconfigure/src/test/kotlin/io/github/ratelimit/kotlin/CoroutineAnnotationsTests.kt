@@ -15,7 +15,7 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguratio
 import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException
 import io.github.ratelimit.core.locks.LockNotAcquiredException
 import io.github.ratelimit.core.RateLimitExceededException
-import io.github.ratelimit.test.support.SharedRedis
+import io.github.ratelimit.fixtures.SharedRedis
 import java.util.UUID
 import java.util.concurrent.atomic.AtomicInteger
 import kotlinx.coroutines.CompletableDeferred

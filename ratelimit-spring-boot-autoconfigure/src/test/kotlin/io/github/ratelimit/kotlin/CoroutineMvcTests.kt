@@ -8,7 +8,7 @@ import io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration
-import io.github.ratelimit.test.support.SharedRedis
+import io.github.ratelimit.fixtures.SharedRedis
 import java.util.UUID
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.atomic.AtomicInteger

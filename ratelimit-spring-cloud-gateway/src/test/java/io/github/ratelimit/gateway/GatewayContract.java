@@ -3,8 +3,8 @@ package io.github.ratelimit.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.fixtures.Causes;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
-import io.github.ratelimit.test.support.Causes;
 import io.github.ratelimit.test.support.RateLimitFields;
 import io.github.ratelimit.test.support.RedisProcess;
 import java.net.http.HttpResponse;

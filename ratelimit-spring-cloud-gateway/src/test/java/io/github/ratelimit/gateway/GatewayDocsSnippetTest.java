@@ -2,7 +2,7 @@ package io.github.ratelimit.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.test.support.RedisCommands;
+import io.github.ratelimit.fixtures.RedisCommands;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;

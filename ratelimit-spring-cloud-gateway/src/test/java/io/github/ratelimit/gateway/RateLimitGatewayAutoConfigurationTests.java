@@ -6,8 +6,8 @@ import io.github.ratelimit.autoconfigure.InvalidFilterRuleFailureAnalyzer;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
-import io.github.ratelimit.test.support.SharedRedis;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.BeanFactory;
@@ -93,7 +93,7 @@ class RateLimitGatewayAutoConfigurationTests {
     /** The module owns its setting: the IDE's help of it comes from this module's metadata, and says what it takes. */
     @Test
     void theModulesSettingIsDescribedForTheIde() {
-        assertThat(io.github.ratelimit.test.support.SettingsMetadata.description("ratelimit.gateway.limits"))
+        assertThat(io.github.ratelimit.fixtures.SettingsMetadata.description("ratelimit.gateway.limits"))
                 .contains("Limits routes name, by name", "KeyResolver");
     }
 

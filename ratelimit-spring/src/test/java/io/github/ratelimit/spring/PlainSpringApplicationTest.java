@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.core.RateLimitExceededException;
-import io.github.ratelimit.test.support.SharedRedis;
+import io.github.ratelimit.fixtures.SharedRedis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

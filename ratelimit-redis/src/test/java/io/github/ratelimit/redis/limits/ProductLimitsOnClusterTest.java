@@ -1,7 +1,7 @@
 package io.github.ratelimit.redis.limits;
 
+import io.github.ratelimit.fixtures.SharedCluster;
 import io.github.ratelimit.test.support.RedisTopology;
-import io.github.ratelimit.test.support.SharedCluster;
 
 /** Calendar quotas, penalties and shared budgets on a real Redis Cluster of three masters with replicas. */
 class ProductLimitsOnClusterTest extends ProductLimitsContract {

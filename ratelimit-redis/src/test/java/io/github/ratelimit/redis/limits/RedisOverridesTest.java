@@ -3,9 +3,9 @@ package io.github.ratelimit.redis.limits;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.core.LimitOverrides.Change;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.redis.Guards;
 import io.github.ratelimit.test.kit.Poll;
-import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;

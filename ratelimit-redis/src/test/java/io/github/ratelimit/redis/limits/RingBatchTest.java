@@ -2,10 +2,10 @@ package io.github.ratelimit.redis.limits;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.ratelimit.fixtures.RedisCommands;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.redis.Guards;
 import io.github.ratelimit.redis.internal.ScriptExecutor;
-import io.github.ratelimit.test.support.RedisCommands;
-import io.github.ratelimit.test.support.SharedRedis;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,9 +1,9 @@
 package io.github.ratelimit.redis.limits;
 
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.fixtures.RedisCommands;
 import io.github.ratelimit.redis.internal.LuaScript;
 import io.github.ratelimit.redis.internal.RedisKeys;
-import io.github.ratelimit.test.support.RedisCommands;
 import java.time.Instant;
 import java.util.List;
 import org.redisson.api.RScript;

@@ -1,7 +1,7 @@
 package io.github.ratelimit.redis.limits;
 
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.test.support.RedisTopology;
-import io.github.ratelimit.test.support.SharedRedis;
 
 /** The SPI test kit on one redis-server. */
 class TestKitOnOneRedisTest extends TestKitOnRedis {

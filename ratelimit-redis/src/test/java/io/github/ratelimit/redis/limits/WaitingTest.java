@@ -9,9 +9,9 @@ import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.SlotHolder;
+import io.github.ratelimit.fixtures.SharedRedis;
+import io.github.ratelimit.fixtures.Stalls;
 import io.github.ratelimit.redis.RedisGuard;
-import io.github.ratelimit.test.support.SharedRedis;
-import io.github.ratelimit.test.support.Stalls;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -352,7 +352,7 @@ class WaitingTest {
                         .isGreaterThanOrEqualTo(Duration.ofMillis(2_000));
             }
             List<Object> several =
-                    io.github.ratelimit.test.support.RedisCommands.call(clientOne, "KEYS", "*" + name + ":swm/*");
+                    io.github.ratelimit.fixtures.RedisCommands.call(clientOne, "KEYS", "*" + name + ":swm/*");
             assertThat(several).as("keys of several windows").isEmpty();
         } finally {
             threads.shutdownNow();

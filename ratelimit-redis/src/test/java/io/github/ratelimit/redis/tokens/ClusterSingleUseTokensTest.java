@@ -1,7 +1,7 @@
 package io.github.ratelimit.redis.tokens;
 
+import io.github.ratelimit.fixtures.SharedCluster;
 import io.github.ratelimit.test.support.RedisTopology;
-import io.github.ratelimit.test.support.SharedCluster;
 
 /** The single-use token promises on a real Redis Cluster of three masters with replicas. */
 class ClusterSingleUseTokensTest extends SingleUseTokensContract {

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.fixtures.RedisCommands;
 import io.github.ratelimit.redis.limits.RedisRateLimiterTest;
 import io.github.ratelimit.test.support.RawRedis;
-import io.github.ratelimit.test.support.RedisCommands;
 import io.github.ratelimit.test.support.RedisProcess;
 import io.github.ratelimit.test.support.RedisTopology;
 import java.time.Duration;

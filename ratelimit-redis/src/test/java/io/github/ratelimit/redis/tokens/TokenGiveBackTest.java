@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.redis.Guards;
 import io.github.ratelimit.redis.internal.LuaScript;
 import io.github.ratelimit.redis.internal.RedisKeys;
 import io.github.ratelimit.redis.internal.ScriptExecutor;
-import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -9,7 +9,7 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
-import io.github.ratelimit.test.support.SharedRedis;
+import io.github.ratelimit.fixtures.SharedRedis;
 import java.security.Principal;
 import java.util.List;
 import java.util.Map;

@@ -3,11 +3,11 @@ package io.github.ratelimit.autoconfigure.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.redis.limits.RedisBlocks;
 import io.github.ratelimit.spring.definition.DeclaredLimits;
 import io.github.ratelimit.spring.definition.Plans;
 import io.github.ratelimit.spring.endpoint.RateLimitOperations;
-import io.github.ratelimit.test.support.SharedRedis;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;

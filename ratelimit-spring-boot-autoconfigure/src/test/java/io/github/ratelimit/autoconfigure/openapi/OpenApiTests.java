@@ -15,8 +15,8 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguratio
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.locks.LockManager.LockHandle;
 import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.spring.openapi.RateLimitOpenApi;
-import io.github.ratelimit.test.support.SharedRedis;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import java.util.List;
 import java.util.Map;

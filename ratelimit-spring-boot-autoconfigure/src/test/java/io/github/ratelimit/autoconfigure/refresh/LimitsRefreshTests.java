@@ -10,7 +10,7 @@ import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguratio
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RateLimitListener;
-import io.github.ratelimit.test.support.SharedRedis;
+import io.github.ratelimit.fixtures.SharedRedis;
 import jakarta.servlet.Filter;
 import java.util.LinkedHashMap;
 import java.util.List;

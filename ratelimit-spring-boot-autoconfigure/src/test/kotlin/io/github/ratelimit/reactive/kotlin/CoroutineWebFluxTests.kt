@@ -9,7 +9,7 @@ import io.github.ratelimit.autoconfigure.reactive.RateLimitReactiveWebAutoConfig
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration
 import io.github.ratelimit.test.support.NoBlockingCalls
-import io.github.ratelimit.test.support.SharedRedis
+import io.github.ratelimit.fixtures.SharedRedis
 import java.util.UUID
 import java.util.concurrent.CompletableFuture
 import kotlinx.coroutines.delay
