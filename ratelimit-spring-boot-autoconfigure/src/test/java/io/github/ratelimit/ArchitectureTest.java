@@ -99,7 +99,7 @@ class ArchitectureTest {
     /**
      * {@code ratelimit-spring} is the engine on plain Spring: it knows nothing of the auto-configuration, and of Spring
      * Boot only the two binding annotations its rule records carry for Boot's binder (absent at run time without Boot,
-     * which the JVM allows).
+     * which the JVM allows), and no store (its Redis meters are the auto-configuration's).
      */
     @Test
     void theEngineKnowsNoAutoConfigurationAndNoBoot() {
@@ -117,6 +117,14 @@ class ArchitectureTest {
                 .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("org.springframework.boot..")
                         .and(JavaClass.Predicates.resideOutsideOfPackage(
                                 "org.springframework.boot.context.properties.bind")))
+                .check(STARTER);
+        // nor any store: the Redis meters are the auto-configuration's
+        noClasses()
+                .that()
+                .resideInAPackage("io.github.ratelimit.spring..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.github.ratelimit.redis..")
                 .check(STARTER);
     }
 
@@ -447,7 +455,6 @@ class ArchitectureTest {
                     "redis.RedisConnector",
                     "redis.RedisGuard",
                     "redis.RedisInstances",
-                    "redis.RedisMemoryPolicyCheck",
                     "redis.locks.RedisLockManager",
                     "redis.limits.RedisOverrides",
                     "redis.limits.RedisRateLimiter",
@@ -482,7 +489,6 @@ class ArchitectureTest {
                     "spring.endpoint.RateLimitOperations",
                     "spring.metrics.RateLimitMeters",
                     "spring.metrics.RateLimitMetricsListener",
-                    "spring.metrics.RedisMeters",
                     "spring.observation.RateLimitObservationListener",
                     "spring.openapi.RateLimitOpenApi",
                     // limits changed without a restart, put in force as a whole or refused

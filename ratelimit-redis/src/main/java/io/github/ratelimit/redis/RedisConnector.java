@@ -5,6 +5,7 @@ import io.github.ratelimit.redis.internal.ScriptExecutor;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -47,7 +48,9 @@ public final class RedisConnector implements AutoCloseable {
      * @param guard the guard to open for calls once Redis answers
      * @param connectTimeout how long one attempt (connection and handshake) may take
      * @param retryEvery pause between attempts
-     * @param onConnected run once, on the connector's thread, after the first connection (failures are logged)
+     * @param onConnected run once, on the connector's thread, after the first connection (failures are logged), after
+     *     the connector's own check that Redis may not evict the limiter's keys (a warning when its
+     *     {@code maxmemory-policy} could)
      */
     public RedisConnector(
             RedissonClient redisson,
@@ -59,7 +62,10 @@ public final class RedisConnector implements AutoCloseable {
         this.guard = guard;
         this.connectTimeout = connectTimeout;
         this.retryEvery = retryEvery;
-        this.onConnected = List.copyOf(onConnected);
+        List<Consumer<RedissonClient>> tasks = new ArrayList<>();
+        tasks.add(new RedisMemoryPolicyCheck());
+        tasks.addAll(onConnected);
+        this.onConnected = List.copyOf(tasks);
         this.probe = new RedisHealthProbe(redisson, guard);
         guard.prober(ScriptExecutor.probe(redisson, guard.probeBudget()));
     }

@@ -14,9 +14,10 @@ import org.slf4j.LoggerFactory;
  * Warns at startup when Redis may evict keys under memory pressure: every key of the starter has a TTL, so
  * both {@code allkeys-*} and {@code volatile-*} policies can silently drop counters, tokens (a used token would
  * work again) and locks. Quietly skipped when the ACL user may not run {@code CONFIG GET}. Runs once Redis has
- * been reached (by the {@code RedisConnector}), never on the thread that starts the application.
+ * been reached (by the {@code RedisConnector}, for every application, first of what it runs after the connection),
+ * never on the thread that starts the application.
  */
-public final class RedisMemoryPolicyCheck implements Consumer<RedissonClient> {
+final class RedisMemoryPolicyCheck implements Consumer<RedissonClient> {
 
     private static final Logger log = LoggerFactory.getLogger(RedisMemoryPolicyCheck.class);
 

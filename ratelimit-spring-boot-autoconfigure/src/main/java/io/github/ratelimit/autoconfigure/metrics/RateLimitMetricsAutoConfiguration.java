@@ -9,7 +9,6 @@ import io.github.ratelimit.spring.definition.Plans;
 import io.github.ratelimit.spring.internal.MethodDeclarations;
 import io.github.ratelimit.spring.metrics.RateLimitMeters;
 import io.github.ratelimit.spring.metrics.RateLimitMetricsListener;
-import io.github.ratelimit.spring.metrics.RedisMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.beans.factory.ObjectProvider;

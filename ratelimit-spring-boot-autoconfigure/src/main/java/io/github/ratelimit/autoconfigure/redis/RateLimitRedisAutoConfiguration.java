@@ -12,7 +12,6 @@ import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.redis.RedisConnector;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.RedisInstances;
-import io.github.ratelimit.redis.RedisMemoryPolicyCheck;
 import io.github.ratelimit.redis.concurrency.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.limits.RedisBlocks;
 import io.github.ratelimit.redis.limits.RedisOverrides;
@@ -71,12 +70,7 @@ public final class RateLimitRedisAutoConfiguration {
     @ConditionalOnBean(RedissonClient.class)
     RedisConnector rateLimitRedisConnector(
             RedissonClient redisson, RedisGuard guard, RateLimitProperties properties, Environment environment) {
-        return new RedisConnector(
-                redisson,
-                guard,
-                connectTimeout(properties, environment),
-                CONNECT_RETRY,
-                List.of(new RedisMemoryPolicyCheck()));
+        return new RedisConnector(redisson, guard, connectTimeout(properties, environment), CONNECT_RETRY, List.of());
     }
 
     /**

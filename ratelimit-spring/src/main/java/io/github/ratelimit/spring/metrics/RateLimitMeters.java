@@ -18,7 +18,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
  * The meters read from the decision flow's own counters: fallbacks by policy ({@code ratelimit.fallbacks}), units
- * charged, calls refused for a block, charges lost. Redis's own meters are {@link RedisMeters}'.
+ * charged, calls refused for a block, charges lost. Redis's own meters are the auto-configuration's ({@code RedisMeters}), so that the engine knows no store.
  */
 public final class RateLimitMeters implements MeterBinder {
 

@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring.metrics;
+package io.github.ratelimit.autoconfigure.metrics;
 
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.redis.RedisGuard;
@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * ({@code ratelimit.redis.circuit.open}) and the locks this instance holds ({@code ratelimit.locks.held}). Bound only
  * where the Redis module is on the class path.
  */
-public final class RedisMeters implements MeterBinder {
+final class RedisMeters implements MeterBinder {
 
     private final @Nullable RedisGuard guard;
     private final @Nullable LockManager locks;
@@ -24,7 +24,7 @@ public final class RedisMeters implements MeterBinder {
      * @param guard the Redis guard, or null
      * @param locks the lock manager, or null (its gauge is bound when it is the Redis one)
      */
-    public RedisMeters(@Nullable RedisGuard guard, @Nullable LockManager locks) {
+    RedisMeters(@Nullable RedisGuard guard, @Nullable LockManager locks) {
         this.guard = guard;
         this.locks = locks;
     }
