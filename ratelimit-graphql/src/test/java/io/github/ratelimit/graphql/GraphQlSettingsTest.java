@@ -3,26 +3,19 @@ package io.github.ratelimit.graphql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.autoconfigure.RefreshPart;
+import io.github.ratelimit.fixtures.DocsYaml;
 import io.github.ratelimit.fixtures.SettingsMetadata;
 import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.spring.definition.Plans;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
-import org.springframework.core.io.ByteArrayResource;
 
 /**
  * The module owns its settings, {@code ratelimit.graphql.*} ({@link RateLimitGraphQlProperties}): the YAML of
@@ -42,14 +35,8 @@ class GraphQlSettingsTest {
     }
 
     @Test
-    void theYamlOfTheDocsStartsAnApplicationAsPrinted() throws IOException {
-        String page = Files.readString(Path.of("..", "docs", "graphql.md"));
-        Matcher block = Pattern.compile("```yaml\\n(.*?)```", Pattern.DOTALL).matcher(page);
-        assertThat(block.find()).as("a yaml block in docs/graphql.md").isTrue();
-        YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
-        yaml.setResources(new ByteArrayResource(block.group(1).getBytes(StandardCharsets.UTF_8)));
-        Map<String, Object> documented = new LinkedHashMap<>();
-        yaml.getObject().forEach((key, value) -> documented.put(key.toString(), value));
+    void theYamlOfTheDocsStartsAnApplicationAsPrinted() {
+        Map<String, Object> documented = DocsYaml.firstBlock("graphql.md");
         assertThat(documented).containsEntry("ratelimit.graphql.rules[0].paths", "query/*");
 
         try (ConfigurableApplicationContext context = start(documented)) {

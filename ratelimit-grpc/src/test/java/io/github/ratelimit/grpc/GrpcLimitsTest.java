@@ -30,8 +30,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -46,18 +44,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.io.ByteArrayResource;
 
 /**
  * gRPC calls limited by {@code ratelimit.grpc.rules} and by annotations on the service's methods, over gRPC's
@@ -368,13 +362,7 @@ class GrpcLimitsTest {
     /** The rules of docs/grpc.md, as printed: five calls a second per x-user-id on the sample's Greeter/Hello. */
     @Test
     void theRuleOfTheDocsLimitsItsMethod() throws IOException {
-        String page = Files.readString(Path.of("..", "docs", "grpc.md"));
-        Matcher block = Pattern.compile("```yaml\\n(.*?)```", Pattern.DOTALL).matcher(page);
-        assertThat(block.find()).as("a yaml block in docs/grpc.md").isTrue();
-        YamlPropertiesFactoryBean yaml = new YamlPropertiesFactoryBean();
-        yaml.setResources(new ByteArrayResource(block.group(1).getBytes(StandardCharsets.UTF_8)));
-        Map<String, Object> documented = new LinkedHashMap<>();
-        yaml.getObject().forEach((key, value) -> documented.put(key.toString(), value));
+        Map<String, Object> documented = io.github.ratelimit.fixtures.DocsYaml.firstBlock("grpc.md");
         Instance instance = instance("grpc-" + UUID.randomUUID() + ":", documented); // in place of the first rule
 
         assertThat(documented).containsEntry("ratelimit.grpc.rules[0].paths", "ratelimit.sample.Greeter/Hello");
