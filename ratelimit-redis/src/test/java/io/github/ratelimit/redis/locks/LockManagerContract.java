@@ -142,17 +142,24 @@ abstract class LockManagerContract {
                 .isZero();
     }
 
-    /** Held for over two leases thanks to the watchdog; after release no renewal goes on and the key is gone. */
+    /**
+     * Held past its first lease, through several renewals, thanks to the watchdog; after release no renewal goes on and
+     * the key is gone.
+     */
     @Test
     void watchdogKeepsALongRunningHolderAndStopsAfterRelease() {
         String key = key();
-        LockHandle lock =
-                locksA.tryAcquire(key, LockOptions.lease(Duration.ofMillis(900)).renewedUpTo(Duration.ofSeconds(30)));
-        // held for more than two leases; renewed every 300 ms, so only a renewal 600 ms late would lose it (a
-        // 300 ms lease once lost it on a busy 2-core machine)
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_000);
+        long sentBefore = locksA.renewalsSent.get();
+        LockHandle lock = locksA.tryAcquire(
+                key, LockOptions.lease(Duration.ofMillis(2_000)).renewedUpTo(Duration.ofSeconds(30)));
+        // renewed every 666 ms, so only a renewal over 1.3 s late would lose it (a 300 ms lease once lost it on a busy
+        // 2-core machine, and a 900 ms one under a parallel build at load 10); held until its first lease has ended and
+        // three renewals went out, so that only the watchdog can have kept it
+        long firstLeaseEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2_100);
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         int checks = 0;
-        while (System.nanoTime() < end) {
+        while (System.nanoTime() < firstLeaseEnd || locksA.renewalsSent.get() - sentBefore < 3) {
+            assertThat(System.nanoTime()).as("three renewals within 20 s").isLessThan(giveUp);
             assertThatThrownBy(() -> locksB.tryAcquire(key, LockOptions.lease(Duration.ofSeconds(1))))
                     .isInstanceOf(LockNotAcquiredException.class);
             assertThat(lock.isHeld()).isTrue();
