@@ -1,6 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
-import io.github.ratelimit.spring.internal.InvalidDefinitionException;
+import io.github.ratelimit.spring.definition.InvalidDefinitionException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

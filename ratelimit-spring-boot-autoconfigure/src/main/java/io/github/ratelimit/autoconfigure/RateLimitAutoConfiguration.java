@@ -25,10 +25,12 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 /**
  * What every integration shares: the properties, the key resolvers, the listeners' wiring and, unless
@@ -53,6 +55,20 @@ public final class RateLimitAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static RateLimitListeners rateLimitListeners(ObjectProvider<RateLimitListener> listeners) {
         return new RateLimitListeners(listeners);
+    }
+
+    /** Warns at startup when the servlet container rewrites the client address before rate limits see it. */
+    @Bean
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    static ForwardedHeadersCheck rateLimitForwardedHeadersCheck(Environment environment) {
+        return new ForwardedHeadersCheck(environment);
+    }
+
+    /** Warns at startup when the reactive server rewrites the client address before rate limits see it. */
+    @Bean
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    static ForwardedHeadersCheck rateLimitReactiveForwardedHeadersCheck(Environment environment) {
+        return new ForwardedHeadersCheck(environment, true);
     }
 
     /** The kinds of key annotations and rules may name: the built-in ones and the application's resolver beans. */

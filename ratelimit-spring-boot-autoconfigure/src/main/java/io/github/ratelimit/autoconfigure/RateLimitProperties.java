@@ -2,6 +2,8 @@ package io.github.ratelimit.autoconfigure;
 
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.annotation.RetryAdvice;
+import io.github.ratelimit.core.internal.Cidr;
+import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.local.LocalRateLimiter;
 import io.github.ratelimit.spring.definition.ClientRuleSpec;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
@@ -137,6 +139,15 @@ public class RateLimitProperties implements Validator {
             });
             return Plans.compile(plans, defaults, "ratelimit.plans.groups");
         }
+
+        /** Plans that compile: each group's default plan among its plans, each limit valid. */
+        void validate(Errors errors) {
+            try {
+                compiled();
+            } catch (IllegalArgumentException e) {
+                errors.rejectValue("groups", "invalid", String.valueOf(e.getMessage()));
+            }
+        }
     }
 
     public static class PlanGroup {
@@ -198,6 +209,15 @@ public class RateLimitProperties implements Validator {
 
         public void setMaxEntries(long maxEntries) {
             this.maxEntries = maxEntries;
+        }
+
+        void validate(Errors errors) {
+            if (instances < 1) {
+                errors.rejectValue("instances", "min", Messages.atLeast(null, 1, instances));
+            }
+            if (maxEntries < 1) {
+                errors.rejectValue("maxEntries", "min", Messages.atLeast(null, 1, maxEntries));
+            }
         }
     }
 
@@ -269,6 +289,18 @@ public class RateLimitProperties implements Validator {
             }
             return replicaWait != null ? replicaWait : Duration.ofMillis(budget.toMillis() / 2);
         }
+
+        /** A replica wait of 1 ms at least, spent inside the Redis timeout and so shorter than it. */
+        void validate(Errors errors, @Nullable Duration redisTimeout) {
+            if (replicaWait != null
+                    && (replicaWait.toMillis() < 1
+                            || (redisTimeout != null && replicaWait.compareTo(redisTimeout) >= 0))) {
+                errors.rejectValue(
+                        "replicaWait",
+                        "range",
+                        "must be at least 1ms and shorter than ratelimit.redis.timeout (the wait is spent inside it)");
+            }
+        }
     }
 
     /** Refusals served in the JVM while a limit that Redis refused is still exhausted. */
@@ -297,6 +329,12 @@ public class RateLimitProperties implements Validator {
 
         public void setMaxEntries(long maxEntries) {
             this.maxEntries = maxEntries;
+        }
+
+        void validate(Errors errors) {
+            if (maxEntries < 1) {
+                errors.rejectValue("maxEntries", "min", Messages.atLeast(null, 1, maxEntries));
+            }
         }
     }
 
@@ -349,6 +387,16 @@ public class RateLimitProperties implements Validator {
 
         public void setHorizonWindows(int horizonWindows) {
             this.horizonWindows = horizonWindows;
+        }
+
+        /** A default that is an advice (not {@code DEFAULT}, which defers to this setting), a horizon of one window at least. */
+        void validate(Errors errors) {
+            if (defaultAdvice == null || defaultAdvice == RetryAdvice.DEFAULT) {
+                errors.rejectValue("default", "value", "must be earliest or staggered");
+            }
+            if (horizonWindows < 1) {
+                errors.rejectValue("horizonWindows", "min", Messages.atLeast(null, 1, horizonWindows));
+            }
         }
     }
 
@@ -420,6 +468,12 @@ public class RateLimitProperties implements Validator {
 
         public void setResetEnabled(boolean resetEnabled) {
             this.resetEnabled = resetEnabled;
+        }
+
+        void validate(Errors errors) {
+            if (maxBlock == null || maxBlock.toMillis() < 1) {
+                errors.rejectValue("maxBlock", "min", Messages.atLeast(null, "1 ms", maxBlock));
+            }
         }
     }
 
@@ -511,6 +565,22 @@ public class RateLimitProperties implements Validator {
         public void setOpenFor(Duration openFor) {
             this.openFor = openFor;
         }
+
+        /** The connection's bounds: a timeout of 1 ms at least, a threshold of one failure at least. */
+        void validate(Errors errors) {
+            if (timeout == null || timeout.toMillis() < 1) {
+                errors.rejectValue("timeout", "min", Messages.atLeast(null, "1 ms", timeout));
+            }
+            if (failureThreshold < 1) {
+                errors.rejectValue("failureThreshold", "min", Messages.atLeast(null, 1, failureThreshold));
+            }
+            if (openFor == null || openFor.isNegative()) {
+                errors.rejectValue("openFor", "min", Messages.negative(null, openFor));
+            }
+            if (connectTimeout != null && connectTimeout.toMillis() < 1) {
+                errors.rejectValue("connectTimeout", "min", Messages.atLeast(null, "1 ms", connectTimeout));
+            }
+        }
     }
 
     public Filter getFilter() {
@@ -571,6 +641,17 @@ public class RateLimitProperties implements Validator {
         public void setIpv6PrefixLength(int ipv6PrefixLength) {
             this.ipv6PrefixLength = ipv6PrefixLength;
         }
+
+        /** Trusted proxies that are addresses or blocks, an IPv6 prefix of 1 to 128 bits, a pause of 1 ms at least. */
+        void validate(Errors errors) {
+            if (ipv6PrefixLength < 1 || ipv6PrefixLength > 128) {
+                errors.rejectValue("ipv6PrefixLength", "range", Messages.between(null, 1, 128, ipv6PrefixLength));
+            }
+            if (maxPause == null || maxPause.toMillis() < 1) {
+                errors.rejectValue("maxPause", "min", Messages.atLeast(null, "1 ms", maxPause));
+            }
+            rejectNonAddresses(errors, "trustedProxies", trustedProxies, "trusted proxy");
+        }
     }
 
     public Exempt getExempt() {
@@ -614,6 +695,19 @@ public class RateLimitProperties implements Validator {
 
         public void setHeaders(Map<String, List<String>> headers) {
             this.headers = headers;
+        }
+
+        /** Addresses or blocks, and headers with a name and non-empty values. */
+        void validate(Errors errors) {
+            rejectNonAddresses(errors, "ips", ips, "exempt ip");
+            headers.forEach((name, values) -> {
+                if (name == null
+                        || name.isBlank()
+                        || values == null
+                        || values.stream().anyMatch(v -> v == null || v.isEmpty())) {
+                    errors.rejectValue("headers", "empty", "names a header '" + name + "' with an empty value");
+                }
+            });
         }
     }
 
@@ -713,9 +807,51 @@ public class RateLimitProperties implements Validator {
         return RateLimitProperties.class.isAssignableFrom(type);
     }
 
-    /** Checks every group at binding, naming the property and the value ({@link RateLimitPropertiesValidator}). */
+    /**
+     * Checks the values at binding, each group its own ({@code validate} beside its settings), so that Boot's failure
+     * report names the property (relative to {@code ratelimit}), the value and what it must be.
+     */
     @Override
     public void validate(Object target, Errors errors) {
-        RateLimitPropertiesValidator.validate((RateLimitProperties) target, errors);
+        RateLimitProperties p = (RateLimitProperties) target;
+        if (p.keyPrefix == null || !Messages.KEY_PREFIX.matcher(p.keyPrefix).matches()) {
+            errors.rejectValue("keyPrefix", "pattern", Messages.badKeyPrefix(null, p.keyPrefix));
+        }
+        if (p.failureMode == null || p.failureMode == FailureMode.DEFAULT) {
+            errors.rejectValue("failureMode", "value", "must be local, open or closed");
+        }
+        nested(errors, "redis", p.redis::validate);
+        nested(errors, "retryAdvice", p.retryAdvice::validate);
+        nested(errors, "durability", e -> p.durability.validate(e, p.redis.getTimeout()));
+        nested(errors, "localRefusals", p.localRefusals::validate);
+        nested(errors, "localLimits", p.localLimits::validate);
+        nested(errors, "client", p.client::validate);
+        nested(errors, "actuator", p.actuator::validate);
+        nested(errors, "plans", p.plans::validate);
+        nested(errors, "exempt", p.exempt::validate);
+    }
+
+    /** Runs a group's checks with its values named from the group. */
+    private static void nested(Errors errors, String group, java.util.function.Consumer<Errors> check) {
+        errors.pushNestedPath(group);
+        try {
+            check.accept(errors);
+        } finally {
+            errors.popNestedPath();
+        }
+    }
+
+    /** Rejects each entry that is not an IP address or a CIDR block, naming its index. */
+    static void rejectNonAddresses(Errors errors, String field, List<String> entries, String what) {
+        for (int i = 0; i < entries.size(); i++) {
+            try {
+                Cidr.parse(entries.get(i), what);
+            } catch (IllegalArgumentException e) {
+                errors.rejectValue(
+                        field + "[" + i + "]",
+                        "format",
+                        "must be an IP address or a CIDR block such as 10.0.0.0/8 or 2001:db8::/32");
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.spring.aop.RateLimitAdvisor;
-import io.github.ratelimit.spring.internal.InvalidDefinitionException;
+import io.github.ratelimit.spring.definition.InvalidDefinitionException;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,6 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
-import io.github.ratelimit.autoconfigure.web.ForwardedHeadersCheck;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.PathRules;
@@ -19,7 +18,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.DispatcherHandler;
 
@@ -33,11 +31,6 @@ import org.springframework.web.reactive.DispatcherHandler;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass(DispatcherHandler.class)
 public final class RateLimitReactiveWebAutoConfiguration {
-
-    @Bean
-    static ForwardedHeadersCheck rateLimitForwardedHeadersCheck(Environment environment) {
-        return new ForwardedHeadersCheck(environment, true);
-    }
 
     @Bean
     @ConditionalOnMissingBean

@@ -3,7 +3,6 @@ package io.github.ratelimit.autoconfigure.servlet;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.autoconfigure.RefreshPart;
-import io.github.ratelimit.autoconfigure.web.ForwardedHeadersCheck;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.definition.KeyResolvers;
@@ -27,7 +26,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
-import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
@@ -40,11 +38,6 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
 public final class RateLimitWebAutoConfiguration {
-
-    @Bean
-    static ForwardedHeadersCheck rateLimitForwardedHeadersCheck(Environment environment) {
-        return new ForwardedHeadersCheck(environment);
-    }
 
     @Bean
     @ConditionalOnMissingBean

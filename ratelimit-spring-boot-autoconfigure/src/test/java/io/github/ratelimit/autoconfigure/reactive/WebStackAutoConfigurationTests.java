@@ -67,6 +67,8 @@ class WebStackAutoConfigurationTests {
                     assertThat(context).doesNotHaveBean(RateLimitWebFilter.class);
                     assertThat(context).doesNotHaveBean(RateLimitWebExceptionHandler.class);
                     assertThat(context).doesNotHaveBean(WebFluxConfigurer.class);
+                    assertThat(context).hasBean("rateLimitForwardedHeadersCheck");
+                    assertThat(context).doesNotHaveBean("rateLimitReactiveForwardedHeadersCheck");
                 });
     }
 
@@ -93,6 +95,8 @@ class WebStackAutoConfigurationTests {
                     assertThat(context).hasSingleBean(RateLimiter.class);
                     assertThat(context).hasSingleBean(SingleUseTokens.class);
                     assertThat(context).hasSingleBean(LockManager.class);
+                    assertThat(context).hasBean("rateLimitReactiveForwardedHeadersCheck");
+                    assertThat(context).doesNotHaveBean("rateLimitForwardedHeadersCheck");
                 });
     }
 
@@ -110,6 +114,8 @@ class WebStackAutoConfigurationTests {
                     assertThat(context).doesNotHaveBean(RateLimitFilter.class);
                     assertThat(context).doesNotHaveBean(RateLimitWebFilter.class);
                     assertThat(context).doesNotHaveBean(RateLimitWebExceptionHandler.class);
+                    assertThat(context).doesNotHaveBean("rateLimitForwardedHeadersCheck");
+                    assertThat(context).doesNotHaveBean("rateLimitReactiveForwardedHeadersCheck");
                 });
     }
 

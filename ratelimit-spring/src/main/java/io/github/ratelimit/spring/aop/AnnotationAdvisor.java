@@ -1,6 +1,6 @@
 package io.github.ratelimit.spring.aop;
 
-import io.github.ratelimit.spring.internal.InvalidDefinitionException;
+import io.github.ratelimit.spring.definition.InvalidDefinitionException;
 import io.github.ratelimit.spring.internal.MethodExpressions;
 import java.lang.reflect.Method;
 import org.aopalliance.aop.Advice;

@@ -1,7 +1,7 @@
 package io.github.ratelimit.spring.client;
 
 import io.github.ratelimit.spring.call.CallRunner;
-import io.github.ratelimit.spring.web.FromRedis;
+import io.github.ratelimit.spring.internal.FromRedis;
 import java.io.IOException;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;

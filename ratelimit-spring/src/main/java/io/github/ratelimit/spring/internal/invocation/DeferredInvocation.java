@@ -1,7 +1,7 @@
 package io.github.ratelimit.spring.internal.invocation;
 
 import io.github.ratelimit.core.CallerContext;
-import io.github.ratelimit.spring.web.FromRedis;
+import io.github.ratelimit.spring.internal.FromRedis;
 import java.lang.reflect.Method;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;

@@ -1,26 +1,22 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.spring.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Locked;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.locks.LockLostException;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.locks.LockManager.LockHandle;
 import io.github.ratelimit.core.locks.LockManager.LockOptions;
 import io.github.ratelimit.core.locks.LockNotAcquiredException;
-import io.github.ratelimit.fixtures.SharedRedis;
-import io.github.ratelimit.spring.internal.InvalidDefinitionException;
+import io.github.ratelimit.spring.EngineContext;
+import io.github.ratelimit.spring.definition.InvalidDefinitionException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.scheduling.annotation.Scheduled;
 import reactor.core.publisher.Mono;
 
@@ -30,14 +26,10 @@ import reactor.core.publisher.Mono;
  */
 class LockedJobsTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    AopAutoConfiguration.class,
-                    RateLimitRedissonAutoConfiguration.class,
-                    RateLimitRedisAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class,
-                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
-            .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url(), "ratelimit.key-prefix=jobs-beans:");
+    /** The application of these tests: the engine wired by hand on plain Spring ({@link EngineContext}). */
+    private static EngineContext engine() {
+        return EngineContext.on("jobs-beans:");
+    }
 
     static class Jobs {
 
@@ -94,8 +86,9 @@ class LockedJobsTests {
      * refuses any other method; every one of them is locked by its name alone.
      */
     @Test
-    void aBusyLockSkipsAScheduledOrSkippingMethodAndRefusesAnyOther() {
-        runner.withBean(Jobs.class).run(context -> {
+    void aBusyLockSkipsAScheduledOrSkippingMethodAndRefusesAnyOther() throws Exception {
+        try (AnnotationConfigApplicationContext context =
+                engine().beans(Jobs.class).start()) {
             Jobs jobs = context.getBean(Jobs.class);
             LockManager locks = context.getBean(LockManager.class);
             LockOptions options = LockOptions.lease(Duration.ofSeconds(10));
@@ -112,13 +105,14 @@ class LockedJobsTests {
             assertThat(jobs.scheduled()).isEqualTo("ran");
             assertThat(jobs.called()).isEqualTo("ran");
             assertThat(jobs.reactive().block(Duration.ofSeconds(10))).isEqualTo("ran");
-        });
+        }
     }
 
     /** A method that ended within its minimum hold leaves the lock taken until the hold ends, on every instance. */
     @Test
     void aMethodThatEndedWithinItsMinimumHoldKeepsTheLockTaken() {
-        runner.withBean(Jobs.class).run(context -> {
+        try (AnnotationConfigApplicationContext context =
+                engine().beans(Jobs.class).start()) {
             assertThat(context.getBean(Jobs.class).held()).isEqualTo("ran");
             LockManager locks = context.getBean(LockManager.class);
             assertThatThrownBy(() ->
@@ -126,13 +120,14 @@ class LockedJobsTests {
                     .isInstanceOfSatisfying(
                             LockNotAcquiredException.class,
                             e -> assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1)));
-        });
+        }
     }
 
     /** With {@code interruptOnLoss}, a method whose lock reaches its lifetime is interrupted; a Mono ends with an error. */
     @Test
     void aMethodWhoseLockIsLostIsInterruptedWhenItAsks() {
-        runner.withBean(Jobs.class).run(context -> {
+        try (AnnotationConfigApplicationContext context =
+                engine().beans(Jobs.class).start()) {
             Jobs jobs = context.getBean(Jobs.class);
             assertThat(jobs.interrupted(new CountDownLatch(1))).isEqualTo("interrupted");
             assertThat(Thread.currentThread().isInterrupted())
@@ -140,7 +135,7 @@ class LockedJobsTests {
                     .isFalse();
             assertThatThrownBy(() -> jobs.cancelled().block(Duration.ofSeconds(10)))
                     .isInstanceOf(LockLostException.class);
-        });
+        }
     }
 
     /**
@@ -150,29 +145,26 @@ class LockedJobsTests {
      */
     @Test
     void aSkippingJobIsSkippedWhileRedisCannotBeAsked() {
-        runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:"
-                        + io.github.ratelimit.test.support.RedisProcess.freePort())
-                .withBean(Jobs.class)
-                .run(context -> {
-                    Jobs jobs = context.getBean(Jobs.class);
-                    assertThat(jobs.scheduled()).isNull();
-                    assertThat(jobs.reactive().block(Duration.ofSeconds(10))).isNull();
-                    assertThatThrownBy(jobs::called)
-                            .isInstanceOf(io.github.ratelimit.core.RedisUnavailableException.class);
-                });
+        try (AnnotationConfigApplicationContext context = engine().redis(
+                        "redis://127.0.0.1:" + io.github.ratelimit.test.support.RedisProcess.freePort())
+                .beans(Jobs.class)
+                .start()) {
+            Jobs jobs = context.getBean(Jobs.class);
+            assertThat(jobs.scheduled()).isNull();
+            assertThat(jobs.reactive().block(Duration.ofSeconds(10))).isNull();
+            assertThatThrownBy(jobs::called).isInstanceOf(io.github.ratelimit.core.RedisUnavailableException.class);
+        }
     }
 
     @Test
     void declarationsThatCannotWorkFailTheStart() {
-        runner.withBean(SkippingPrimitive.class).run(context -> assertThat(context)
-                .getFailure()
+        assertThatThrownBy(() -> engine().beans(SkippingPrimitive.class).start())
                 .isInstanceOf(InvalidDefinitionException.class)
                 .hasMessageContaining("SkippingPrimitive.count()")
-                .hasMessageContaining("returns int"));
-        runner.withBean(HoldPastLifetime.class).run(context -> assertThat(context)
-                .getFailure()
+                .hasMessageContaining("returns int");
+        assertThatThrownBy(() -> engine().beans(HoldPastLifetime.class).start())
                 .isInstanceOf(InvalidDefinitionException.class)
                 .hasMessageContaining("HoldPastLifetime.run()")
-                .hasMessageContaining("minHoldMs must be at most maxLifetimeMs (60000), but was 70000"));
+                .hasMessageContaining("minHoldMs must be at most maxLifetimeMs (60000), but was 70000");
     }
 }

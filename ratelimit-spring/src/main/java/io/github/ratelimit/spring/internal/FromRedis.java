@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring.web;
+package io.github.ratelimit.spring.internal;
 
 import java.util.concurrent.CompletionStage;
 import reactor.core.publisher.Mono;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring.internal;
+package io.github.ratelimit.spring.definition;
 
 /**
  * A declaration ({@code @RateLimited}, {@code @SingleUse}, ...) is invalid; raised at startup, naming the

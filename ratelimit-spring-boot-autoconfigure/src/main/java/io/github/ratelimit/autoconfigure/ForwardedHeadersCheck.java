@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure.web;
+package io.github.ratelimit.autoconfigure;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,19 +12,19 @@ import org.springframework.core.env.Environment;
  * {@code X-Forwarded-For} from its internal proxies, loopback and private ranges by default, so a client on such an
  * address could choose its own identity; Reactor Netty trusts the forwarded headers of every client.
  */
-public final class ForwardedHeadersCheck implements SmartInitializingSingleton {
+final class ForwardedHeadersCheck implements SmartInitializingSingleton {
 
     private static final Logger log = LoggerFactory.getLogger(ForwardedHeadersCheck.class);
 
     private final Environment environment;
     private final boolean reactive;
 
-    public ForwardedHeadersCheck(Environment environment) {
+    ForwardedHeadersCheck(Environment environment) {
         this(environment, false);
     }
 
     /** @param reactive whether the server is Reactor Netty (WebFlux) rather than a servlet container */
-    public ForwardedHeadersCheck(Environment environment, boolean reactive) {
+    ForwardedHeadersCheck(Environment environment, boolean reactive) {
         this.environment = environment;
         this.reactive = reactive;
     }

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure.web;
+package io.github.ratelimit.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

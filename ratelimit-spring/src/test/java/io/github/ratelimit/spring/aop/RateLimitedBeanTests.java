@@ -1,38 +1,28 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.spring.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.RateLimited;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
-import io.github.ratelimit.fixtures.SharedRedis;
+import io.github.ratelimit.spring.EngineContext;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
 /** {@code @RateLimited} on plain beans (no web request): the exception is the caller's to handle. */
 class RateLimitedBeanTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    AopAutoConfiguration.class,
-                    RateLimitRedissonAutoConfiguration.class,
-                    RateLimitRedisAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class,
-                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
-            .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url(), "ratelimit.key-prefix=beans:")
-            .withBean(Reports.class)
-            .withBean(Other.class);
+    /** The application of these tests: the engine wired by hand on plain Spring ({@link EngineContext}). */
+    private static EngineContext engine() {
+        return EngineContext.on("beans:").beans(Reports.class, Other.class);
+    }
 
     static class Reports {
         private int runs;
@@ -107,7 +97,7 @@ class RateLimitedBeanTests {
 
     @Test
     void refusesTheCallOnceTheLimitIsReachedWithoutRunningTheMethod() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Reports reports = context.getBean(Reports.class);
             String tenant = tenant();
             reports.generate(tenant);
@@ -117,7 +107,7 @@ class RateLimitedBeanTests {
                     .hasMessageContaining("Reports.generate");
             assertThat(reports.runs()).isEqualTo(2);
             assertThat(reports.generate(tenant())).startsWith("report for");
-        });
+        }
     }
 
     /**
@@ -126,7 +116,7 @@ class RateLimitedBeanTests {
      */
     @Test
     void callsAreChargedWhatTheyUsedAfterTheyRan() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Reports reports = context.getBean(Reports.class);
             String user = "u-" + java.util.UUID.randomUUID();
             assertThat(reports.used(user, 6, false)).isEqualTo(6);
@@ -141,57 +131,61 @@ class RateLimitedBeanTests {
             }
             assertThatThrownBy(() -> reports.usedOrFailed(other, 1, false))
                     .isInstanceOf(RateLimitExceededException.class);
-        });
+        }
     }
 
     @Test
     void costComesFromTheArguments() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Reports reports = context.getBean(Reports.class);
             String tenant = tenant();
             reports.print(tenant, 7);
             assertThatThrownBy(() -> reports.print(tenant, 4)).isInstanceOf(RateLimitExceededException.class);
             assertThat(reports.print(tenant, 3)).isEqualTo(3);
             assertThat(reports.print(tenant, 0)).isZero();
-        });
+        }
     }
 
     @Test
     void costAboveTheLimitIsAClearError() {
-        runner.run(context -> assertThatThrownBy(
-                        () -> context.getBean(Reports.class).print(tenant(), 11))
-                .isInstanceOf(RateLimitEvaluationException.class)
-                .hasMessageContaining("evaluated to 11, outside 0..10"));
+        try (AnnotationConfigApplicationContext context = engine().start()) {
+            assertThatThrownBy(() -> context.getBean(Reports.class).print(tenant(), 11))
+                    .isInstanceOf(RateLimitEvaluationException.class)
+                    .hasMessageContaining("evaluated to 11, outside 0..10");
+        }
     }
 
     @Test
     void nullKeyIsAnErrorNotASharedBucket() {
-        runner.run(context -> assertThatThrownBy(
-                        () -> context.getBean(Reports.class).generate(null))
-                .isInstanceOf(RateLimitEvaluationException.class)
-                .hasMessageContaining("'#tenant'")
-                .hasMessageContaining("evaluated to null"));
+        try (AnnotationConfigApplicationContext context = engine().start()) {
+            assertThatThrownBy(() -> context.getBean(Reports.class).generate(null))
+                    .isInstanceOf(RateLimitEvaluationException.class)
+                    .hasMessageContaining("'#tenant'")
+                    .hasMessageContaining("evaluated to null");
+        }
     }
 
     @Test
     void emptyKeyIsAnError() {
-        runner.run(context -> assertThatThrownBy(
-                        () -> context.getBean(Reports.class).generate(" "))
-                .isInstanceOf(RateLimitEvaluationException.class)
-                .hasMessageContaining("empty"));
+        try (AnnotationConfigApplicationContext context = engine().start()) {
+            assertThatThrownBy(() -> context.getBean(Reports.class).generate(" "))
+                    .isInstanceOf(RateLimitEvaluationException.class)
+                    .hasMessageContaining("empty");
+        }
     }
 
     @Test
     void defaultClientKeyOutsideARequestIsAnError() {
-        runner.run(context -> assertThatThrownBy(
-                        () -> context.getBean(Reports.class).byClient())
-                .isInstanceOf(RateLimitEvaluationException.class)
-                .hasMessageContaining("'#client'"));
+        try (AnnotationConfigApplicationContext context = engine().start()) {
+            assertThatThrownBy(() -> context.getBean(Reports.class).byClient())
+                    .isInstanceOf(RateLimitEvaluationException.class)
+                    .hasMessageContaining("'#client'");
+        }
     }
 
     @Test
     void optionalIdentifierIsLimitedOnlyWhenPresentAndEachIdentifierOnItsOwn() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Reports reports = context.getBean(Reports.class);
             String tenant = tenant();
             String user = "u-" + UUID.randomUUID();
@@ -203,12 +197,12 @@ class RateLimitedBeanTests {
             // the user still has one left, under another tenant
             reports.export(tenant(), user);
             assertThatThrownBy(() -> reports.export(tenant(), user)).isInstanceOf(RateLimitExceededException.class);
-        });
+        }
     }
 
     @Test
     void repeatedAnnotationsAreAllEnforced() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Reports reports = context.getBean(Reports.class);
             String tenant = tenant();
             reports.twoLimits(tenant);
@@ -219,12 +213,12 @@ class RateLimitedBeanTests {
             assertThat(e.decision().rejected().get(0).request().limit().windowMs())
                     .isEqualTo(60_000);
             assertThat(e.decision().outcomes().get(1).remaining()).isEqualTo(4);
-        });
+        }
     }
 
     @Test
-    void completionStageMethodsGetAFailedFuture() {
-        runner.run(context -> {
+    void completionStageMethodsGetAFailedFuture() throws Exception {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Reports reports = context.getBean(Reports.class);
             String tenant = tenant();
             assertThat(reports.later(tenant).toCompletableFuture().get()).isEqualTo("done");
@@ -232,12 +226,12 @@ class RateLimitedBeanTests {
             assertThatThrownBy(() -> refused.toCompletableFuture().get())
                     .isInstanceOf(ExecutionException.class)
                     .hasCauseInstanceOf(RateLimitExceededException.class);
-        });
+        }
     }
 
     @Test
     void methodsSharingANameShareTheBudget() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             String tenant = tenant();
             context.getBean(Reports.class).first(tenant);
             context.getBean(Other.class).second(tenant);
@@ -253,12 +247,12 @@ class RateLimitedBeanTests {
                                     .limit()
                                     .name())
                             .isEqualTo("shared-budget"));
-        });
+        }
     }
 
     @Test
     void hostileKeysAreHashedIntoOneSlotPerIdentifier() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Reports reports = context.getBean(Reports.class);
             for (String hostile : List.of("{a}", "a}{b", "line\nbreak", "x".repeat(8192))) {
                 String tenant = hostile + UUID.randomUUID();
@@ -275,12 +269,12 @@ class RateLimitedBeanTests {
                     .allSatisfy(key -> assertThat(key)
                             .matches("beans:v5:\\{[A-Za-z0-9_-]{22}\\}:([A-Za-z0-9._:/-]+:(sw|fw|tb\\d+)/\\d+"
                                     + "|ch:[0-9a-f]+\\.[0-9a-f]+)"));
-        });
+        }
     }
 
     @Test
     void shadowLimitsCountButNeverRefuse() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Reports reports = context.getBean(Reports.class);
             String tenant = tenant();
             reports.withShadow(tenant);
@@ -293,18 +287,18 @@ class RateLimitedBeanTests {
             assertThat(refused.decision().shadowRejected())
                     .extracting(o -> o.request().limit().name())
                     .containsExactly("trial");
-        });
+        }
     }
 
     @Test
     void globalShadowModeNeverRefuses() {
-        runner.withPropertyValues("ratelimit.shadow=true").run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().shadow().start()) {
             Reports reports = context.getBean(Reports.class);
             String tenant = tenant();
             for (int i = 0; i < 5; i++) {
                 reports.generate(tenant);
             }
             assertThat(reports.runs()).isEqualTo(5);
-        });
+        }
     }
 }

@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.spring.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,10 +7,8 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.github.ratelimit.annotation.Locked;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitListener;
-import io.github.ratelimit.fixtures.SharedRedis;
+import io.github.ratelimit.spring.EngineContext;
 import io.github.ratelimit.test.kit.Poll;
 import java.time.Duration;
 import java.util.List;
@@ -21,9 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
@@ -84,15 +80,10 @@ class ScheduledJobsTests {
         }
     }
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    AopAutoConfiguration.class,
-                    RateLimitRedissonAutoConfiguration.class,
-                    RateLimitRedisAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class,
-                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
-            .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url(), "ratelimit.key-prefix=jobs:")
-            .withUserConfiguration(Scheduling.class);
+    /** The application of these tests: the engine wired by hand on plain Spring ({@link EngineContext}). */
+    private static EngineContext engine() {
+        return EngineContext.on("jobs:").beans(Scheduling.class);
+    }
 
     @Test
     void aScheduledJobRunsOncePerTickAcrossTwoInstancesWithAMinimumHoldAndNeverLogsAnError() {
@@ -101,11 +92,15 @@ class ScheduledJobsTests {
         logged.start();
         root.addAppender(logged);
         try {
-            runner.withPropertyValues("jobs.offset-ms=0").run(first -> runner.withPropertyValues("jobs.offset-ms=500")
-                    .run(second -> Poll.until(
-                            TICKS + " ticks",
-                            Duration.ofMillis(TICK_MS * TICKS * 3),
-                            () -> runsWithHold.size() >= TICKS && runsWithoutHold.size() >= TICKS * 3 / 2)));
+            try (AnnotationConfigApplicationContext first =
+                            engine().property("jobs.offset-ms", "0").start();
+                    AnnotationConfigApplicationContext second =
+                            engine().property("jobs.offset-ms", "500").start()) {
+                Poll.until(
+                        TICKS + " ticks",
+                        Duration.ofMillis(TICK_MS * TICKS * 3),
+                        () -> runsWithHold.size() >= TICKS && runsWithoutHold.size() >= TICKS * 3 / 2);
+            }
         } finally {
             root.detachAppender(logged);
         }

@@ -1,9 +1,5 @@
-package io.github.ratelimit.autoconfigure.servlet;
+package io.github.ratelimit.spring.servlet;
 
-import io.github.ratelimit.spring.servlet.LockExceptionHandler;
-import io.github.ratelimit.spring.servlet.RateLimitExceptionHandler;
-import io.github.ratelimit.spring.servlet.RedisUnavailableHandler;
-import io.github.ratelimit.spring.servlet.SingleUseTokenExceptionHandler;
 import java.util.List;
 import org.springframework.http.converter.json.JacksonJsonHttpMessageConverter;
 import org.springframework.mock.web.MockServletContext;

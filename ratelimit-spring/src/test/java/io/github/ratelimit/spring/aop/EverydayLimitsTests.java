@@ -1,4 +1,4 @@
-package io.github.ratelimit.everyday;
+package io.github.ratelimit.spring.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,12 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.github.ratelimit.annotation.CountOn;
 import io.github.ratelimit.annotation.NotRateLimited;
 import io.github.ratelimit.annotation.RateLimited;
-import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.LimitOverrides;
 import io.github.ratelimit.core.RateLimitExceededException;
-import io.github.ratelimit.fixtures.SharedRedis;
+import io.github.ratelimit.spring.EngineContext;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -23,16 +20,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import reactor.core.publisher.Mono;
 
 /**
  * The limits users write every day, on a real Redis and two instances: class-level limits and their exemptions,
- * composed annotations, fallbacks called with the right arguments, and counting failed calls only.
+ * composed annotations, fallbacks called with the right arguments, and counting failed calls only; on plain Spring, the
+ * engine wired by hand ({@link EngineContext}).
  */
 class EverydayLimitsTests {
 
@@ -157,57 +153,40 @@ class EverydayLimitsTests {
         }
     }
 
-    private ApplicationContextRunner runner(String prefix) {
-        return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        AopAutoConfiguration.class,
-                        RateLimitRedissonAutoConfiguration.class,
-                        RateLimitRedisAutoConfiguration.class,
-                        RateLimitAutoConfiguration.class,
-                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
-                .withPropertyValues(
-                        "spring.data.redis.url=" + SharedRedis.get().url(),
-                        "ratelimit.redis.require-at-startup=true",
-                        "ratelimit.redis.connect-timeout=20s", // the first connection on a busy machine
-                        "ratelimit.redis.timeout=5s",
-                        "ratelimit.key-prefix=" + prefix);
-    }
-
     @Test
     void classLimitsApplyToEveryPublicMethodAMethodsOwnReplacesThemAndAnExemptionWorks() {
-        runner("everyday-" + UUID.randomUUID() + ":")
-                .withBean(Catalog.class)
-                .withBean(Composed.class)
-                .run(context -> {
-                    Catalog catalog = context.getBean(Catalog.class);
-                    assertThat(catalog.list()).isEqualTo("list");
-                    assertThatThrownBy(catalog::list).isInstanceOf(RateLimitExceededException.class);
-                    assertThat(catalog.item()).as("a budget per method").isEqualTo("item");
-                    assertThatThrownBy(catalog::item).isInstanceOf(RateLimitExceededException.class);
-                    for (int i = 0; i < 3; i++) {
-                        assertThat(catalog.search())
-                                .as("the method's own 3 replace the class's 1")
-                                .isEqualTo("search");
-                    }
-                    assertThatThrownBy(catalog::search).isInstanceOf(RateLimitExceededException.class);
-                    for (int i = 0; i < 5; i++) {
-                        assertThat(catalog.health()).isEqualTo("ok");
-                    }
-                    for (int i = 0; i < 3; i++) {
-                        assertThat(catalog.toString())
-                                .as("toString is not a handler")
-                                .isEqualTo("catalog");
-                    }
-                    Composed composed = context.getBean(Composed.class);
-                    composed.one();
-                    composed.one();
-                    assertThatThrownBy(composed::one).isInstanceOf(RateLimitExceededException.class);
-                });
+        try (AnnotationConfigApplicationContext context = EngineContext.on("everyday-" + UUID.randomUUID() + ":")
+                .beans(Catalog.class, Composed.class)
+                .start()) {
+            Catalog catalog = context.getBean(Catalog.class);
+            assertThat(catalog.list()).isEqualTo("list");
+            assertThatThrownBy(catalog::list).isInstanceOf(RateLimitExceededException.class);
+            assertThat(catalog.item()).as("a budget per method").isEqualTo("item");
+            assertThatThrownBy(catalog::item).isInstanceOf(RateLimitExceededException.class);
+            for (int i = 0; i < 3; i++) {
+                assertThat(catalog.search())
+                        .as("the method's own 3 replace the class's 1")
+                        .isEqualTo("search");
+            }
+            assertThatThrownBy(catalog::search).isInstanceOf(RateLimitExceededException.class);
+            for (int i = 0; i < 5; i++) {
+                assertThat(catalog.health()).isEqualTo("ok");
+            }
+            for (int i = 0; i < 3; i++) {
+                assertThat(catalog.toString()).as("toString is not a handler").isEqualTo("catalog");
+            }
+            Composed composed = context.getBean(Composed.class);
+            composed.one();
+            composed.one();
+            assertThatThrownBy(composed::one).isInstanceOf(RateLimitExceededException.class);
+        }
     }
 
     @Test
-    void fallbacksAreCalledWithTheCallsArgumentsInEveryShape() {
-        runner("everyday-" + UUID.randomUUID() + ":").withBean(Reports.class).run(context -> {
+    void fallbacksAreCalledWithTheCallsArgumentsInEveryShape() throws Exception {
+        try (AnnotationConfigApplicationContext context = EngineContext.on("everyday-" + UUID.randomUUID() + ":")
+                .beans(Reports.class)
+                .start()) {
             Reports reports = context.getBean(Reports.class);
             assertThat(reports.composedOnMethod()).isEqualTo("composed");
             assertThat(reports.composedOnMethod()).isEqualTo("composed");
@@ -226,20 +205,22 @@ class EverydayLimitsTests {
                     .isEqualTo("fresh c");
             assertThat(reports.reportStage("c").toCompletableFuture().get(5, TimeUnit.SECONDS))
                     .isEqualTo("cached c");
-        });
+        }
     }
 
     @Test
     void aWrongFallbackFailsTheStartNamingBothMethods() {
-        runner("everyday-start:").withBean(BadFallbackName.class).run(context -> assertThat(context)
-                .getFailure()
+        assertThatThrownBy(() -> EngineContext.on("everyday-start:")
+                        .beans(BadFallbackName.class)
+                        .start())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("BadFallbackName.call(String)")
-                .hasMessageContaining("fallback 'nowhere' must be a method BadFallbackName.nowhere(String)"));
-        runner("everyday-start:").withBean(BadFallbackType.class).run(context -> assertThat(context)
-                .getFailure()
+                .hasMessageContaining("fallback 'nowhere' must be a method BadFallbackName.nowhere(String)");
+        assertThatThrownBy(() -> EngineContext.on("everyday-start:")
+                        .beans(BadFallbackType.class)
+                        .start())
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("fallback BadFallbackType.other returns Integer"));
+                .hasMessageContaining("fallback BadFallbackType.other returns Integer");
     }
 
     /** Failed logins count, successful ones never; after 3 failures even the right password is refused. */
@@ -279,27 +260,27 @@ class EverydayLimitsTests {
     /** Regression: an operator's override made the failures of a limit that counts failures only go uncounted. */
     @Test
     void anOverriddenLimitThatCountsFailuresStillCountsThem() {
-        runner("everyday-" + UUID.randomUUID() + ":")
-                .withBean(Guarded.class)
-                .withBean(
-                        LimitOverrides.class,
-                        () -> new Overridden("guarded", new LimitOverrides.Change(2L, null, null)))
-                .run(context -> {
-                    Guarded guarded = context.getBean(Guarded.class);
-                    assertThat(guarded.attempt("ada", false)).isEqualTo("fine");
-                    assertThatThrownBy(() -> guarded.attempt("ada", true)).isInstanceOf(IllegalArgumentException.class);
-                    assertThatThrownBy(() -> guarded.attempt("ada", true)).isInstanceOf(IllegalArgumentException.class);
-                    assertThatThrownBy(() -> guarded.attempt("ada", false))
-                            .as("two failures: the overridden limit of 2 is reached")
-                            .isInstanceOf(RateLimitExceededException.class);
-                });
+        try (AnnotationConfigApplicationContext context = EngineContext.on("everyday-" + UUID.randomUUID() + ":")
+                .beans(Guarded.class)
+                .bean(LimitOverrides.class, () -> new Overridden("guarded", new LimitOverrides.Change(2L, null, null)))
+                .start()) {
+            Guarded guarded = context.getBean(Guarded.class);
+            assertThat(guarded.attempt("ada", false)).isEqualTo("fine");
+            assertThatThrownBy(() -> guarded.attempt("ada", true)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> guarded.attempt("ada", true)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> guarded.attempt("ada", false))
+                    .as("two failures: the overridden limit of 2 is reached")
+                    .isInstanceOf(RateLimitExceededException.class);
+        }
     }
 
     @Test
     void onlyFailuresCountExactlyAcrossTwoInstances() {
         String prefix = "everyday-" + UUID.randomUUID() + ":";
-        ApplicationContextRunner both = runner(prefix).withBean(Login.class);
-        both.run(one -> both.run(two -> {
+        try (AnnotationConfigApplicationContext one =
+                        EngineContext.on(prefix).beans(Login.class).start();
+                AnnotationConfigApplicationContext two =
+                        EngineContext.on(prefix).beans(Login.class).start()) {
             Login a = one.getBean(Login.class);
             Login b = two.getBean(Login.class);
             for (int i = 0; i < 10; i++) {
@@ -330,6 +311,6 @@ class EverydayLimitsTests {
             assertThatThrownBy(() -> a.reactive("mo", true).block()).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> b.reactive("mo", true).block()).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(() -> b.reactive("mo", false).block()).isInstanceOf(RateLimitExceededException.class);
-        }));
+        }
     }
 }

@@ -1,38 +1,29 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.spring.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.SingleUse;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.tokens.SingleUseTokenException;
 import io.github.ratelimit.core.tokens.SingleUseTokens;
 import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
 import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
-import io.github.ratelimit.fixtures.SharedRedis;
-import io.github.ratelimit.spring.internal.InvalidDefinitionException;
+import io.github.ratelimit.spring.EngineContext;
+import io.github.ratelimit.spring.definition.InvalidDefinitionException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
 class SingleUseBeanTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    AopAutoConfiguration.class,
-                    RateLimitRedissonAutoConfiguration.class,
-                    RateLimitRedisAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class,
-                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
-            .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url())
-            .withBean(Vms.class);
+    /** The application of these tests: the engine wired by hand on plain Spring ({@link EngineContext}). */
+    private static EngineContext engine() {
+        return EngineContext.on("ratelimit:").beans(Vms.class);
+    }
 
     static class Vms {
         private final AtomicInteger runs = new AtomicInteger();
@@ -69,7 +60,7 @@ class SingleUseBeanTests {
 
     @Test
     void consumesBeforeTheBodyAndHandsOverTheMetadata() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Vms vms = context.getBean(Vms.class);
             String token = context.getBean(SingleUseTokens.class)
                     .issue("spawn-vm", Map.of("size", "small"), Duration.ofMinutes(1))
@@ -85,12 +76,12 @@ class SingleUseBeanTests {
                     .extracting(e -> ((SingleUseTokenException) e).status())
                     .isEqualTo(Status.MISSING);
             assertThat(vms.runs()).isEqualTo(1);
-        });
+        }
     }
 
     @Test
     void staysConsumedWhenTheMethodThrowsByDefault() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Vms vms = context.getBean(Vms.class);
             String token = context.getBean(SingleUseTokens.class)
                     .issue("flaky", Map.of(), Duration.ofMinutes(1))
@@ -99,12 +90,12 @@ class SingleUseBeanTests {
             assertThatThrownBy(() -> vms.keepsOnFailure(token))
                     .isInstanceOf(SingleUseTokenException.class)
                     .hasMessageContaining("already used");
-        });
+        }
     }
 
     @Test
     void releaseOnFailureGivesTheTokenAnotherTry() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Vms vms = context.getBean(Vms.class);
             String token = context.getBean(SingleUseTokens.class)
                     .issue("flaky", Map.of(), Duration.ofMinutes(1))
@@ -114,12 +105,12 @@ class SingleUseBeanTests {
             assertThatThrownBy(() -> vms.releasesOnFailure(token, false))
                     .isInstanceOf(SingleUseTokenException.class)
                     .hasMessageContaining("already used");
-        });
+        }
     }
 
     @Test
     void releaseOnAsyncFailure() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Vms vms = context.getBean(Vms.class);
             SingleUseTokens tokens = context.getBean(SingleUseTokens.class);
             String token =
@@ -127,19 +118,18 @@ class SingleUseBeanTests {
             CompletionStage<String> stage = vms.releasesOnAsyncFailure(token);
             assertThatThrownBy(() -> stage.toCompletableFuture().join()).hasRootCauseMessage("later");
             assertThat(tokens.consume("flaky", token).consumed()).isTrue();
-        });
+        }
     }
 
     @Test
     void invalidDeclarationsFailTheStart() {
-        runner.withBean(BadPurpose.class).run(context -> assertThat(context)
-                .getFailure()
+        assertThatThrownBy(() -> engine().beans(BadPurpose.class).start())
                 .isInstanceOf(InvalidDefinitionException.class)
                 .hasMessageContaining("Invalid @SingleUse on")
                 .hasMessageContaining("BadPurpose.call(String)")
-                .hasMessageContaining("purpose must be"));
-        runner.withBean(UnknownVariable.class)
-                .run(context -> assertThat(context).getFailure().hasMessageContaining("token '#tokn' names #tokn"));
+                .hasMessageContaining("purpose must be");
+        assertThatThrownBy(() -> engine().beans(UnknownVariable.class).start())
+                .hasMessageContaining("token '#tokn' names #tokn");
     }
 
     static class BadPurpose {

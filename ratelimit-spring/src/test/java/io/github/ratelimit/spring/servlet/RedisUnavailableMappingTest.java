@@ -1,4 +1,4 @@
-package io.github.ratelimit.autoconfigure.servlet;
+package io.github.ratelimit.spring.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,8 +10,6 @@ import io.github.ratelimit.decision.Fallbacks;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.Plans;
-import io.github.ratelimit.spring.servlet.RateLimitFilter;
-import io.github.ratelimit.spring.servlet.RedisUnavailableHandler;
 import io.github.ratelimit.spring.web.ClientAddresses;
 import io.github.ratelimit.test.support.RateLimitFields;
 import java.time.Duration;

@@ -1,19 +1,17 @@
-package io.github.ratelimit.autoconfigure;
+package io.github.ratelimit.spring.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.annotation.Locked;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
-import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.locks.LockManager.LockHandle;
 import io.github.ratelimit.core.locks.LockManager.LockOptions;
 import io.github.ratelimit.core.locks.LockNotAcquiredException;
-import io.github.ratelimit.fixtures.SharedRedis;
-import io.github.ratelimit.spring.internal.InvalidDefinitionException;
+import io.github.ratelimit.spring.EngineContext;
+import io.github.ratelimit.spring.definition.InvalidDefinitionException;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -21,21 +19,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
 class LockedBeanTests {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(
-                    AopAutoConfiguration.class,
-                    RateLimitRedissonAutoConfiguration.class,
-                    RateLimitRedisAutoConfiguration.class,
-                    RateLimitAutoConfiguration.class,
-                    io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class))
-            .withPropertyValues("spring.data.redis.url=" + SharedRedis.get().url())
-            .withBean(Workers.class);
+    /** The application of these tests: the engine wired by hand on plain Spring ({@link EngineContext}). */
+    private static EngineContext engine() {
+        return EngineContext.on("ratelimit:").beans(Workers.class);
+    }
 
     static class Workers {
         private Workers self;
@@ -75,7 +66,7 @@ class LockedBeanTests {
 
     @Test
     void secondCallerIsRefusedWhileTheFirstRunsAndAnotherKeyProceeds() throws Exception {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Workers workers = context.getBean(Workers.class);
             String user = "u-" + UUID.randomUUID();
             CountDownLatch started = new CountDownLatch(1);
@@ -96,13 +87,13 @@ class LockedBeanTests {
 
             assertThat(other).isPositive();
             assertThat(after).isGreaterThan(token);
-        });
+        }
     }
 
     /** The README's way for a test to hold a method's lock: LockManager.keyOf with the annotation's name and key. */
     @Test
     void aLockHeldThroughTheLockManagerUnderTheMethodsKeyRefusesTheMethod() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             String user = "u-" + UUID.randomUUID();
             LockManager locks = context.getBean(LockManager.class);
             String key = LockManager.keyOf("worker", ClientIdentifier.of("#userId", user));
@@ -119,43 +110,45 @@ class LockedBeanTests {
                         .satisfies(token -> assertThat(token).isPositive());
             }
             assertThat(context.getBean(Workers.class).inner(user, null)).isPositive();
-        });
+        }
     }
 
     @Test
     void nestedCallOnTheSameKeyAndThreadIsReentrant() {
-        runner.run(context -> {
+        try (AnnotationConfigApplicationContext context = engine().start()) {
             Workers workers = context.getBean(Workers.class);
             workers.setSelf(workers);
             assertThat(workers.outer("u-" + UUID.randomUUID(), null)).isPositive();
-        });
+        }
     }
 
     @Test
     void theMethodCanTellWhenMaxLifetimeEndedItsLock() {
-        runner.run(context -> assertThat(context.getBean(Workers.class).outlivesItsLock("u-" + UUID.randomUUID(), null))
-                .isFalse());
+        try (AnnotationConfigApplicationContext context = engine().start()) {
+            assertThat(context.getBean(Workers.class).outlivesItsLock("u-" + UUID.randomUUID(), null))
+                    .isFalse();
+        }
     }
 
     @Test
     void nullKeyIsAnError() {
-        runner.run(context -> assertThatThrownBy(
-                        () -> context.getBean(Workers.class).inner(null, null))
-                .isInstanceOf(RateLimitEvaluationException.class)
-                .hasMessageContaining("Lock key '#userId'")
-                .hasMessageContaining("evaluated to null"));
+        try (AnnotationConfigApplicationContext context = engine().start()) {
+            assertThatThrownBy(() -> context.getBean(Workers.class).inner(null, null))
+                    .isInstanceOf(RateLimitEvaluationException.class)
+                    .hasMessageContaining("Lock key '#userId'")
+                    .hasMessageContaining("evaluated to null");
+        }
     }
 
     @Test
     void invalidDeclarationsFailTheStart() {
-        runner.withBean(ShortLifetime.class).run(context -> assertThat(context)
-                .getFailure()
+        assertThatThrownBy(() -> engine().beans(ShortLifetime.class).start())
                 .isInstanceOf(InvalidDefinitionException.class)
                 .hasMessageContaining("Invalid @Locked on")
                 .hasMessageContaining("ShortLifetime.call(String)")
-                .hasMessageContaining("maxLifetimeMs must be at least leaseMs 1000, but was 10"));
-        runner.withBean(UnknownVariable.class)
-                .run(context -> assertThat(context).getFailure().hasMessageContaining("key '#user' names #user"));
+                .hasMessageContaining("maxLifetimeMs must be at least leaseMs 1000, but was 10");
+        assertThatThrownBy(() -> engine().beans(UnknownVariable.class).start())
+                .hasMessageContaining("key '#user' names #user");
     }
 
     /**
@@ -164,13 +157,12 @@ class LockedBeanTests {
      */
     @Test
     void aReturnTypeNoAdapterFollowsFailsTheStart() {
-        runner.withBean(PlainFuture.class).run(context -> assertThat(context)
-                .getFailure()
+        assertThatThrownBy(() -> engine().beans(PlainFuture.class).start())
                 .isInstanceOf(InvalidDefinitionException.class)
                 .hasMessageContaining("Invalid @Locked on")
                 .hasMessageContaining("PlainFuture.call(String)")
                 .hasMessageContaining("returns java.util.concurrent.Future")
-                .hasMessageContaining("return a CompletableFuture, Mono or Flux"));
+                .hasMessageContaining("return a CompletableFuture, Mono or Flux");
     }
 
     static class PlainFuture {

@@ -1,10 +1,9 @@
-package io.github.ratelimit.autoconfigure.servlet;
+package io.github.ratelimit.spring.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
-import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.decision.Exemptions;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.fixtures.RedisCommands;
@@ -12,7 +11,6 @@ import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.Plans;
-import io.github.ratelimit.spring.servlet.RateLimitFilter;
 import io.github.ratelimit.spring.web.ClientAddresses;
 import io.github.ratelimit.test.support.RateLimitFields;
 import java.time.Duration;
@@ -229,14 +227,13 @@ class RateLimitFilterTest {
      */
     @Test
     void exemptCallersAreNeitherLimitedNorCounted() throws Exception {
-        RateLimitProperties.Exempt exempt = new RateLimitProperties.Exempt();
-        exempt.setIps(List.of("198.51.100.0/24"));
-        exempt.setHeaders(java.util.Map.of("X-Internal-Key", List.of("s3cret")));
+        Exemptions exempt = Exemptions.of(
+                List.of("198.51.100.0/24"), List.of(), java.util.Map.of("X-Internal-Key", List.of("s3cret")));
         String name = "exempt-" + unique();
         RateLimitFilter filter = new RateLimitFilter(
                 List.of(rule(0, name, List.of("/shared"), "spel:'everyone'", 3, Duration.ofMinutes(1))),
                 List.of(),
-                decisions(Exemptions.of(exempt.getIps(), exempt.getPrincipals(), exempt.getHeaders()), null),
+                decisions(exempt, null),
                 Plans.NONE,
                 new ClientAddresses(List.of(), 64),
                 MvcExceptionResolvers::withStarterHandlers,
