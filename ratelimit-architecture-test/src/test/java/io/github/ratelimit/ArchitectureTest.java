@@ -173,6 +173,67 @@ class ArchitectureTest {
      */
     private static final Set<String> WIRING_OF_INTERNALS = Set.of("io.github.ratelimit.spring.aop.AdvisorDeclarations");
 
+    /**
+     * An {@code internal} package is its module's own; what another module's main code takes from one is this list, and
+     * grows only on purpose. The store (Redis) and the engine take from the core what every implementation must do
+     * alike: the messages users read, futures, lock bookkeeping and token rules, the log throttle, addresses and CIDR
+     * blocks. The auto-configuration takes the property checks' wording and blocks from the core, the memory store's
+     * holder name, and from the engine the pieces of its wiring that have no public form yet: the live instances local
+     * limits divide by, what the advisors declared (for OpenAPI and the meters), the listeners' wiring, the warm-up and
+     * the startup line.
+     */
+    @Test
+    void internalTypesCrossModulesOnlyAsListed() {
+        Map<String, Set<String>> crossing = new TreeMap<>();
+        for (JavaClass type : STARTER) {
+            String from = moduleOf(type);
+            if (from.equals("ratelimit-test-fixtures")) {
+                continue; // the project's test plumbing, never published
+            }
+            for (com.tngtech.archunit.core.domain.Dependency dependency : type.getDirectDependenciesFromSelf()) {
+                JavaClass target = dependency.getTargetClass().getBaseComponentType();
+                if (target.getPackageName().startsWith("io.github.ratelimit.")
+                        && target.getPackageName().contains(".internal")
+                        && target.getSource().isPresent()
+                        && !moduleOf(target).equals(from)) {
+                    crossing.computeIfAbsent(from, m -> new TreeSet<>())
+                            .add(target.getName()
+                                    .substring("io.github.ratelimit.".length())
+                                    .replaceAll("\\$.*", ""));
+                }
+            }
+        }
+        assertThat(crossing)
+                .isEqualTo(Map.of(
+                        "ratelimit-redis",
+                        Set.of(
+                                "core.internal.Futures",
+                                "core.internal.LockHolders",
+                                "core.internal.LogThrottle",
+                                "core.internal.LossCallbacks",
+                                "core.internal.Messages",
+                                "core.internal.NestedLockHandle",
+                                "core.internal.TokenRules"),
+                        "ratelimit-spring",
+                        Set.of(
+                                "core.internal.Cidr",
+                                "core.internal.Futures",
+                                "core.internal.IpAddresses",
+                                "core.internal.LogThrottle",
+                                "core.internal.Messages",
+                                "core.internal.Unannounced"),
+                        "ratelimit-spring-boot-autoconfigure",
+                        Set.of(
+                                "core.internal.Cidr",
+                                "core.internal.LockHolders",
+                                "core.internal.Messages",
+                                "spring.internal.LiveInstances",
+                                "spring.internal.MethodDeclarations",
+                                "spring.internal.RateLimitListeners",
+                                "spring.internal.RateLimitWarmUp",
+                                "spring.internal.StartupSummary")));
+    }
+
     /** What modules share in an internal package never shows in the API: no public signature names it. */
     @Test
     void noPublicSignatureOfTheApiMentionsAnInternalType() {
