@@ -1,4 +1,4 @@
-package io.github.ratelimit.faults;
+package io.github.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +7,6 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RedisUnavailableException;
-import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.test.kit.Poll;
 import io.github.ratelimit.test.support.RawRedis;

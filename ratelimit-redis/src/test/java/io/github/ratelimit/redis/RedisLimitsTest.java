@@ -1,4 +1,4 @@
-package io.github.ratelimit.faults;
+package io.github.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,7 +10,6 @@ import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.locks.LockManager.LockOptions;
 import io.github.ratelimit.fixtures.RedisCommands;
 import io.github.ratelimit.fixtures.Stalls;
-import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.redis.locks.RedisLockManager;
 import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;

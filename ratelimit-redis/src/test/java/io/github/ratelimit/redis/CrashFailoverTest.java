@@ -1,4 +1,4 @@
-package io.github.ratelimit.cluster;
+package io.github.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,7 +8,6 @@ import io.github.ratelimit.core.locks.LockManager.LockOptions;
 import io.github.ratelimit.core.locks.LockNotAcquiredException;
 import io.github.ratelimit.core.tokens.SingleUseTokens.IssuedToken;
 import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status;
-import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.locks.RedisLockManager;
 import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;
 import io.github.ratelimit.test.support.RawRedis;

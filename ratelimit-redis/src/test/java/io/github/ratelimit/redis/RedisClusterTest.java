@@ -1,4 +1,4 @@
-package io.github.ratelimit.cluster;
+package io.github.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,7 +8,6 @@ import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.fixtures.Stalls;
-import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.limits.RedisRateLimiter;
 import io.github.ratelimit.test.support.RawRedis;
 import io.github.ratelimit.test.support.RedisClusterProcess;
