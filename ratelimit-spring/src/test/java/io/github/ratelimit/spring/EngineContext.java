@@ -22,6 +22,12 @@ import io.github.ratelimit.spring.aop.SingleUseAdvisor;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.Plans;
 import io.github.ratelimit.spring.internal.RateLimitListeners;
+import io.github.ratelimit.spring.servlet.LockExceptionHandler;
+import io.github.ratelimit.spring.servlet.RateLimitExceptionHandler;
+import io.github.ratelimit.spring.servlet.RedisUnavailableHandler;
+import io.github.ratelimit.spring.servlet.ServletCallerContext;
+import io.github.ratelimit.spring.servlet.SingleUseTokenExceptionHandler;
+import io.github.ratelimit.spring.web.ClientAddresses;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,11 +41,16 @@ import org.redisson.config.Config;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.annotation.AnnotatedBeanDefinitionReader;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.EnableAspectJAutoProxy;
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.mock.web.MockServletContext;
+import org.springframework.web.context.support.GenericWebApplicationContext;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 /**
  * The engine's tests' application: the four annotations wired by hand on plain Spring, as an application without Boot
@@ -56,7 +67,7 @@ public final class EngineContext {
 
     private final String keyPrefix;
     private final List<Class<?>> beans = new ArrayList<>();
-    private final List<Consumer<AnnotationConfigApplicationContext>> registrations = new ArrayList<>();
+    private final List<Consumer<GenericApplicationContext>> registrations = new ArrayList<>();
     private final Map<String, Object> properties = new HashMap<>();
 
     private EngineContext(String keyPrefix) {
@@ -101,11 +112,27 @@ public final class EngineContext {
     /** Starts the application; a failed start throws, as {@code refresh} does, with the context closed. */
     public AnnotationConfigApplicationContext start() {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        return started(context, context::register);
+    }
+
+    /**
+     * Starts the application as a Spring MVC one on a mock servlet context ({@code @EnableWebMvc}), with the servlet
+     * side of the engine an application declares: the caller of each request for keys (no trusted proxy) and the
+     * answers of refusals; drive it with {@code MockMvcBuilders.webAppContextSetup}.
+     */
+    public GenericWebApplicationContext startMvc() {
+        GenericWebApplicationContext context = new GenericWebApplicationContext(new MockServletContext());
+        AnnotatedBeanDefinitionReader reader = new AnnotatedBeanDefinitionReader(context);
+        reader.register(Mvc.class);
+        return started(context, reader::register);
+    }
+
+    private <C extends GenericApplicationContext> C started(C context, Consumer<Class<?>> register) {
         Map<String, Object> environment = new HashMap<>(properties);
         environment.put("engine.key-prefix", keyPrefix);
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("engine", environment));
-        context.register(Wiring.class);
-        beans.forEach(context::register);
+        register.accept(Wiring.class);
+        beans.forEach(register);
         registrations.forEach(registration -> registration.accept(context));
         try {
             context.refresh();
@@ -114,6 +141,37 @@ public final class EngineContext {
             throw failed;
         }
         return context;
+    }
+
+    /** The servlet side: who calls (for keys such as {@code #ip}) and the answers of every refusal. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableWebMvc
+    static class Mvc {
+
+        @Bean
+        ServletCallerContext rateLimitCallerContext() {
+            return new ServletCallerContext(new ClientAddresses(List.of(), 64), false);
+        }
+
+        @Bean
+        RateLimitExceptionHandler rateLimitExceptionHandler() {
+            return new RateLimitExceptionHandler(false);
+        }
+
+        @Bean
+        SingleUseTokenExceptionHandler singleUseTokenExceptionHandler() {
+            return new SingleUseTokenExceptionHandler();
+        }
+
+        @Bean
+        RedisUnavailableHandler redisUnavailableHandler() {
+            return new RedisUnavailableHandler();
+        }
+
+        @Bean
+        LockExceptionHandler lockExceptionHandler() {
+            return new LockExceptionHandler();
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
