@@ -177,10 +177,9 @@ class ArchitectureTest {
      * An {@code internal} package is its module's own; what another module's main code takes from one is this list, and
      * grows only on purpose. The store (Redis) and the engine take from the core what every implementation must do
      * alike: the messages users read, futures, lock bookkeeping and token rules, the log throttle, addresses and CIDR
-     * blocks. The auto-configuration takes the property checks' wording and blocks from the core, the memory store's
-     * holder name, and from the engine the pieces of its wiring that have no public form yet: the live instances local
-     * limits divide by, what the advisors declared (for OpenAPI and the meters), the listeners' wiring, the warm-up and
-     * the startup line.
+     * blocks. The auto-configuration takes the property checks' wording and blocks from the core, and the memory
+     * store's holder name; of the engine it uses only public packages ({@code spring.wiring} for what Boot's wiring and
+     * an application's alike declare).
      */
     @Test
     void internalTypesCrossModulesOnlyAsListed() {
@@ -223,15 +222,7 @@ class ArchitectureTest {
                                 "core.internal.Messages",
                                 "core.internal.Unannounced"),
                         "ratelimit-spring-boot-autoconfigure",
-                        Set.of(
-                                "core.internal.Cidr",
-                                "core.internal.LockHolders",
-                                "core.internal.Messages",
-                                "spring.internal.LiveInstances",
-                                "spring.internal.MethodDeclarations",
-                                "spring.internal.RateLimitListeners",
-                                "spring.internal.RateLimitWarmUp",
-                                "spring.internal.StartupSummary")));
+                        Set.of("core.internal.Cidr", "core.internal.LockHolders", "core.internal.Messages")));
     }
 
     /** What modules share in an internal package never shows in the API: no public signature names it. */
@@ -643,6 +634,11 @@ class ArchitectureTest {
                             "spring.refresh.LimitsRefresh",
                             // what application code calls: customers' use of their limits, credits, resets
                             "spring.usage.RateLimitUsage",
+                            // what an application that wires the engine itself declares beside the advisors
+                            "spring.wiring.LiveInstances",
+                            "spring.wiring.RateLimitListeners",
+                            "spring.wiring.RateLimitWarmUp",
+                            "spring.wiring.StartupSummary",
                             // what both web stacks and the gateway module share, documented in each package-info:
                             // limits declared and compiled (rules, plans, keys) and the rule types properties bind ...
                             "spring.definition.ClientLimits",

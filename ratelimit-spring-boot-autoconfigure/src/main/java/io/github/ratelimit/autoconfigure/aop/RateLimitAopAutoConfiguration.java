@@ -15,7 +15,6 @@ import io.github.ratelimit.spring.aop.RateLimitAdvisor;
 import io.github.ratelimit.spring.aop.SingleUseAdvisor;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.Plans;
-import io.github.ratelimit.spring.internal.MethodDeclarations;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -72,7 +71,7 @@ public final class RateLimitAopAutoConfiguration {
     /** What the annotations declare on a method, for the OpenAPI documentation. */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static MethodDeclarations rateLimitMethodDeclarations(
+    static AdvisorDeclarations rateLimitMethodDeclarations(
             ObjectProvider<RateLimitAdvisor> rateLimits,
             ObjectProvider<ConcurrencyLimitedAdvisor> concurrencyLimits,
             ObjectProvider<SingleUseAdvisor> tokens,

@@ -4,9 +4,9 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.decision.Fallbacks;
+import io.github.ratelimit.spring.aop.AdvisorDeclarations;
 import io.github.ratelimit.spring.definition.DeclaredLimits;
 import io.github.ratelimit.spring.definition.Plans;
-import io.github.ratelimit.spring.internal.MethodDeclarations;
 import io.github.ratelimit.spring.metrics.RateLimitMeters;
 import io.github.ratelimit.spring.metrics.RateLimitMetricsListener;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -62,7 +62,7 @@ public final class RateLimitMetricsAutoConfiguration {
             ObjectProvider<Plans> plans,
             ObjectProvider<RateLimitListener> listeners,
             ObjectProvider<DeclaredLimits> declared,
-            ObjectProvider<MethodDeclarations> methods) {
+            ObjectProvider<AdvisorDeclarations> methods) {
         return RateLimitMeters.atStartup(fallbacks, registries, plans, listeners, declared, methods);
     }
 }

@@ -7,8 +7,8 @@ import io.github.ratelimit.autoconfigure.reactive.RateLimitReactiveWebAutoConfig
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.locks.LockManager.LockHandle;
 import io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption;
+import io.github.ratelimit.spring.aop.AdvisorDeclarations;
 import io.github.ratelimit.spring.definition.PathRules;
-import io.github.ratelimit.spring.internal.MethodDeclarations;
 import io.github.ratelimit.spring.openapi.RateLimitOpenApi;
 import org.springdoc.core.customizers.GlobalOpenApiCustomizer;
 import org.springdoc.core.customizers.GlobalOperationCustomizer;
@@ -44,7 +44,7 @@ public final class RateLimitOpenApiAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "ratelimit.openapi.enabled", matchIfMissing = true)
     RateLimitOpenApi rateLimitOpenApi(
-            ObjectProvider<MethodDeclarations> declarations,
+            ObjectProvider<AdvisorDeclarations> declarations,
             ObjectProvider<PathRules.Applied> filters,
             RateLimitProperties properties) {
         return new RateLimitOpenApi(

@@ -2,7 +2,7 @@ package io.github.ratelimit.autoconfigure.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.ratelimit.spring.internal.RateLimitWarmUp;
+import io.github.ratelimit.spring.wiring.RateLimitWarmUp;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.github.ratelimit.autoconfigure.redis;
 
-import io.github.ratelimit.spring.internal.StartupSummary;
+import io.github.ratelimit.spring.wiring.StartupSummary;
 import org.springframework.context.ApplicationContext;
 
 /** The startup line a context logs, for tests outside this package. */

@@ -82,7 +82,7 @@ public final class RateLimitMeters implements MeterBinder {
             ObjectProvider<Plans> plans,
             ObjectProvider<RateLimitListener> listeners,
             ObjectProvider<DeclaredLimits> declared,
-            ObjectProvider<MethodDeclarations> methods) {
+            ObjectProvider<? extends MethodDeclarations> methods) {
         return () -> {
             MeterBinder binder = new RateLimitMeters(fallbacks.getIfAvailable());
             registries.orderedStream().forEach(binder::bindTo);

@@ -54,7 +54,7 @@ public final class RateLimitOpenApi {
     /** The SpEL variables that name who calls, shown as the kind they are. */
     private static final Set<String> IDENTITIES = Set.of("#client", "#ip", "#principal");
 
-    private final Supplier<MethodDeclarations> declarations;
+    private final Supplier<? extends MethodDeclarations> declarations;
     private final Supplier<List<PathRules>> rules;
     private final FailureMode failureMode;
 
@@ -63,7 +63,9 @@ public final class RateLimitOpenApi {
      * @param rules the path rules of the application's filter; empty without one
      */
     public RateLimitOpenApi(
-            Supplier<MethodDeclarations> declarations, Supplier<List<PathRules>> rules, FailureMode failureMode) {
+            Supplier<? extends MethodDeclarations> declarations,
+            Supplier<List<PathRules>> rules,
+            FailureMode failureMode) {
         this.declarations = declarations;
         this.rules = rules;
         this.failureMode = failureMode;

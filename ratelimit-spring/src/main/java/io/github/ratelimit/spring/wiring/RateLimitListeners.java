@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring.internal;
+package io.github.ratelimit.spring.wiring;
 
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RateLimitListener;

@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring.internal;
+package io.github.ratelimit.spring.wiring;
 
 /**
  * How many instances of the application are live, as the store counts them: local limits divide a limit by it while

@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring.internal;
+package io.github.ratelimit.spring.wiring;
 
 import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.FailureMode;
