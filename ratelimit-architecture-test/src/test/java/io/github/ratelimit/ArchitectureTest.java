@@ -515,12 +515,13 @@ class ArchitectureTest {
      */
     @Test
     void theReferenceHasATableOfEachModulesPublicApi() throws java.io.IOException {
+        Pattern moduleHeading = Pattern.compile("^### `(ratelimit-[a-z-]+)`$");
+        Pattern typeRow = Pattern.compile("^\\| `([a-z.]+\\.[A-Z][A-Za-z]+)` \\|");
         Map<String, Set<String>> tables = new TreeMap<>();
         String module = null;
         for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("..", "docs", "reference.md"))) {
-            Matcher heading = Pattern.compile("^### `(ratelimit-[a-z-]+)`$").matcher(line);
-            Matcher row =
-                    Pattern.compile("^\\| `([a-z.]+\\.[A-Z][A-Za-z]+)` \\|").matcher(line);
+            Matcher heading = moduleHeading.matcher(line);
+            Matcher row = typeRow.matcher(line);
             if (line.startsWith("## ")) {
                 module = null;
             } else if (heading.matches()) {

@@ -172,8 +172,7 @@ class FaultToleranceTest {
     @Test
     void scriptFlushUnderLoadReachesNoCaller() throws Exception {
         RateLimit limit = RateLimit.of("flush", Algorithm.SLIDING_WINDOW, 1_000_000, 60_000);
-        RedisRateLimiter patient = new RedisRateLimiter(
-                client, "faults:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)));
+        RedisRateLimiter patient = new RedisRateLimiter(client, "faults:", Guards.patient());
         ExecutorService pool = Executors.newFixedThreadPool(8);
         AtomicInteger decisions = new AtomicInteger();
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);

@@ -94,8 +94,7 @@ class RedisLimitsTest {
         try (RedisProcess redis = RedisProcess.start()) {
             RedissonClient client = redis.newClient();
             try {
-                RedisRateLimiter limiter = new RedisRateLimiter(
-                        client, "hostile:", new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1)));
+                RedisRateLimiter limiter = new RedisRateLimiter(client, "hostile:", Guards.patient());
                 // a window longer than any run of this test takes, so that no key expires before it is counted
                 RateLimit limit = RateLimit.of("hostile", Algorithm.SLIDING_WINDOW, 10, 3_600_000);
                 String eightKb = "{x}\n".repeat(2048);

@@ -7,7 +7,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.fixtures.SharedRedis;
-import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.Guards;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,24 +24,20 @@ import org.redisson.api.RedissonClient;
 
 /**
  * At most N calls of a key in progress across two instances on a real Redis, under 64 threads with random durations;
- * slots of an instance that dies come back with their lease; a held slot is renewed past its lease. (Moved from the
- * auto-configuration's tests: they test this store alone.)
+ * slots of an instance that dies come back with their lease; a held slot is renewed past its lease. Each limiter has
+ * the patient guard, a budget a shared, busy machine meets under 64 threads: the tests are about exactness, not
+ * latency. (Moved from the auto-configuration's tests: they test this store alone.)
  */
 class RedisConcurrencyLimiterTest {
 
     static final Duration LIFETIME = Duration.ofMinutes(1);
 
-    /** A budget that a shared, busy machine meets under 64 threads: the test is about exactness, not latency. */
-    static RedisGuard patient() {
-        return new RedisGuard(Duration.ofSeconds(5), 5, Duration.ofSeconds(1));
-    }
-
     @Test
     void neverMoreThanMaxInProgressUnder64ThreadsOnTwoInstances() throws Exception {
         RedissonClient clientA = SharedRedis.get().newClient();
         RedissonClient clientB = SharedRedis.get().newClient();
-        try (RedisConcurrencyLimiter a = new RedisConcurrencyLimiter(clientA, "conc:", patient());
-                RedisConcurrencyLimiter b = new RedisConcurrencyLimiter(clientB, "conc:", patient())) {
+        try (RedisConcurrencyLimiter a = new RedisConcurrencyLimiter(clientA, "conc:", Guards.patient());
+                RedisConcurrencyLimiter b = new RedisConcurrencyLimiter(clientB, "conc:", Guards.patient())) {
             ClientIdentifier key = ClientIdentifier.of("key-" + UUID.randomUUID());
             AtomicInteger inProgress = new AtomicInteger();
             AtomicInteger most = new AtomicInteger();
@@ -103,8 +99,8 @@ class RedisConcurrencyLimiterTest {
         RedissonClient clientB = SharedRedis.get().newClient();
         ClientIdentifier key = ClientIdentifier.of("key-" + UUID.randomUUID());
         Duration lease = Duration.ofMillis(300);
-        try (RedisConcurrencyLimiter b = new RedisConcurrencyLimiter(clientB, "conc:", patient())) {
-            RedisConcurrencyLimiter a = new RedisConcurrencyLimiter(clientA, "conc:", patient());
+        try (RedisConcurrencyLimiter b = new RedisConcurrencyLimiter(clientB, "conc:", Guards.patient())) {
+            RedisConcurrencyLimiter a = new RedisConcurrencyLimiter(clientA, "conc:", Guards.patient());
             a.tryAcquire("jobs", key, 2, lease, LIFETIME);
             a.tryAcquire("jobs", key, 2, lease, LIFETIME);
             // instance A dies mid-call: no release, no renewal
@@ -132,7 +128,7 @@ class RedisConcurrencyLimiterTest {
     @Test
     void aHeldSlotIsRenewedPastItsLease() throws Exception {
         RedissonClient client = SharedRedis.get().newClient();
-        try (RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(client, "conc:", patient())) {
+        try (RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(client, "conc:", Guards.patient())) {
             ClientIdentifier key = ClientIdentifier.of("key-" + UUID.randomUUID());
             Duration lease = Duration.ofMillis(2_000);
             ConcurrencyLimiter.Permit held = limiter.tryAcquire("long", key, 1, lease, LIFETIME);
