@@ -645,7 +645,6 @@ class ArchitectureTest {
                             "spring.definition.ClientLimits",
                             "spring.definition.ClientRuleSpec",
                             "spring.definition.DeclaredLimits",
-                            "spring.definition.FilterRule",
                             "spring.definition.FilterRuleSpec",
                             "spring.definition.InvalidDefinitionException",
                             "spring.definition.InvalidFilterRuleException",
@@ -655,7 +654,6 @@ class ArchitectureTest {
                             "spring.definition.PathRules",
                             "spring.definition.RefreshableLimits",
                             "spring.definition.Plans",
-                            "spring.definition.SpelVariables",
                             // ... and the HTTP side: client addresses, refusals' answers, RateLimit fields
                             "spring.web.ClientAddresses",
                             "spring.web.RateLimitHeaders",

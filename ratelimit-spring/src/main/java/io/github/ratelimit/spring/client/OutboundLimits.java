@@ -12,11 +12,11 @@ import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.call.CallRunner;
 import io.github.ratelimit.spring.definition.ClientRuleSpec;
-import io.github.ratelimit.spring.definition.FilterRule;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.Plans;
 import io.github.ratelimit.spring.definition.RefreshableLimits;
+import io.github.ratelimit.spring.definition.internal.RuleParts;
 import java.net.URI;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -318,7 +318,7 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
                 hosts.add(host);
             }
             List<PathPattern> paths =
-                    FilterRule.parsePatterns(spec.paths() == null ? List.of() : spec.paths(), prefix + ".paths");
+                    RuleParts.patterns(spec.paths() == null ? List.of() : spec.paths(), prefix + ".paths");
             Set<String> methods = new java.util.HashSet<>();
             for (String method : spec.methods() == null ? List.<String>of() : spec.methods()) {
                 methods.add(method.trim().toUpperCase(Locale.ROOT));
@@ -329,7 +329,7 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
             }
             List<RateLimit> limits = new ArrayList<>();
             for (int i = 0; i < given.size(); i++) {
-                limits.add(FilterRule.limit(given.get(i), name, prefix + ".limits[" + i + "]"));
+                limits.add(RuleParts.limit(given.get(i), name, prefix + ".limits[" + i + "]"));
             }
             Duration wait = spec.maxWait() == null ? Duration.ZERO : spec.maxWait();
             if (wait.isNegative()) {

@@ -1,13 +1,13 @@
 package io.github.ratelimit.spring.definition;
 
-import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.annotation.CountOn;
-import io.github.ratelimit.core.CalendarPeriod;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.internal.Messages;
+import io.github.ratelimit.spring.definition.internal.RuleParts;
+import io.github.ratelimit.spring.definition.internal.SpelVariables;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,10 +23,12 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
-import org.springframework.web.util.pattern.PatternParseException;
 
-/** A compiled filter rule: patterns parsed, limits checked, key source resolved, all once at startup. */
-public final class FilterRule {
+/**
+ * A compiled filter rule: patterns parsed, limits checked, key source resolved, all once at startup. Only {@link
+ * PathRules} holds them; the parts a client rule shares (limits, path patterns) are {@code internal.RuleParts}.
+ */
+final class FilterRule {
 
     static final int MAX_KEY_LENGTH = 256;
     private static final String KEY_KINDS =
@@ -71,7 +73,7 @@ public final class FilterRule {
         if (spec.paths() == null || spec.paths().isEmpty()) {
             throw new InvalidFilterRuleException(prefix + ".paths", "must list at least one path pattern");
         }
-        this.paths = parsePatterns(spec.paths(), prefix + ".paths");
+        this.paths = RuleParts.patterns(spec.paths(), prefix + ".paths");
         Set<String> methodSet = new TreeSet<>();
         List<String> methodList = spec.methods() == null ? List.of() : spec.methods();
         for (int i = 0; i < methodList.size(); i++) {
@@ -102,7 +104,7 @@ public final class FilterRule {
             throw new InvalidFilterRuleException(prefix + ".limits", "must list at least one limit");
         }
         for (int i = 0; planGroup == null && i < spec.limits().size(); i++) {
-            compiled.add(limit(spec.limits().get(i), name, prefix + ".limits[" + i + "]"));
+            compiled.add(RuleParts.limit(spec.limits().get(i), name, prefix + ".limits[" + i + "]"));
         }
         this.limits = List.copyOf(compiled);
         this.key = spec.key() == null || spec.key().isBlank()
@@ -165,61 +167,6 @@ public final class FilterRule {
                 perPath,
                 checkedWait(spec.maxWait(), prefix),
                 false);
-    }
-
-    /** One limit of a rule ({@code at} names it, such as {@code ratelimit.filter.rules[0].limits[1]}), checked. */
-    public static RateLimit limit(FilterRuleSpec.LimitSpec limit, String name, String at) {
-        if (limit.limit() < 1) {
-            throw new InvalidFilterRuleException(at + ".limit", Messages.atLeast(null, 1, limit.limit()));
-        }
-        CalendarPeriod period;
-        try {
-            period = limit.calendarPeriod();
-        } catch (IllegalArgumentException e) {
-            throw new InvalidFilterRuleException(
-                    at + (String.valueOf(e.getMessage()).startsWith("zone") ? ".zone" : ".period"), e.getMessage());
-        }
-        Algorithm algorithm = limit.algorithm() == null ? Algorithm.SLIDING_WINDOW : limit.algorithm();
-        RateLimit made;
-        if (period != null) {
-            if (limit.window() != null) {
-                throw new InvalidFilterRuleException(
-                        at + ".window", "leave it out: period '" + limit.period() + "' gives the window");
-            }
-            if (algorithm == Algorithm.TOKEN_BUCKET) {
-                throw new InvalidFilterRuleException(
-                        at + ".algorithm", "a calendar period counts a fixed number per period; leave it out");
-            }
-            made = RateLimit.of(name, Algorithm.FIXED_WINDOW, limit.limit(), 1).inCalendar(period);
-        } else {
-            if (limit.window() == null || limit.window().toMillis() < 1) {
-                throw new InvalidFilterRuleException(
-                        at + ".window", "must be at least 1 ms (such as 1s, 1m, 1h), but was " + limit.window());
-            }
-            made = RateLimit.of(name, algorithm, limit.limit(), limit.window().toMillis());
-        }
-        if (limit.penalty() != null) {
-            if (limit.penalty().isNegative() || limit.penalty().toMillis() < 1) {
-                throw new InvalidFilterRuleException(
-                        at + ".penalty", "must be at least 1 ms (such as 60s, 15m), but was " + limit.penalty());
-            }
-            made = made.withPenalty(Duration.ofMillis(limit.penalty().toMillis()));
-        }
-        if (limit.share() != null) {
-            try {
-                made = made.withShare(limit.share());
-            } catch (IllegalArgumentException e) {
-                throw new InvalidFilterRuleException(at + ".share", e.getMessage());
-            }
-        }
-        if (limit.lease() != null) {
-            try {
-                made = made.withLease(limit.lease());
-            } catch (IllegalArgumentException e) {
-                throw new InvalidFilterRuleException(at + ".lease", e.getMessage());
-            }
-        }
-        return made;
     }
 
     private static Duration checkedWait(Duration maxWait, String prefix) {
@@ -310,27 +257,6 @@ public final class FilterRule {
                 spec.countOn(),
                 spec.maxWait());
         return new FilterRule(named, 0, prefix, plans, keys, defaultKey);
-    }
-
-    public static List<PathPattern> parsePatterns(List<String> patterns, String property) {
-        List<PathPattern> parsed = new ArrayList<>();
-        for (int i = 0; i < patterns.size(); i++) {
-            String pattern = patterns.get(i) == null ? "" : patterns.get(i).trim();
-            if (!pattern.startsWith("/")) {
-                throw new InvalidFilterRuleException(
-                        property + "[" + i + "]",
-                        "must start with '/' (a pattern without it never matches), but was '" + patterns.get(i) + "'");
-            }
-            try {
-                parsed.add(org.springframework.web.util.pattern.PathPatternParser.defaultInstance.parse(
-                        patterns.get(i) == null ? "" : patterns.get(i)));
-            } catch (PatternParseException e) {
-                throw new InvalidFilterRuleException(
-                        property + "[" + i + "]",
-                        "'" + patterns.get(i) + "' is not a valid path pattern: " + e.getMessage());
-            }
-        }
-        return List.copyOf(parsed);
     }
 
     /** Whether the rule matches a request of this HTTP method (null for a call of another protocol) and path. */

@@ -5,6 +5,7 @@ import io.github.ratelimit.core.Decision;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.definition.DeclaredLimits.DeclaredLimit;
+import io.github.ratelimit.spring.definition.internal.RuleParts;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -78,7 +79,7 @@ public final class PathRules {
         }
         compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
         this.rules = List.copyOf(compiled);
-        this.excluded = FilterRule.parsePatterns(excludedPaths, "ratelimit.filter.exclude");
+        this.excluded = RuleParts.patterns(excludedPaths, "ratelimit.filter.exclude");
     }
 
     /**

@@ -3,7 +3,7 @@ package io.github.ratelimit.spring.internal;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.spring.definition.InvalidDefinitionException;
-import io.github.ratelimit.spring.definition.SpelVariables;
+import io.github.ratelimit.spring.definition.internal.SpelVariables;
 import java.lang.reflect.Method;
 import java.util.HashSet;
 import java.util.Set;

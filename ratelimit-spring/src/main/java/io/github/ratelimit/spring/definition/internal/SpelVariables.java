@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring.definition;
+package io.github.ratelimit.spring.definition.internal;
 
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
