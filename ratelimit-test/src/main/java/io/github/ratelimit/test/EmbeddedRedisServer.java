@@ -1,68 +1,24 @@
 package io.github.ratelimit.test;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
+import io.github.ratelimit.test.support.RedisProcess;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
-import redis.embedded.RedisServer;
 
-/** The one redis-server of a JVM's tests; started on first use, stopped and deleted when the JVM exits. */
+/**
+ * The one redis-server of a JVM's tests; started on first use, stopped and deleted when the JVM exits. It is a {@link
+ * RedisProcess}, so {@code ratelimit.test.redis-server} (or {@code RATELIMIT_TEST_REDIS_SERVER}) chooses its binary.
+ */
 final class EmbeddedRedisServer {
 
-    private static @Nullable String url;
+    private static @Nullable RedisProcess process;
 
     private EmbeddedRedisServer() {}
 
     /** The server's URL, starting it if needed. */
     static synchronized String url() {
-        if (url == null) {
-            url = start();
+        if (process == null) {
+            process = RedisProcess.start(List.of("appendonly no"));
         }
-        return url;
-    }
-
-    private static String start() {
-        try {
-            Path dir = Files.createTempDirectory("ratelimit-test-redis");
-            int port = freePort();
-            RedisServer server = RedisServer.newRedisServer()
-                    .port(port)
-                    .setting("bind 127.0.0.1")
-                    .setting("save \"\"")
-                    .setting("appendonly no")
-                    .setting("dir " + dir)
-                    .build();
-            server.start();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    server.stop();
-                } catch (IOException | RuntimeException e) {
-                    // the JVM is exiting: the process goes with it
-                }
-                delete(dir);
-            }));
-            return "redis://127.0.0.1:" + port;
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot start the embedded Redis for the tests", e);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static void delete(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(path -> path.toFile().delete());
-        } catch (IOException e) {
-            // best effort
-        }
+        return process.url();
     }
 }

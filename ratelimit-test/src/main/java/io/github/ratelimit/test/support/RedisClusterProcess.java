@@ -36,7 +36,7 @@ public final class RedisClusterProcess implements AutoCloseable, RedisTopology {
                 int port = freeClusterPort();
                 Path dir = Files.createTempDirectory("redis-cluster");
                 cluster.dirs.add(dir);
-                RedisServer server = RedisServer.newRedisServer()
+                RedisServer server = ServerBinary.newServer()
                         .port(port)
                         .setting("bind 127.0.0.1")
                         .setting("save \"\"")

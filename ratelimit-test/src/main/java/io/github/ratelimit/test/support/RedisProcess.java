@@ -14,7 +14,10 @@ import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 import redis.embedded.RedisServer;
 
-/** A real redis-server process (from the embedded-redis jar) on a free loopback port, for tests. */
+/**
+ * A real redis-server process on a free loopback port, for tests: from the embedded-redis jar, or from the binary that
+ * {@code ratelimit.test.redis-server} (or {@code RATELIMIT_TEST_REDIS_SERVER}) names.
+ */
 public final class RedisProcess implements AutoCloseable, RedisTopology {
 
     private final int port;
@@ -62,7 +65,7 @@ public final class RedisProcess implements AutoCloseable, RedisTopology {
     }
 
     private void startServer() throws IOException {
-        var builder = RedisServer.newRedisServer().port(port);
+        var builder = ServerBinary.newServer().port(port);
         for (String setting : settings) {
             builder.setting(setting);
         }
