@@ -20,9 +20,8 @@ final class OutageLog {
 
     static final long REPEAT_LOG_SECONDS = 10;
 
-    private static final String CONSEQUENCE =
-            "until it answers, rate limits follow their failure mode (local, open or closed),"
-                    + " single-use tokens and locks answer 503 with Retry-After";
+    private static final String CONSEQUENCE = "rate limits follow their failure mode (local, open or closed),"
+            + " single-use tokens and locks answer 503 with Retry-After";
 
     private final String target;
     private final AtomicLong answeredWithout = new AtomicLong();
@@ -73,12 +72,24 @@ final class OutageLog {
 
     /** Redis was found unavailable: the first time of an outage, logged once. */
     void unavailable(String cause) {
+        begins("is unavailable", cause, "until it answers");
+    }
+
+    /**
+     * Redis answers, but refuses the limiter's commands (an ACL, scripting missing): an outage all the same, logged
+     * once, with what was refused and what would allow it.
+     */
+    void refused(String cause) {
+        begins("refuses the limiter's commands", cause, "until it allows them");
+    }
+
+    private void begins(String what, String cause, String until) {
         lastError = cause;
         if (since == null) {
             since = Instant.now();
             answeredWithout.set(0);
             nextRepeatLog.set(System.nanoTime() + TimeUnit.SECONDS.toNanos(REPEAT_LOG_SECONDS));
-            log.warn("{} is unavailable ({}); {}", target, cause, CONSEQUENCE);
+            log.warn("{} {} ({}); {}, {}", target, what, cause, until, CONSEQUENCE);
         }
     }
 

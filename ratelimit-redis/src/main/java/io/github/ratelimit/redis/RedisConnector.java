@@ -118,7 +118,12 @@ public final class RedisConnector implements AutoCloseable {
                     return;
                 }
                 lastFailure = e;
-                guard.notConnected(describe(e));
+                String refused = RedisErrors.refusal(e);
+                if (refused != null) {
+                    guard.refused(refused(refused, user(redisson)));
+                } else {
+                    guard.notConnected(describe(e));
+                }
                 firstAttempt.countDown();
                 log.debug("Connecting to Redis {} failed", guard.target(), e);
             }
@@ -165,6 +170,42 @@ public final class RedisConnector implements AutoCloseable {
             return "connection refused (" + firstLine(root) + ")";
         }
         return firstLine(root);
+    }
+
+    /**
+     * What Redis refused, for which user, and what would allow it: the ACL rule for a refused command, a server with
+     * scripting where it has none.
+     */
+    static String refused(String refusal, String user) {
+        String allowing = RedisErrors.allowing(refusal, user);
+        if (allowing != null) {
+            return "user '" + user + "' may not run a command the limiter sends (" + refusal + "); allow it with "
+                    + allowing + " (docs/operations.md lists every command, key pattern and channel the limiter"
+                    + " uses)";
+        }
+        if (refusal.startsWith("NOPERM")) {
+            return "user '" + user + "' is refused what the limiter needs (" + refusal + "); docs/operations.md lists"
+                    + " every command, key pattern and channel the limiter uses";
+        }
+        return "the server runs no Lua scripts (" + refusal + "), and every decision of the limiter is one; use a"
+                + " server with scripting (on Valkey 9.1 and later, load its Lua module)";
+    }
+
+    /** The user a client authenticates as: the one configured (in the client's or the servers' settings), or Redis's {@code default}. */
+    static String user(RedissonClient client) {
+        var config = client.getConfig();
+        String user = config.getUsername();
+        if (user != null && !user.isEmpty()) {
+            return user;
+        }
+        if (config.isClusterConfig()) {
+            user = config.useClusterServers().getUsername();
+        } else if (config.isSentinelConfig()) {
+            user = config.useSentinelServers().getUsername();
+        } else {
+            user = config.useSingleServer().getUsername();
+        }
+        return user == null || user.isEmpty() ? "default" : user;
     }
 
     private static String firstLine(Throwable error) {

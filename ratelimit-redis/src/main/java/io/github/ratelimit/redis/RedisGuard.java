@@ -56,6 +56,7 @@ public final class RedisGuard {
     private final AtomicLong slowInTheJvm = new AtomicLong();
     private volatile @Nullable Supplier<CompletionStage<?>> prober;
     private volatile boolean connected = true;
+    private volatile @Nullable String refusal;
 
     /**
      * @param budget the longest a call may take, at least 1 ms
@@ -147,8 +148,20 @@ public final class RedisGuard {
         return target;
     }
 
-    /** The target, and why it is not connected yet if it is not: for the startup line. */
+    /**
+     * What Redis refuses of the limiter's commands, with the rule that would allow it, while it does (an ACL, a server
+     * without scripting); null otherwise. Redis is connected then, but calls are answered without it, as in an outage.
+     */
+    public @Nullable String refusal() {
+        return refusal;
+    }
+
+    /** The target, and why calls are answered without it if they are: for the startup line. */
     public String state() {
+        String refused = refusal;
+        if (refused != null) {
+            return target() + " (refuses the limiter's commands: " + refused + ")";
+        }
         return target() + (isConnected() ? "" : " (not connected yet: " + lastError() + ")");
     }
 
@@ -161,11 +174,23 @@ public final class RedisGuard {
     /** An attempt to connect failed; the first one is logged. */
     void notConnected(String cause) {
         connected = false;
+        refusal = null;
         outage.unavailable(cause);
+    }
+
+    /**
+     * Redis answered the attempt, but refused the limiter's commands: calls are refused at once, never sent (nothing
+     * is taken or lost), until an attempt is allowed; the first refusal is logged.
+     */
+    void refused(String cause) {
+        connected = false;
+        refusal = cause;
+        outage.refused(cause);
     }
 
     /** The connection is made: calls go to Redis from now on. */
     void connected() {
+        refusal = null;
         connected = true;
         consecutiveFailures.set(0);
         openUntil.set(0);
@@ -257,8 +282,12 @@ public final class RedisGuard {
     private void admit() {
         if (!connected) {
             rejectedWhileOpen.incrementAndGet();
+            String refused = refusal;
             throw outage.answeredWithout(
-                    OutageLog.named(target) + " is not connected yet: " + outage.lastError(),
+                    OutageLog.named(target)
+                            + (refused != null
+                                    ? " refuses the limiter's commands: " + refused
+                                    : " is not connected yet: " + outage.lastError()),
                     Duration.ofSeconds(1),
                     new NeverSent());
         }

@@ -34,7 +34,11 @@ final class RedisHealthProbe {
         if (!guard.isConnected()) {
             details.put("degraded", true);
             details.put("decisions", decisionsWithoutRedis);
-            details.put("connected", false);
+            String refused = guard.refusal();
+            details.put("connected", refused != null); // a refusal is answered on a connection that works
+            if (refused != null) {
+                details.put("refused", refused);
+            }
             details.put("unavailableSince", String.valueOf(guard.unavailableSince()));
             details.put("error", String.valueOf(guard.lastError()));
             return details;
