@@ -231,6 +231,8 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
         private volatile @Nullable LossReason loss;
         private @Nullable ScheduledFuture<?> timer; // guarded by the table
         private int holds = 1; // the owning thread's
+        /** Until when a release still keeps the key taken (JVM nanos): the minimum hold's end, guarded by the table. */
+        private long holdEnds;
 
         LocalLock(String key, LockOptions options, long fencingToken, long takenAt, @Nullable Thread thread) {
             this.key = key;
@@ -241,6 +243,7 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
             this.thread = thread;
             this.endsAt = takenAt + options.maxLifetime().toNanos();
             this.takenUntil = endsAt;
+            this.holdEnds = takenAt + options.minHold().toNanos();
         }
 
         String holder() {
@@ -306,15 +309,22 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
 
         @Override
         public boolean extend(Duration atMost) {
-            if (atMost.toMillis() < 1) {
-                throw new IllegalArgumentException("a lock is extended by at least 1 ms, but was " + atMost);
-            }
+            return extend(atMost, Duration.ZERO);
+        }
+
+        @Override
+        public boolean extend(Duration atMost, Duration atLeast) {
+            LockHandle.checkExtension(atMost, atLeast);
             synchronized (table) {
                 if (!isHeld()) {
                     return false;
                 }
-                endsAt = System.nanoTime() + atMost.toNanos();
+                long now = System.nanoTime();
+                endsAt = now + atMost.toNanos();
                 takenUntil = endsAt;
+                if (now + atLeast.toNanos() - holdEnds > 0) {
+                    holdEnds = now + atLeast.toNanos(); // never shorter than the hold it was taken with
+                }
                 watchLifetime();
                 return true;
             }
@@ -336,7 +346,6 @@ public final class LocalLockManager implements LockManager, AutoCloseable {
                 if (timer != null) {
                     timer.cancel(false);
                 }
-                long holdEnds = takenAt + options.minHold().toNanos();
                 long now = System.nanoTime();
                 if (wasHeld && now - holdEnds < 0) {
                     takenUntil = holdEnds; // stays taken until the minimum hold ends, then is dropped

@@ -56,6 +56,16 @@ public final class NestedLockHandle implements LockHandle {
     }
 
     @Override
+    public boolean extend(Duration atMost, Duration atLeast) {
+        return outer.extend(atMost, atLeast);
+    }
+
+    @Override
+    public CompletionStage<Boolean> extendAsync(Duration atMost, Duration atLeast) {
+        return outer.extendAsync(atMost, atLeast);
+    }
+
+    @Override
     public boolean release() {
         if (done) {
             return false;

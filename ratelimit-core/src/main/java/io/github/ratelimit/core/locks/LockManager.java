@@ -255,6 +255,54 @@ public interface LockManager {
             }
         }
 
+        /**
+         * {@link #extend(Duration)} with a new minimum hold (ShedLock's {@code extend(lockAtMostFor,
+         * lockAtLeastFor)}): from now, the lock may be held at most {@code atMost}, and a release before {@code atLeast}
+         * from now keeps it taken until then, on the store's clock. The minimum hold never shrinks: a release keeps the
+         * lock until the later of this one's end and the one it was taken with ({@link LockOptions#minHold()}).
+         * {@code atLeast} zero is {@code extend(atMost)}.
+         *
+         * @param atMost how long from now the lock may still be held, at least 1 ms
+         * @param atLeast how long from now a release still keeps it taken, from zero to {@code atMost}
+         * @return whether the lock was extended
+         * @throws UnsupportedOperationException if the implementation cannot extend locks or set their minimum hold
+         */
+        default boolean extend(Duration atMost, Duration atLeast) {
+            checkExtension(atMost, atLeast);
+            if (atLeast.isZero()) {
+                return extend(atMost);
+            }
+            throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot set a lock's minimum hold");
+        }
+
+        /**
+         * {@link #extend(Duration, Duration)} without blocking the calling thread, for reactive callers. The default
+         * runs on the calling thread.
+         */
+        default CompletionStage<Boolean> extendAsync(Duration atMost, Duration atLeast) {
+            try {
+                return CompletableFuture.completedFuture(extend(atMost, atLeast));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+
+        /**
+         * Checks an extension's durations as every implementation does: {@code atMost} at least 1 ms, {@code atLeast}
+         * from zero to {@code atMost}.
+         *
+         * @throws IllegalArgumentException naming the duration that is wrong
+         */
+        static void checkExtension(Duration atMost, Duration atLeast) {
+            if (atMost == null || atMost.toMillis() < 1) {
+                throw new IllegalArgumentException("a lock is extended by at least 1 ms, but was " + atMost);
+            }
+            if (atLeast == null || atLeast.isNegative() || atLeast.compareTo(atMost) > 0) {
+                throw new IllegalArgumentException("a lock's new minimum hold (atLeast) must be from zero to atMost "
+                        + atMost + ", but was " + atLeast);
+            }
+        }
+
         /** Throws {@link LockLostException} unless {@link #isHeld()}. */
         default void checkHeld() {
             if (!isHeld()) {

@@ -48,6 +48,8 @@ final class RedisLock implements LockHandle {
     private volatile long lifetimeEnds;
     /** Whether the lease now running ends at the lock's maximum lifetime (no renewal can follow it). */
     private volatile boolean finalLease;
+    /** Whether an extension set a minimum hold ({@link #extend(Duration, Duration)}), which a release must keep. */
+    private volatile boolean holdSetByExtension;
 
     private volatile @Nullable ScheduledFuture<?> deadline;
     private int holds = 1;
@@ -192,37 +194,60 @@ final class RedisLock implements LockHandle {
 
     @Override
     public boolean extend(Duration atMost) {
-        long sentAt = System.nanoTime();
-        long leaseMs = extensionLease(atMost);
-        if (!isHeld()) {
-            return false;
-        }
-        return extended(
-                manager.executor.call(RedisLockManager.RENEW, lockKeys(), renewArgs(leaseMs)), sentAt, atMost, leaseMs);
+        return extend(atMost, Duration.ZERO);
     }
 
     @Override
     public CompletableFuture<Boolean> extendAsync(Duration atMost) {
+        return extendAsync(atMost, Duration.ZERO);
+    }
+
+    @Override
+    public boolean extend(Duration atMost, Duration atLeast) {
+        long sentAt = System.nanoTime();
+        long leaseMs = extensionLease(atMost, atLeast);
+        if (!isHeld()) {
+            return false;
+        }
+        holdExtended(atLeast);
+        return extended(
+                manager.executor.call(RedisLockManager.RENEW, lockKeys(), extendArgs(leaseMs, atLeast)),
+                sentAt,
+                atMost,
+                leaseMs);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> extendAsync(Duration atMost, Duration atLeast) {
         long sentAt = System.nanoTime();
         long leaseMs;
         try {
-            leaseMs = extensionLease(atMost);
+            leaseMs = extensionLease(atMost, atLeast);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
         if (!isHeld()) {
             return CompletableFuture.completedFuture(false);
         }
+        holdExtended(atLeast);
         return manager.executor
-                .callAsync(RedisLockManager.RENEW, lockKeys(), renewArgs(leaseMs))
+                .callAsync(RedisLockManager.RENEW, lockKeys(), extendArgs(leaseMs, atLeast))
                 .thenApply(reply -> extended(reply, sentAt, atMost, leaseMs));
     }
 
-    /** The lease an extension sets: a step of the renewed lease, or the whole new lifetime of a lock not renewed. */
-    private long extensionLease(Duration atMost) {
-        if (atMost.toMillis() < 1) {
-            throw new IllegalArgumentException("a lock is extended by at least 1 ms, but was " + atMost);
+    /**
+     * Whether an extension may have set a minimum hold in the lock's description: its release then asks Redis for it.
+     * Set before the extension is sent, so a release that follows at once never misses it.
+     */
+    private void holdExtended(Duration atLeast) {
+        if (!atLeast.isZero()) {
+            holdSetByExtension = true;
         }
+    }
+
+    /** The lease an extension sets: a step of the renewed lease, or the whole new lifetime of a lock not renewed. */
+    private long extensionLease(Duration atMost, Duration atLeast) {
+        LockHandle.checkExtension(atMost, atLeast);
         boolean renewed = options.lease().compareTo(options.maxLifetime()) < 0;
         return renewed ? Math.min(options.lease().toMillis(), atMost.toMillis()) : atMost.toMillis();
     }
@@ -254,6 +279,10 @@ final class RedisLock implements LockHandle {
 
     private Object[] renewArgs(long leaseMs) {
         return new Object[] {owner, Long.toString(leaseMs)};
+    }
+
+    private Object[] extendArgs(long leaseMs, Duration atLeast) {
+        return new Object[] {owner, Long.toString(leaseMs), Long.toString(atLeast.toMillis())};
     }
 
     /** Released or lost: no renewal, no deadline, and no longer among the manager's held locks. */
@@ -354,7 +383,8 @@ final class RedisLock implements LockHandle {
         return new Object[] {
             owner,
             manager.keys.lockReleasedChannel(),
-            Long.toString(options.minHold().toMillis())
+            Long.toString(options.minHold().toMillis()),
+            holdSetByExtension ? "1" : "0"
         };
     }
 

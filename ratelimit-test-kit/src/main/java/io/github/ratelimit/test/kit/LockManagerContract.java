@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
  * One holder at a time across instances; a busy lock is refused with its remaining lease; a lock is released only by
  * its owner (a holder whose lease ran out cannot remove its successor's lock); fencing tokens strictly increase; a
  * lock ends at its lifetime however long its holder runs; a holder learns that it lost its lock before another can take
- * it; a lock released within its minimum hold stays taken until then; operators list locks and free them, and the holder
- * is told.
+ * it; a lock released within its minimum hold (the one it was taken with, or one an extension set) stays taken until
+ * then; operators list locks and free them, and the holder is told.
  */
 public abstract class LockManagerContract extends TwoInstances<LockManager> {
 
@@ -296,6 +296,39 @@ public abstract class LockManagerContract extends TwoInstances<LockManager> {
                         e -> assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(500)));
         try (LockHandle next = acquireWithin(instance(1), key, Duration.ofSeconds(10))) {
             assertThat(next.fencingToken()).isGreaterThan(lock.fencingToken());
+        }
+    }
+
+    /**
+     * An extension can set a new minimum hold (ShedLock's {@code extend(lockAtMostFor, lockAtLeastFor)}): a release
+     * before it ends keeps the lock taken until then, on the store's clock, though the lock was taken without one; then
+     * it is free. Its durations are checked.
+     */
+    @Test
+    void anExtensionSetsANewMinimumHoldThatAReleaseKeeps() {
+        String key = fresh("job");
+        LockOptions options = LockOptions.lease(Duration.ofSeconds(10));
+        LockHandle lock = instance(0).tryAcquire(key, options);
+        long extendedAt = System.nanoTime();
+        assertThat(lock.extend(Duration.ofSeconds(20), Duration.ofSeconds(2))).isTrue();
+        assertThat(lock.release()).isTrue();
+
+        assertThatThrownBy(() -> instance(1).tryAcquire(key, options))
+                .isInstanceOfSatisfying(
+                        LockNotAcquiredException.class,
+                        e -> assertThat(e.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(2)));
+        try (LockHandle next = acquireWithin(instance(1), key, Duration.ofSeconds(15))) {
+            // never before the hold ended (a lower bound: a busy machine only makes it later); 50 ms for the clocks
+            assertThat(Duration.ofNanos(System.nanoTime() - extendedAt))
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(1_950));
+            assertThat(next.fencingToken()).isGreaterThan(lock.fencingToken());
+            assertThatThrownBy(() -> next.extend(Duration.ofSeconds(1), Duration.ofSeconds(2)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("a lock's new minimum hold (atLeast) must be from zero to atMost PT1S, but was PT2S");
+            assertThatThrownBy(() -> next.extendAsync(Duration.ofSeconds(1), Duration.ofMillis(-1))
+                            .toCompletableFuture()
+                            .join())
+                    .hasRootCauseInstanceOf(IllegalArgumentException.class);
         }
     }
 
