@@ -123,23 +123,23 @@ public record RedisConnectionSettings(
             if (sentinel.password() != null) {
                 servers.setSentinelPassword(sentinel.password());
             }
-            apply(servers, username, password, connectTimeout, tls);
+            apply(config, servers, username, password, connectTimeout, tls);
         } else if (cluster != null
                 && cluster.nodes() != null
                 && !cluster.nodes().isEmpty()) {
             var servers = config.useClusterServers();
             nodes(cluster.nodes(), "cluster.nodes").forEach(servers::addNodeAddress);
-            apply(servers, username, password, connectTimeout, tls);
+            apply(config, servers, username, password, connectTimeout, tls);
         } else if (url != null && !url.isBlank()) {
             ParsedUrl parsed = ParsedUrl.parse(url);
             var server = config.useSingleServer().setAddress(parsed.address()).setDatabase(parsed.database());
             String user = parsed.username() != null ? parsed.username() : username;
-            apply(server, user, parsed.password() != null ? parsed.password() : password, connectTimeout, tls);
+            apply(config, server, user, parsed.password() != null ? parsed.password() : password, connectTimeout, tls);
         } else {
             var server = config.useSingleServer()
                     .setAddress(scheme() + hostAndPort(host(), port()))
                     .setDatabase(database());
-            apply(server, username, password, connectTimeout, tls);
+            apply(config, server, username, password, connectTimeout, tls);
         }
         return config;
     }
@@ -159,8 +159,14 @@ public record RedisConnectionSettings(
         return database != null ? database : 0;
     }
 
+    /** The servers' timeouts and name; the credentials and TLS on the client's {@code Config}, where Redisson 4 reads them. */
     private void apply(
-            BaseConfig<?> server, @Nullable String user, @Nullable String secret, Duration connect, @Nullable Tls tls) {
+            Config config,
+            BaseConfig<?> server,
+            @Nullable String user,
+            @Nullable String secret,
+            Duration connect,
+            @Nullable Tls tls) {
         if (connect.isNegative() || connect.toMillis() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("ratelimit.redis.connect-timeout must be between 0 and "
                     + Integer.MAX_VALUE + " ms, but was " + connect);
@@ -169,24 +175,24 @@ public record RedisConnectionSettings(
         server.setTimeout((int) connect.toMillis());
         server.setConnectTimeout((int) connect.toMillis());
         if (user != null && !user.isEmpty()) {
-            server.setUsername(user);
+            config.setUsername(user);
         }
         if (secret != null && !secret.isEmpty()) {
-            server.setPassword(secret);
+            config.setPassword(secret);
         }
         if (clientName != null) {
             server.setClientName(clientName);
         }
         if (tls != null) {
-            server.setSslTrustManagerFactory(tls.trust());
+            config.setSslTrustManagerFactory(tls.trust());
             if (tls.key() != null) {
-                server.setSslKeyManagerFactory(tls.key());
+                config.setSslKeyManagerFactory(tls.key());
             }
             if (tls.protocols() != null) {
-                server.setSslProtocols(tls.protocols());
+                config.setSslProtocols(tls.protocols());
             }
             if (tls.ciphers() != null) {
-                server.setSslCiphers(tls.ciphers());
+                config.setSslCiphers(tls.ciphers());
             }
         }
     }
@@ -231,9 +237,9 @@ public record RedisConnectionSettings(
                 throw new IllegalArgumentException(PREFIX + "url is not a valid URL: " + e.getMessage(), e);
             }
             String scheme = uri.getScheme();
-            if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
-                throw new IllegalArgumentException(
-                        PREFIX + "url must start with redis:// or rediss://, but was '" + scheme + "://'");
+            if (!url.contains("://") || (!"redis".equals(scheme) && !"rediss".equals(scheme))) {
+                throw new IllegalArgumentException(PREFIX + "url must start with redis:// or rediss:// (such as"
+                        + " redis://localhost:6379), but was '" + withoutCredentials(url) + "'");
             }
             if (uri.getHost() == null) {
                 throw new IllegalArgumentException(PREFIX + "url has no host");
@@ -258,6 +264,16 @@ public record RedisConnectionSettings(
             }
             int port = uri.getPort() == -1 ? 6379 : uri.getPort();
             return new ParsedUrl(scheme + "://" + hostAndPort(uri.getHost(), port), user, secret, database);
+        }
+
+        /** The URL as typed, with any user info (a password) left out: what an error may show. */
+        static String withoutCredentials(String url) {
+            int at = url.lastIndexOf('@');
+            if (at < 0) {
+                return url;
+            }
+            int start = url.indexOf("://");
+            return (start >= 0 && start < at ? url.substring(0, start + 3) : "") + "…@" + url.substring(at + 1);
         }
 
         private static String decode(String text) {

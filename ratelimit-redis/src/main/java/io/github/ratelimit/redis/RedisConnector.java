@@ -192,6 +192,7 @@ public final class RedisConnector implements AutoCloseable {
     }
 
     /** The user a client authenticates as: the one configured (in the client's or the servers' settings), or Redis's {@code default}. */
+    @SuppressWarnings("deprecation") // a client configured the old way, on its servers, is named right too
     static String user(RedissonClient client) {
         var config = client.getConfig();
         String user = config.getUsername();

@@ -30,7 +30,27 @@ class RedisConnectionSettingsTest {
     @Test
     void wrongSchemeIsNamed() {
         assertThatThrownBy(() -> RedisConnectionSettings.ParsedUrl.parse("http://localhost:6379"))
-                .hasMessageContaining("spring.data.redis.url must start with redis:// or rediss://");
+                .hasMessage("spring.data.redis.url must start with redis:// or rediss:// (such as"
+                        + " redis://localhost:6379), but was 'http://localhost:6379'");
+    }
+
+    /** What a user types without a scheme is shown as typed (a URI parser reads {@code localhost} as the scheme). */
+    @Test
+    void aUrlWithoutSchemeIsShownAsTyped() {
+        assertThatThrownBy(() -> RedisConnectionSettings.ParsedUrl.parse("localhost:6379"))
+                .hasMessage("spring.data.redis.url must start with redis:// or rediss:// (such as"
+                        + " redis://localhost:6379), but was 'localhost:6379'");
+        assertThatThrownBy(() -> RedisConnectionSettings.ParsedUrl.parse("cache.internal"))
+                .hasMessageEndingWith("but was 'cache.internal'");
+    }
+
+    /** A password in a URL with the wrong scheme is never shown. */
+    @Test
+    void aWrongUrlIsShownWithoutItsPassword() {
+        assertThatThrownBy(() -> RedisConnectionSettings.ParsedUrl.parse("http://app:s3cret@cache.internal:6379"))
+                .hasMessageEndingWith("but was 'http://…@cache.internal:6379'")
+                .message()
+                .doesNotContain("s3cret");
     }
 
     @Test
@@ -50,8 +70,8 @@ class RedisConnectionSettingsTest {
         Config config = settings.toRedissonConfig(Duration.ofMillis(200), null);
         assertThat(config.useSingleServer().getAddress()).isEqualTo("redis://cache.internal:6380");
         assertThat(config.useSingleServer().getDatabase()).isEqualTo(4);
-        assertThat(config.useSingleServer().getUsername()).isEqualTo("app");
-        assertThat(config.useSingleServer().getPassword()).isEqualTo("pw");
+        assertThat(config.getUsername()).isEqualTo("app");
+        assertThat(config.getPassword()).isEqualTo("pw");
         assertThat(config.useSingleServer().getClientName()).isEqualTo("svc");
         assertThat(config.useSingleServer().getRetryAttempts()).isZero();
         assertThat(settings.describe()).isEqualTo("redis://cache.internal:6380");

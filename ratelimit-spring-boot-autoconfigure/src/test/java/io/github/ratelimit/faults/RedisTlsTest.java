@@ -59,11 +59,10 @@ class RedisTlsTest {
         int tlsPort = RedisProcess.freePort();
         try (RedisProcess redis = startTls(tlsPort, key, cert)) {
             Config config = new Config();
-            config.setCodec(StringCodec.INSTANCE);
-            config.useSingleServer()
-                    .setAddress("rediss://127.0.0.1:" + tlsPort)
+            config.setCodec(StringCodec.INSTANCE)
                     .setSslTruststore(truststore.toUri().toURL())
                     .setSslTruststorePassword("changeit");
+            config.useSingleServer().setAddress("rediss://127.0.0.1:" + tlsPort);
             RedissonClient client = Redisson.create(config);
             try {
                 RedisRateLimiter limiter = new RedisRateLimiter(
