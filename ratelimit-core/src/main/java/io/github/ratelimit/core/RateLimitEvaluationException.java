@@ -15,7 +15,11 @@ public class RateLimitEvaluationException extends IllegalStateException {
     /** What a client is told when no more specific detail is given. */
     public static final String GENERIC_DETAIL = "The rate limit key of this request could not be determined.";
 
+    /** What a client is told when its request's cost could not be determined. */
+    public static final String COST_DETAIL = "The rate limit cost of this request could not be determined.";
+
     private final String clientDetail;
+    private final boolean cost;
 
     public RateLimitEvaluationException(String message) {
         this(message, GENERIC_DETAIL, null);
@@ -30,8 +34,29 @@ public class RateLimitEvaluationException extends IllegalStateException {
      * @param clientDetail for the client: says what is missing without showing any expression
      */
     public RateLimitEvaluationException(String message, String clientDetail, @Nullable Throwable cause) {
+        this(message, clientDetail, cause, false);
+    }
+
+    private RateLimitEvaluationException(String message, String clientDetail, @Nullable Throwable cause, boolean cost) {
         super(message, cause);
         this.clientDetail = clientDetail;
+        this.cost = cost;
+    }
+
+    /**
+     * The call's cost, not its key, could not be resolved (it failed, was no whole number, or lay outside {@code
+     * 0..limit}): a web application answers 400 titled so, not "Missing rate limit key".
+     *
+     * @param message for the log: may name expressions and methods
+     * @param clientDetail for the client: never an expression
+     */
+    public static RateLimitEvaluationException ofCost(String message, String clientDetail, @Nullable Throwable cause) {
+        return new RateLimitEvaluationException(message, clientDetail, cause, true);
+    }
+
+    /** Whether the cost, not the key, could not be resolved ({@link #ofCost}). */
+    public boolean aboutCost() {
+        return cost;
     }
 
     /** What the client may be told. */

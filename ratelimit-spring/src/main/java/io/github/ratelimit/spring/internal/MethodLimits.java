@@ -261,8 +261,10 @@ public record MethodLimits(
         try {
             value = compiled.cost().getValue(context);
         } catch (EvaluationException | IllegalStateException e) {
-            throw new RateLimitEvaluationException(
-                    "Rate limit cost '" + compiled.costText() + "' of " + source + " failed: " + e.getMessage(), e);
+            throw RateLimitEvaluationException.ofCost(
+                    "Rate limit cost '" + compiled.costText() + "' of " + source + " failed: " + e.getMessage(),
+                    RateLimitEvaluationException.COST_DETAIL,
+                    e);
         }
         long cost;
         if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
@@ -272,14 +274,19 @@ public record MethodLimits(
         } else if (value instanceof CharSequence text && text.toString().matches("\\d{1,18}")) {
             cost = Long.parseLong(text.toString());
         } else {
-            throw new RateLimitEvaluationException("Rate limit cost '" + compiled.costText() + "' of " + source
-                    + " must evaluate to a whole number, but was " + value);
+            throw RateLimitEvaluationException.ofCost(
+                    "Rate limit cost '" + compiled.costText() + "' of " + source
+                            + " must evaluate to a whole number, but was " + value,
+                    RateLimitEvaluationException.COST_DETAIL,
+                    null);
         }
         if (cost < 0 || cost > limit) {
-            throw new RateLimitEvaluationException("Rate limit cost '" + compiled.costText() + "' of " + source
-                    + " evaluated to " + cost + ", outside 0.."
-                    + limit
-                    + " (a cost above the limit could never be admitted)");
+            throw RateLimitEvaluationException.ofCost(
+                    "Rate limit cost '" + compiled.costText() + "' of " + source + " evaluated to " + cost
+                            + ", outside 0.." + limit + " (a cost above the limit could never be admitted)",
+                    "The rate limit cost of this request, " + cost + ", is outside what its limit allows (0.." + limit
+                            + ").",
+                    null);
         }
         return cost;
     }

@@ -114,17 +114,18 @@ public final class Refusals {
 
     /**
      * 400 for a key or cost that could not be determined from this request (a missing optional parameter, a header
-     * the rule needs). Logged as one line at most every 10 s, with the count, never a stack trace per request; the
+     * the rule needs, a cost outside what the limit allows), titled by which it was. Logged as one line at most every 10 s, with the count, never a stack trace per request; the
      * problem never shows an expression.
      */
     public static ResponseEntity<ProblemDetail> keyNotDetermined(
             RateLimitEvaluationException exception, URI instance, UnresolvedKeys unresolvedKeys) {
         long count = unresolvedKeys.count.incrementAndGet();
+        String what = exception.aboutCost() ? "cost" : "key";
         if (unresolvedKeys.throttle.due(count == 1)) {
-            log.warn("Rate limit key not determined, answered 400 ({} so far): {}", count, exception.getMessage());
+            log.warn("Rate limit {} not determined, answered 400 ({} so far): {}", what, count, exception.getMessage());
         }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, exception.clientDetail());
-        problem.setTitle("Missing rate limit key");
+        problem.setTitle(exception.aboutCost() ? "Invalid rate limit cost" : "Missing rate limit key");
         problem.setInstance(instance);
         return ResponseEntity.status(HttpStatus.BAD_REQUEST)
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)

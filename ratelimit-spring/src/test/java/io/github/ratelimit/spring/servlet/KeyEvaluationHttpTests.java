@@ -34,6 +34,40 @@ class KeyEvaluationHttpTests {
         String report(@RequestParam(required = false) String tenant) {
             return "ok";
         }
+
+        @GetMapping("/exports")
+        @RateLimited(limit = 5, windowMs = 60_000, cost = "#n")
+        String export(@RequestParam int n) {
+            return "ok";
+        }
+    }
+
+    /**
+     * A cost outside {@code 0..limit} (here {@code ?n=6} against a limit of 5) is the request's cost, not a missing key:
+     * the problem says so, with the cost and what the limit allows, never the expression.
+     */
+    @Test
+    void aCostOutsideTheLimitAnswers400SayingSo() throws Exception {
+        try (GenericWebApplicationContext context = EngineContext.on("costs-" + UUID.randomUUID() + ":")
+                .beans(Reports.class)
+                .startMvc()) {
+            MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).build();
+            MockHttpServletResponse response = mvc.perform(MockMvcRequestBuilders.get("/exports?n=6"))
+                    .andReturn()
+                    .getResponse();
+            assertThat(response.getStatus()).isEqualTo(400);
+            assertThat(response.getContentAsString())
+                    .contains("\"title\":\"Invalid rate limit cost\"")
+                    .contains("\"detail\":\"The rate limit cost of this request, 6, is outside what its limit allows"
+                            + " (0..5).\"")
+                    .doesNotContain("#n")
+                    .doesNotContain("key");
+            assertThat(mvc.perform(MockMvcRequestBuilders.get("/exports?n=5"))
+                            .andReturn()
+                            .getResponse()
+                            .getStatus())
+                    .isEqualTo(200);
+        }
     }
 
     @Test
