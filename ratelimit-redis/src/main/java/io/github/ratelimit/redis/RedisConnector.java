@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.internal.Futures;
+import io.github.ratelimit.redis.internal.AclRefusals;
 import io.github.ratelimit.redis.internal.ScriptExecutor;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
@@ -118,9 +119,9 @@ public final class RedisConnector implements AutoCloseable {
                     return;
                 }
                 lastFailure = e;
-                String refused = RedisErrors.refusal(e);
+                String refused = AclRefusals.refusal(e);
                 if (refused != null) {
-                    guard.refused(refused(refused, user(redisson)));
+                    guard.refused(refused(refused, AclRefusals.user(redisson)));
                 } else {
                     guard.notConnected(describe(e));
                 }
@@ -177,7 +178,7 @@ public final class RedisConnector implements AutoCloseable {
      * scripting where it has none.
      */
     static String refused(String refusal, String user) {
-        String allowing = RedisErrors.allowing(refusal, user);
+        String allowing = AclRefusals.allowing(refusal, user);
         if (allowing != null) {
             return "user '" + user + "' may not run a command the limiter sends (" + refusal + "); allow it with "
                     + allowing + " (docs/operations.md lists every command, key pattern and channel the limiter"
@@ -189,24 +190,6 @@ public final class RedisConnector implements AutoCloseable {
         }
         return "the server runs no Lua scripts (" + refusal + "), and every decision of the limiter is one; use a"
                 + " server with scripting (on Valkey 9.1 and later, load its Lua module)";
-    }
-
-    /** The user a client authenticates as: the one configured (in the client's or the servers' settings), or Redis's {@code default}. */
-    @SuppressWarnings("deprecation") // a client configured the old way, on its servers, is named right too
-    static String user(RedissonClient client) {
-        var config = client.getConfig();
-        String user = config.getUsername();
-        if (user != null && !user.isEmpty()) {
-            return user;
-        }
-        if (config.isClusterConfig()) {
-            user = config.useClusterServers().getUsername();
-        } else if (config.isSentinelConfig()) {
-            user = config.useSentinelServers().getUsername();
-        } else {
-            user = config.useSingleServer().getUsername();
-        }
-        return user == null || user.isEmpty() ? "default" : user;
     }
 
     private static String firstLine(Throwable error) {

@@ -71,6 +71,49 @@ class RefusedCommandsTest {
         connector.start();
     }
 
+    /**
+     * Scripts allowed, channels refused ({@code resetchannels}, the default of a new user since Redis 7.0): the lock
+     * still works (nothing is lost, no thread waits for the subscription), and the refused channel is named once at
+     * WARN with the rule that allows it.
+     */
+    @Test
+    void aRefusedSubscriptionIsNamedOnceAndTheLockStillWorks() throws InterruptedException {
+        assertThat(RawRedis.command(redis.port(), "ACL", "SETUSER", "limiter", "+@scripting", "resetchannels"))
+                .startsWith("+OK");
+        ListAppender<ILoggingEvent> told = new ListAppender<>();
+        Logger refusals = (Logger) LoggerFactory.getLogger(io.github.ratelimit.redis.internal.AclRefusals.class);
+        told.start();
+        refusals.addAppender(told);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!guard.isConnected() && System.nanoTime() - deadline < 0) {
+                Thread.sleep(10); // a poll of the connector's next attempt (one every 100 ms), with a deadline
+            }
+            RedisLockManager locks = new RedisLockManager(client, "acl:", guard);
+            try (var held = locks.tryAcquire("channels", LockOptions.lease(Duration.ofSeconds(5)))) {
+                assertThat(held.isHeld()).isTrue(); // the subscription to revocations is made, and refused
+            }
+            String channel = "acl:lock-revoked";
+            while (told.list.isEmpty() && System.nanoTime() - deadline < 0) {
+                Thread.sleep(10); // told once Redisson's subscription timed out (7.5 s) and a publish was refused
+            }
+            assertThat(told.list).hasSize(1);
+            assertThat(told.list.get(0).getLevel()).isEqualTo(Level.WARN);
+            assertThat(told.list.get(0).getFormattedMessage())
+                    .startsWith("Redis refuses user 'limiter' the subscription to channel '" + channel + "' (NOPERM")
+                    .contains("allow it with ACL SETUSER limiter &" + channel + " ")
+                    .endsWith("until then, a holder whose lock an operator frees learns of it at its next renewal,"
+                            + " not at once");
+            try (var again = locks.tryAcquire("channels", LockOptions.lease(Duration.ofSeconds(5)))) {
+                assertThat(again.isHeld()).isTrue();
+            }
+            assertThat(told.list).as("once per channel").hasSize(1);
+            locks.close();
+        } finally {
+            refusals.detachAppender(told);
+        }
+    }
+
     @AfterEach
     void stop() {
         outageLog.detachAppender(logged);

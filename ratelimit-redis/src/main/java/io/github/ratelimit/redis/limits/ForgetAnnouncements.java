@@ -2,6 +2,7 @@ package io.github.ratelimit.redis.limits;
 
 import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.redis.RedisGuard;
+import io.github.ratelimit.redis.internal.AclRefusals;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -33,6 +34,9 @@ final class ForgetAnnouncements {
     /** The version of the announcements written here. */
     static final int FORMAT = 2;
 
+    private final RedissonClient redisson;
+    private final String channel;
+    private final String without;
     private final RTopic announcements;
     private final RTopic acknowledgements;
     private final RedisGuard guard;
@@ -42,7 +46,13 @@ final class ForgetAnnouncements {
     private volatile boolean hearingAcknowledgements;
     private final Set<String> unreadableVersions = ConcurrentHashMap.newKeySet();
 
-    ForgetAnnouncements(RedissonClient redisson, RedisGuard guard, String channel) {
+    /**
+     * @param without what is done while the announcements cannot be heard, for the log of a refused subscription
+     */
+    ForgetAnnouncements(RedissonClient redisson, RedisGuard guard, String channel, String without) {
+        this.redisson = redisson;
+        this.channel = channel;
+        this.without = without;
         this.announcements = redisson.getTopic(channel, StringCodec.INSTANCE);
         this.acknowledgements = redisson.getTopic(channel + ":forgotten", StringCodec.INSTANCE);
         this.guard = guard;
@@ -65,6 +75,9 @@ final class ForgetAnnouncements {
                         .addListenerAsync(String.class, (channel, message) -> heard(message, forget))
                         .whenComplete((id, error) -> {
                             listening = error == null;
+                            if (error != null) {
+                                AclRefusals.subscriptionFailed(redisson, channel, error, without);
+                            }
                             subscribing.set(false);
                         });
             } catch (RuntimeException e) {

@@ -60,7 +60,12 @@ final class RedisMirror implements AutoCloseable {
         this.executor = new ScriptExecutor(redisson, guard);
         this.script = script;
         this.key = List.of(key);
-        this.changes = new ForgetAnnouncements(redisson, guard, key + "-changed");
+        this.changes = new ForgetAnnouncements(
+                redisson,
+                guard,
+                key + "-changed",
+                "operators' changes made on other instances reach this one at its next read (every "
+                        + refreshEvery.toMillis() + " ms), not at once");
         this.refreshEvery = refreshEvery;
         this.onRead = onRead;
         String name = "ratelimit-" + key.substring(key.lastIndexOf(':') + 1);

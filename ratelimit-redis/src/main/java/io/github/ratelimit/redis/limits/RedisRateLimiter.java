@@ -111,7 +111,11 @@ public final class RedisRateLimiter implements RateLimiter, RateLimitEvents.Sour
         this.keys = new RedisKeys(keyPrefix);
         this.kept = new KeptRefusals(
                 localRefusals == 0 ? null : new LocalRefusals(localRefusals),
-                new ForgetAnnouncements(redisson, guard, keys.resetChannel()));
+                new ForgetAnnouncements(
+                        redisson,
+                        guard,
+                        keys.resetChannel(),
+                        "this instance keeps no refusal in its memory: Redis decides every call"));
         this.decider = new Decider(
                 executor,
                 guard,

@@ -134,18 +134,27 @@ public final class RedisLockManager implements LockManager, RateLimitEvents.Sour
         this.redisson = redisson;
         this.executor = new ScriptExecutor(redisson, guard, replicaWait);
         this.keys = new RedisKeys(keyPrefix);
-        this.releases = new Subscription(redisson, keys.lockReleasedChannel(), (channel, releasedKey) -> {
-            Set<Runnable> wakers = waiters.get(releasedKey);
-            if (wakers != null) {
-                wakers.forEach(Runnable::run);
-            }
-        });
-        this.revocations = new Subscription(redisson, keys.lockRevokedChannel(), (channel, owner) -> {
-            RedisLock lock = held.get(owner);
-            if (lock != null) {
-                lock.lost(LossReason.RELEASED_BY_OPERATOR);
-            }
-        });
+        this.releases = new Subscription(
+                redisson,
+                keys.lockReleasedChannel(),
+                (channel, releasedKey) -> {
+                    Set<Runnable> wakers = waiters.get(releasedKey);
+                    if (wakers != null) {
+                        wakers.forEach(Runnable::run);
+                    }
+                },
+                "a caller waiting for a lock learns of its release by trying again, not at once");
+        this.revocations = new Subscription(
+                redisson,
+                keys.lockRevokedChannel(),
+                (channel, owner) -> {
+                    RedisLock lock = held.get(owner);
+                    if (lock != null) {
+                        lock.lost(LossReason.RELEASED_BY_OPERATOR);
+                    }
+                },
+                "a holder whose lock an operator frees learns of it at its next renewal, not at once");
+
         this.watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "ratelimit-lock-watchdog");
             thread.setDaemon(true);

@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis.locks;
 
+import io.github.ratelimit.redis.internal.AclRefusals;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
@@ -20,9 +21,12 @@ final class Subscription {
     private final RedissonClient redisson;
     private final String channel;
     private final MessageListener<String> listener;
+    private final String without;
     private volatile @Nullable RTopic topic;
 
-    Subscription(RedissonClient redisson, String channel, MessageListener<String> listener) {
+    /** @param without what is done while the channel cannot be heard, for the log of a refused subscription */
+    Subscription(RedissonClient redisson, String channel, MessageListener<String> listener, String without) {
+        this.without = without;
         this.redisson = redisson;
         this.channel = channel;
         this.listener = listener;
@@ -36,6 +40,7 @@ final class Subscription {
                     topic = subscribed;
                     subscribed.addListenerAsync(String.class, listener).whenComplete((id, failed) -> {
                         if (failed != null) {
+                            AclRefusals.subscriptionFailed(redisson, channel, failed, without);
                             topic = null; // the next use subscribes again
                         }
                     });

@@ -49,7 +49,7 @@ class ForgetAnnouncementsTest {
         logger.addAppender(logged);
         listenerClient = SharedRedis.get().newClient();
         senderClient = SharedRedis.get().newClient();
-        listener = new ForgetAnnouncements(listenerClient, Guards.patient(), channel);
+        listener = new ForgetAnnouncements(listenerClient, Guards.patient(), channel, "nothing");
         Poll.until(
                 "listening",
                 WITHIN,
@@ -96,7 +96,7 @@ class ForgetAnnouncementsTest {
                 oldAcknowledgements.publish(message.substring(nonceAt + 1));
             }
         });
-        ForgetAnnouncements writer = new ForgetAnnouncements(senderClient, Guards.patient(), channel);
+        ForgetAnnouncements writer = new ForgetAnnouncements(senderClient, Guards.patient(), channel, "nothing");
 
         try {
             writer.announceAndWait("ratelimit:v5:{b}:reset\nwith a newline");
