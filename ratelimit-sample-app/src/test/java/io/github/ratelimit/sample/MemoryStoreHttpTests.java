@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ApplicationContext;
 
@@ -24,5 +27,17 @@ class MemoryStoreHttpTests extends SampleHttpContract {
     @Test
     void noRedisClientIsMade() {
         assertThat(context.getBeanNamesForType(RedissonClient.class)).isEmpty();
+    }
+
+    /** The health has a {@code ratelimit} component on the memory store too, saying where decisions are made. */
+    @Test
+    void theHealthSaysDecisionsAreMadeInThisInstance() {
+        Health health = context.getBean("ratelimitHealthIndicator", HealthIndicator.class)
+                .health(true);
+        assertThat(health.getStatus()).isEqualTo(Status.UP);
+        assertThat(health.getDetails())
+                .containsEntry("store", "memory")
+                .containsEntry("degraded", false)
+                .containsEntry("decisions", "in this instance's memory (ratelimit.store=memory): each instance alone");
     }
 }
