@@ -40,6 +40,7 @@ public final class RedisConnector implements AutoCloseable {
     private final List<Consumer<RedissonClient>> onConnected;
     private final RedisHealthProbe probe;
     private final CountDownLatch firstAttempt = new CountDownLatch(1);
+    private final CountDownLatch firstConnection = new CountDownLatch(1);
     private volatile @Nullable Throwable lastFailure;
     private volatile boolean closed;
     private @Nullable Thread thread;
@@ -99,12 +100,29 @@ public final class RedisConnector implements AutoCloseable {
         return guard.isConnected() ? null : lastFailure;
     }
 
+    /**
+     * Waits until the first connection is made, however many attempts it takes, at most {@code timeout}: for a
+     * program that should not make its first calls before Redis answers (the first connection can take many seconds
+     * on a busy machine, with TLS or a slow DNS). Until then calls are answered as the failure modes say.
+     *
+     * @return whether Redis is connected
+     */
+    public boolean awaitConnected(Duration timeout) {
+        try {
+            return firstConnection.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     private void run() {
         while (!closed) {
             try {
                 ping();
                 guard.connected();
                 firstAttempt.countDown();
+                firstConnection.countDown();
                 log.debug("Connected to Redis {}", guard.target());
                 for (Consumer<RedissonClient> task : onConnected) {
                     try {
@@ -231,11 +249,24 @@ public final class RedisConnector implements AutoCloseable {
         return probe.report(decisionsWithoutRedis);
     }
 
+    /**
+     * Stops connecting, and waits (at most the longest an attempt may take) for an attempt under way to end, so that
+     * the client can be shut down after this with no attempt of this connector still running on it.
+     */
     @Override
-    public synchronized void close() {
-        closed = true;
-        if (thread != null) {
-            thread.interrupt();
+    public void close() {
+        Thread connecting;
+        synchronized (this) {
+            closed = true;
+            connecting = thread;
+        }
+        if (connecting != null && connecting != Thread.currentThread()) {
+            connecting.interrupt();
+            try {
+                connecting.join(connectTimeout.toMillis() * 2 + 100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

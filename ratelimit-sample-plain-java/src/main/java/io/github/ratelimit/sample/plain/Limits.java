@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -65,6 +66,15 @@ public final class Limits implements AutoCloseable {
         return decisions.decide(CallerContext.NONE, caller -> Call.of("search", requests, Set.of()));
     }
 
+    /**
+     * Waits until Redis answers, at most {@code within}: a program whose first calls must be decided by Redis calls it
+     * first (a first connection can take many seconds on a busy machine). Until Redis answers, limits are decided in
+     * memory, and tokens and locks throw {@code RedisUnavailableException}: answer 503, or try again later.
+     */
+    public boolean awaitRedis(Duration within) {
+        return connector.awaitConnected(within);
+    }
+
     public SingleUseTokens tokens() {
         return tokens;
     }
@@ -76,7 +86,7 @@ public final class Limits implements AutoCloseable {
     @Override
     public void close() {
         locks.close();
-        connector.close();
-        redisson.shutdown();
+        connector.close(); // waits for an attempt to connect under way, so the shutdown below finds none
+        redisson.shutdown(0, 2, TimeUnit.SECONDS); // nothing of ours is in flight: no quiet period
     }
 }

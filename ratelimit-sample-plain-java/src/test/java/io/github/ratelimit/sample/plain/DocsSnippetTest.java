@@ -46,9 +46,16 @@ class DocsSnippetTest {
     }
 
     @Test
+    void theLogbackConfigurationOfTheSectionIsThisModules() throws IOException {
+        String printed = blocks(section(), "xml").get(1);
+        String file = Files.readString(MODULE.resolve("src/main/resources/logback.xml"));
+        assertThat(printed.strip()).isEqualTo(file.strip());
+    }
+
+    @Test
     void eachDependencyOfTheSectionIsThisModules() throws IOException {
         List<String> xml = blocks(section(), "xml");
-        assertThat(xml).hasSize(1);
+        assertThat(xml).as("the dependencies, then logback.xml").hasSize(2);
         String pom = Files.readString(MODULE.resolve("pom.xml"))
                 .replaceAll("<!--.*?-->", "")
                 .replaceAll("\\s+", "");

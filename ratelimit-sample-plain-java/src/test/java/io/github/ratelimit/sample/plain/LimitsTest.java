@@ -3,6 +3,10 @@ package io.github.ratelimit.sample.plain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.github.ratelimit.core.RateLimitExceededException;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.locks.LockManager.LockHandle;
@@ -19,6 +23,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The README's plain-Java example, run as it is written: on a real Redis, and with no Redis at all. */
 class LimitsTest {
@@ -81,6 +86,49 @@ class LimitsTest {
                         .isInstanceOf(LockNotAcquiredException.class);
             }
         }
+    }
+
+    /**
+     * Redis comes after the program: {@code awaitRedis} waits for it, however many attempts it takes, and the first call
+     * after it is decided by Redis.
+     */
+    @Test
+    void aProgramWaitsForRedisThatComesLater() {
+        int port = RedisProcess.freePort();
+        try (Limits limits = new Limits("redis://127.0.0.1:" + port)) {
+            assertThat(limits.awaitRedis(Duration.ofMillis(1))).isFalse();
+            try (RedisProcess late = RedisProcess.startOn(port, java.util.List.of())) {
+                assertThat(limits.awaitRedis(Duration.ofSeconds(30))).isTrue();
+                IssuedToken issued = limits.tokens().issue("later", Map.of(), Duration.ofMinutes(1));
+                assertThat(limits.tokens().consume("later", issued.token()).status())
+                        .isEqualTo(Status.CONSUMED);
+            }
+        }
+    }
+
+    /**
+     * Closed while its first attempt to connect hangs (a frozen Redis): the close waits for the attempt to end, and
+     * neither the client's shutdown nor Netty logs a warning or a stack trace.
+     */
+    @Test
+    void closingWhileConnectingIsQuiet() {
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        try (RedisProcess frozen = RedisProcess.start()) {
+            frozen.freeze();
+            try {
+                Limits limits = new Limits(frozen.url()); // its first attempt is under way, unanswered
+                logged.start();
+                root.addAppender(logged);
+                limits.close();
+            } finally {
+                root.detachAppender(logged);
+                frozen.thaw();
+            }
+        }
+        assertThat(logged.list)
+                .filteredOn(event -> event.getLevel().isGreaterOrEqual(Level.WARN) || event.getThrowableProxy() != null)
+                .isEmpty();
     }
 
     /** Nothing listens on the port: the constructor returns, limits are decided in memory, tokens answer "unavailable". */
