@@ -5,9 +5,9 @@ final class RedisErrors {
 
     private RedisErrors() {}
 
-    /** Authentication or permission refused: a wrong password or ACL, which no retry fixes. */
+    /** Authentication refused: a wrong password, which no retry fixes (a refused command is {@code AclRefusals}'). */
     static boolean isConfigurationError(Throwable error) {
-        return anyCauseSays(error, "NOAUTH", "WRONGPASS", "NOPERM");
+        return anyCauseSays(error, "NOAUTH", "WRONGPASS");
     }
 
     /** Whether the message of the error or of one of its causes contains one of the words. */

@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import io.github.ratelimit.core.RedisUnavailableException;
 import io.github.ratelimit.core.internal.Futures;
 import io.github.ratelimit.core.internal.Messages;
+import io.github.ratelimit.redis.internal.AclRefusals;
 import io.github.ratelimit.redis.internal.BudgetTimer;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,8 +33,10 @@ import org.slf4j.LoggerFactory;
  * (what is tried, why, and what callers get), at most one line every {@value OutageLog#REPEAT_LOG_SECONDS} s while it
  * stays so (with the number of calls answered without it), one INFO when it answers again.
  *
- * <p>Errors that mean the configuration is wrong (NOAUTH, WRONGPASS, NOPERM) are not turned into
- * {@link RedisUnavailableException}: they are thrown as they are, so they fail loudly instead of failing open.
+ * <p>Credentials refused after the connection was made (NOAUTH, WRONGPASS) are not turned into
+ * {@link RedisUnavailableException}: they are thrown as they are, so they fail loudly instead of failing open. A
+ * refusal of the limiter's commands (NOPERM, scripting missing) is a failed call, named as such: answered as in an
+ * outage, so a token is used once or not at all and a lock never granted twice.
  *
  * <p>Why not Resilience4j's CircuitBreaker and TimeLimiter: they would add a dependency to every application for what
  * is here a few hundred lines, and neither tells a call that was never sent (safe to fail open at once) from one that
@@ -319,8 +322,16 @@ public final class RedisGuard {
         return failed("Redis did not answer within " + budget.toMillis() + " ms", cause, true);
     }
 
-    /** A configuration error as it is (it must fail loudly), anything else as a failed call. */
+    /**
+     * A refusal of the limiter's commands (an ACL changed at run time, scripting turned off) as a failed call, named:
+     * answered as in an outage, and the guard opens after as many in a row as any failure; a wrong password as it is
+     * (it must fail loudly); anything else as a failed call.
+     */
     private RuntimeException failure(Throwable cause) {
+        String refused = AclRefusals.refusal(cause);
+        if (refused != null) {
+            return failed("Redis refuses the limiter's commands: " + refused, cause, false);
+        }
         if (RedisErrors.isConfigurationError(cause)) {
             return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);
         }

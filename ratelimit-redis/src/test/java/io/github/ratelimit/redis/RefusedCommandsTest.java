@@ -114,6 +114,41 @@ class RefusedCommandsTest {
         }
     }
 
+    /**
+     * The ACL changes while the limiter runs: a refused script is a failed call, answered as in an outage and named
+     * (never a token used twice), and the limiter decides on Redis again once the ACL allows it.
+     */
+    @Test
+    void anAclChangedAtRunTimeIsAnsweredAsAnOutage() throws InterruptedException {
+        assertThat(RawRedis.command(redis.port(), "ACL", "SETUSER", "limiter", "+@scripting"))
+                .startsWith("+OK");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!guard.isConnected() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(10); // a poll of the connector's next attempt (one every 100 ms), with a deadline
+        }
+        RedisSingleUseTokens tokens = new RedisSingleUseTokens(client, "ratelimit", guard);
+        IssuedToken issued = tokens.issue("runtime", Map.of(), Duration.ofMinutes(1));
+
+        assertThat(RawRedis.command(redis.port(), "ACL", "SETUSER", "limiter", "-@scripting"))
+                .startsWith("+OK");
+        assertThatThrownBy(() -> tokens.consume("runtime", issued.token()))
+                .isInstanceOf(RedisUnavailableException.class)
+                .hasMessageStartingWith("Redis refuses the limiter's commands: NOPERM");
+
+        assertThat(RawRedis.command(redis.port(), "ACL", "SETUSER", "limiter", "+@scripting"))
+                .startsWith("+OK");
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                assertThat(tokens.consume("runtime", issued.token()).metadata()).isEmpty();
+                break; // used once, after all
+            } catch (RedisUnavailableException stillOpen) {
+                Thread.sleep(10); // the guard lets a call through again after its open period (1 s)
+            }
+        }
+        assertThat(tokens.consume("runtime", issued.token()).status())
+                .isEqualTo(io.github.ratelimit.core.tokens.SingleUseTokens.TokenConsumption.Status.ALREADY_USED);
+    }
+
     @AfterEach
     void stop() {
         outageLog.detachAppender(logged);
