@@ -177,7 +177,8 @@ class ArchitectureTest {
      * An {@code internal} package is its module's own; what another module's main code takes from one is this list, and
      * grows only on purpose. The store (Redis) and the engine take from the core what every implementation must do
      * alike: the messages users read, futures, lock bookkeeping and token rules, the log throttle, addresses and CIDR
-     * blocks. The auto-configuration takes the property checks' wording and blocks from the core, and the memory
+     * blocks, and the adaptive limit's step, which the Redis script runs line by line and the memory store will run as
+     * it is. The auto-configuration takes the property checks' wording and blocks from the core, and the memory
      * store's holder name; of the engine it uses only public packages ({@code spring.wiring} for what Boot's wiring and
      * an application's alike declare).
      */
@@ -206,6 +207,7 @@ class ArchitectureTest {
                 .isEqualTo(Map.of(
                         "ratelimit-redis",
                         Set.of(
+                                "core.internal.AdaptiveLimit",
                                 "core.internal.Futures",
                                 "core.internal.LockHolders",
                                 "core.internal.LogThrottle",
