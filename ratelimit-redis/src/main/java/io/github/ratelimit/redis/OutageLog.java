@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.redis.internal.AclRefusals;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
@@ -80,7 +81,7 @@ final class OutageLog {
      * once, with what was refused and what would allow it.
      */
     void refused(String cause) {
-        begins("refuses the limiter's commands", cause, "until it allows them");
+        begins(AclRefusals.REFUSES, cause, "until it allows them");
     }
 
     private void begins(String what, String cause, String until) {

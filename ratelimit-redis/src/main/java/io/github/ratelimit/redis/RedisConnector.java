@@ -139,7 +139,7 @@ public final class RedisConnector implements AutoCloseable {
                 lastFailure = e;
                 String refused = AclRefusals.refusal(e);
                 if (refused != null) {
-                    guard.refused(refused(refused, AclRefusals.user(redisson)));
+                    guard.refused(AclRefusals.describe(refused, AclRefusals.user(redisson)));
                 } else {
                     guard.notConnected(describe(e));
                 }
@@ -189,25 +189,6 @@ public final class RedisConnector implements AutoCloseable {
             return "connection refused (" + firstLine(root) + ")";
         }
         return firstLine(root);
-    }
-
-    /**
-     * What Redis refused, for which user, and what would allow it: the ACL rule for a refused command, a server with
-     * scripting where it has none.
-     */
-    static String refused(String refusal, String user) {
-        String allowing = AclRefusals.allowing(refusal, user);
-        if (allowing != null) {
-            return "user '" + user + "' may not run a command the limiter sends (" + refusal + "); allow it with "
-                    + allowing + " (docs/operations.md lists every command, key pattern and channel the limiter"
-                    + " uses)";
-        }
-        if (refusal.startsWith("NOPERM")) {
-            return "user '" + user + "' is refused what the limiter needs (" + refusal + "); docs/operations.md lists"
-                    + " every command, key pattern and channel the limiter uses";
-        }
-        return "the server runs no Lua scripts (" + refusal + "), and every decision of the limiter is one; use a"
-                + " server with scripting (on Valkey 9.1 and later, load its Lua module)";
     }
 
     private static String firstLine(Throwable error) {

@@ -163,7 +163,7 @@ public final class RedisGuard {
     public String state() {
         String refused = refusal;
         if (refused != null) {
-            return target() + " (refuses the limiter's commands: " + refused + ")";
+            return target() + " (" + AclRefusals.REFUSES + ": " + refused + ")";
         }
         return target() + (isConnected() ? "" : " (not connected yet: " + lastError() + ")");
     }
@@ -289,7 +289,7 @@ public final class RedisGuard {
             throw outage.answeredWithout(
                     OutageLog.named(target)
                             + (refused != null
-                                    ? " refuses the limiter's commands: " + refused
+                                    ? " " + AclRefusals.REFUSES + ": " + refused
                                     : " is not connected yet: " + outage.lastError()),
                     Duration.ofSeconds(1),
                     new NeverSent());
@@ -330,7 +330,7 @@ public final class RedisGuard {
     private RuntimeException failure(Throwable cause) {
         String refused = AclRefusals.refusal(cause);
         if (refused != null) {
-            return failed("Redis refuses the limiter's commands: " + refused, cause, false);
+            return failed("Redis " + AclRefusals.REFUSES + ": " + refused, cause, false);
         }
         if (RedisErrors.isConfigurationError(cause)) {
             return cause instanceof RuntimeException runtime ? runtime : new IllegalStateException(cause);

@@ -23,6 +23,13 @@ public final class AclRefusals {
     private static final Pattern SCRIPTING_MISSING =
             Pattern.compile("(?i)unknown command [`'\"]?(eval|evalsha|eval_ro|evalsha_ro|script)[`'\"]");
     private static final Pattern REFUSED_COMMAND = Pattern.compile("permissions to run the '([^']+)' command");
+    /** How a refusal is told, in every log line and message of one. */
+    public static final String REFUSES = "refuses the limiter's commands";
+
+    /** Where an operator finds what to allow. */
+    private static final String WHAT_TO_ALLOW =
+            "docs/operations.md lists every command, key pattern and channel the limiter uses";
+
     /** The channels whose refused subscription was logged, once each per JVM. */
     private static final Set<String> TOLD = ConcurrentHashMap.newKeySet();
 
@@ -58,6 +65,23 @@ public final class AclRefusals {
     public static @Nullable String allowing(String refusal, String user) {
         Matcher command = REFUSED_COMMAND.matcher(refusal);
         return command.find() ? "ACL SETUSER " + user + " +" + command.group(1).toLowerCase(Locale.ROOT) : null;
+    }
+
+    /**
+     * What Redis refused, for which user, and what would allow it: the ACL rule for a refused command, a server with
+     * scripting where it has none.
+     */
+    public static String describe(String refusal, String user) {
+        String allowing = allowing(refusal, user);
+        if (allowing != null) {
+            return "user '" + user + "' may not run a command the limiter sends (" + refusal + "); allow it with "
+                    + allowing + " (" + WHAT_TO_ALLOW + ")";
+        }
+        if (refusal.startsWith("NOPERM")) {
+            return "user '" + user + "' is refused what the limiter needs (" + refusal + "); " + WHAT_TO_ALLOW;
+        }
+        return "the server runs no Lua scripts (" + refusal + "), and every decision of the limiter is one; use a"
+                + " server with scripting (on Valkey 9.1 and later, load its Lua module)";
     }
 
     /** The user a client authenticates as: the one configured (on the client or on its servers), or {@code default}. */
@@ -112,13 +136,13 @@ public final class AclRefusals {
             String user = user(client);
             log.warn(
                     "Redis refuses user '{}' the subscription to channel '{}' ({}); allow it with ACL SETUSER {} &{}"
-                            + " (docs/operations.md lists every command, key pattern and channel the limiter uses);"
-                            + " until then, {}",
+                            + " ({}); until then, {}",
                     user,
                     channel,
                     refused,
                     user,
                     channel,
+                    WHAT_TO_ALLOW,
                     without);
         }
     }

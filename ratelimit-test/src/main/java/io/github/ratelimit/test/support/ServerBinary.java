@@ -41,8 +41,9 @@ final class ServerBinary {
     }
 
     static @Nullable File named(@Nullable String property, @Nullable String variable) {
-        String source = property != null && !property.isBlank() ? PROPERTY : VARIABLE;
-        String path = property != null && !property.isBlank() ? property : variable;
+        boolean byProperty = property != null && !property.isBlank();
+        String source = byProperty ? PROPERTY : VARIABLE;
+        String path = byProperty ? property : variable;
         if (path == null || path.isBlank()) {
             return null;
         }
