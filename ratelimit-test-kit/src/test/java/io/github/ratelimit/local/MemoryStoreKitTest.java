@@ -1,8 +1,10 @@
 package io.github.ratelimit.local;
 
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.tokens.SingleUseTokens;
+import io.github.ratelimit.test.kit.AdaptiveConcurrencyLimiterContract;
 import io.github.ratelimit.test.kit.ConcurrencyLimiterContract;
 import io.github.ratelimit.test.kit.LockManagerContract;
 import io.github.ratelimit.test.kit.SingleUseTokensContract;
@@ -50,6 +52,16 @@ class MemoryStoreKitTest {
 
         @Override
         protected ConcurrencyLimiter newInstance() {
+            return limiter;
+        }
+    }
+
+    @Nested
+    class AdaptiveConcurrencyLimits extends AdaptiveConcurrencyLimiterContract {
+        private final LocalConcurrencyLimiter limiter = new LocalConcurrencyLimiter();
+
+        @Override
+        protected AdaptiveConcurrencyLimiter newInstance() {
             return limiter;
         }
     }

@@ -1,5 +1,7 @@
 package io.github.ratelimit.core.internal;
 
+import io.github.ratelimit.core.concurrency.AdaptiveSettings;
+
 /**
  * One step of an adaptive concurrency limit for a whole fleet: from what every instance reported for one sampling
  * window, the limit of the next window. Pure (no clock, no I/O, no randomness), so that the store holding a fleet's
@@ -10,10 +12,14 @@ package io.github.ratelimit.core.internal;
  *   <li>only calls that completed count as latency samples: refused and dropped calls (timeouts, errors) return at once
  *       and would read as fast, so they never raise the limit;
  *   <li>a window with a tenth or more of its calls dropped decreases the limit multiplicatively (AIMD's backoff);
- *   <li>otherwise a gradient on the no-load latency: above {@code tolerance} times it, the limit shrinks in proportion
- *       (at most by half a window); below 0.8 of the way to it, and only if the window used its limit, the limit grows:
- *       it doubles during the slow start and whenever the latency shows no queue at all (within a quarter of the way),
- *       else by at most a tenth; in between, it holds;
+ *   <li>otherwise a gradient on the no-load latency, aiming at a quarter of the way to the tolerated latency
+ *       ({@code tolerance} times the no-load one): beyond 0.35 of the way, the limit shrinks in proportion to the target
+ *       over the latency (at most by half a window), and so it does when more than 1 % of the window's calls were slower
+ *       than tolerated (by that share: the tail a mean hides); up to 0.15 of the way, and only if the window used its limit, it
+ *       grows: it doubles during the slow start, else by at most a tenth (at least by one); in between, it holds, so
+ *       that the admitted calls' latency stays within the tolerance;
+ *   <li>the slow start ends with the first slow window, and starts again when an incident drove the limit to its
+ *       minimum and a window there shows no queue (a twentieth of the way): the capacity is unknown again;
  *   <li>the no-load latency is the lowest latency seen, raised only by a window that ran at half its limit or less: a
  *       long incident, in which every window is saturated and slow, never moves it upward.
  * </ul>
@@ -32,37 +38,29 @@ public final class AdaptiveLimit {
     /** The most a window grows the limit after the slow start: by a tenth. */
     static final double MOST_GROWTH = 1.1;
 
-    /** A window used its limit when its peak in flight reached this share of it. */
-    static final double USED = 0.9;
+    /**
+     * The latency the limit aims at, as a share of the way from the no-load latency to the tolerated one: a quarter
+     * of the way, so that the calls queued behind the capacity, whose latency is the tail, stay within the tolerance.
+     */
+    static final double TARGET = 0.25;
+
+    /** Up to this share of the way the limit holds; beyond it, it shrinks towards the target. */
+    static final double HOLD_UP_TO = 0.35;
+
+    /** Up to this share of the way a window that used its limit grows it. */
+    static final double GROW_UP_TO = 0.15;
+
+    /** Up to this share of the way the latency shows no queue. */
+    static final double NO_QUEUE = 0.05;
 
     /**
-     * How an adaptive limit may move.
-     *
-     * @param min the lowest the limit goes, at least 1
-     * @param max the highest, at least {@code min}
-     * @param initial where it starts, from {@code min} to {@code max}
-     * @param tolerance the latency tolerated, as a multiple of the no-load latency, more than 1 and at most 10
+     * The share of a window's completed calls that may be slower than tolerated: more, and the limit shrinks by that
+     * share and stops growing, so that the admitted calls' 99th percentile stays within the tolerance with a margin.
      */
-    public record Settings(int min, int max, int initial, double tolerance) {
+    static final double TAIL = 0.01;
 
-        public Settings {
-            if (min < 1) {
-                throw new IllegalArgumentException(Messages.atLeast("min", 1, min));
-            }
-            if (max < min) {
-                throw new IllegalArgumentException("max must be at least min " + min + ", but was " + max);
-            }
-            if (initial < min || initial > max) {
-                throw new IllegalArgumentException(
-                        "initial must be from min " + min + " to max " + max + ", but was " + initial);
-            }
-            if (!(tolerance > 1.0) || tolerance > 10.0) {
-                throw new IllegalArgumentException(
-                        "tolerance must be more than 1 and at most 10 (times the no-load latency), but was "
-                                + tolerance);
-            }
-        }
-    }
+    /** A window used its limit when its peak in flight reached this share of it. */
+    static final double USED = 0.9;
 
     /**
      * What the fleet reported for one window.
@@ -70,6 +68,7 @@ public final class AdaptiveLimit {
      * @param completed calls that ended normally: the only latency samples
      * @param latencySumMicros the sum of their latencies
      * @param lowestLatencyMicros the lowest of them (meaningless when {@code completed} is 0)
+     * @param slow how many of them took longer than the tolerated latency of when they ended (the tail)
      * @param dropped calls that timed out or failed
      * @param refused calls the limit refused
      * @param peakInFlight the most calls in flight at once, across the fleet
@@ -78,6 +77,7 @@ public final class AdaptiveLimit {
             long completed,
             long latencySumMicros,
             long lowestLatencyMicros,
+            long slow,
             long dropped,
             long refused,
             long peakInFlight) {}
@@ -100,12 +100,12 @@ public final class AdaptiveLimit {
     private AdaptiveLimit() {}
 
     /** The state before the first window: the initial limit, no latency known, in slow start. */
-    public static State start(Settings settings) {
+    public static State start(AdaptiveSettings settings) {
         return new State(settings.initial(), 0, true);
     }
 
     /** The state after a window. */
-    public static State next(Settings settings, State state, Window window) {
+    public static State next(AdaptiveSettings settings, State state, Window window) {
         double limit = state.limit();
         long attempted = window.completed() + window.dropped();
         if (window.dropped() > 0 && window.dropped() >= DROPPED_SHARE * attempted) {
@@ -116,23 +116,24 @@ public final class AdaptiveLimit {
         }
         long noLoad = noLoad(state, window);
         double recent = (double) window.latencySumMicros() / window.completed();
-        double tolerated = settings.tolerance() * noLoad;
-        if (recent > tolerated) {
-            double gradient = Math.max(LOWEST_GRADIENT, tolerated / recent);
+        // how far the window's latency went from the no-load latency towards the tolerated one: 0 no queue, 1 there
+        double way = (recent / noLoad - 1) / (settings.tolerance() - 1);
+        double target = noLoad * (1 + (settings.tolerance() - 1) * TARGET);
+        // the calls slower than tolerated: the tail the latency's mean hides, calls queued behind the capacity
+        double tail = (double) window.slow() / window.completed();
+        if (way > HOLD_UP_TO || tail > TAIL) {
+            double gradient = Math.max(LOWEST_GRADIENT, Math.min(target / recent, 1 - tail));
             return new State(clamp(settings, limit * gradient), noLoad, false);
         }
         boolean used = window.peakInFlight() >= USED * Math.floor(limit);
-        double growUpTo = noLoad * (1 + (settings.tolerance() - 1) * 0.8);
-        if (!used || recent > growUpTo) {
-            return new State(limit, noLoad, state.slowStart()); // unused, or close to the tolerance: hold
+        if (!used || way > GROW_UP_TO) {
+            return new State(limit, noLoad, state.slowStart()); // unused, or at the target: hold
         }
-        // no queue at all (within a quarter of the tolerance): double, as in the slow start, so that a limit an
-        // incident drove down finds the capacity again in a few windows
-        boolean unqueued = recent <= noLoad * (1 + (settings.tolerance() - 1) * 0.25);
-        double grown = state.slowStart() || unqueued
-                ? limit * 2
-                : Math.max(limit + 1, limit * Math.min(MOST_GROWTH, tolerated / recent));
-        return new State(clamp(settings, grown), noLoad, state.slowStart());
+        // at the minimum an incident drove it to, with no queue at all: the capacity is unknown again, and the limit
+        // starts again as it started, doubling until a window is slow
+        boolean doubling = state.slowStart() || (limit <= settings.min() && way <= NO_QUEUE);
+        double grown = doubling ? limit * 2 : Math.max(limit + 1, limit * Math.min(MOST_GROWTH, target / recent));
+        return new State(clamp(settings, grown), noLoad, doubling);
     }
 
     /**
@@ -147,7 +148,7 @@ public final class AdaptiveLimit {
         return window.peakInFlight() * 2 <= Math.floor(state.limit()) ? lowest : state.noLoadMicros();
     }
 
-    private static double clamp(Settings settings, double limit) {
+    private static double clamp(AdaptiveSettings settings, double limit) {
         return Math.max(settings.min(), Math.min(settings.max(), limit));
     }
 }

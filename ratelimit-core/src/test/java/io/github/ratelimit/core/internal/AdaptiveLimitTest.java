@@ -3,9 +3,10 @@ package io.github.ratelimit.core.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.ratelimit.core.internal.AdaptiveLimit.Settings;
+import io.github.ratelimit.core.concurrency.AdaptiveSettings;
 import io.github.ratelimit.core.internal.AdaptiveLimit.State;
 import io.github.ratelimit.core.internal.AdaptiveLimit.Window;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -20,7 +21,7 @@ class AdaptiveLimitTest {
 
     static final long L0 = 10_000; // µs
     static final long WINDOW = 10 * L0;
-    static final Settings SETTINGS = new Settings(1, 1_000, 10, 1.25);
+    static final AdaptiveSettings SETTINGS = new AdaptiveSettings(1, 1_000, 10, 1.25, Duration.ofMillis(100));
     /** Windows within which the limit must reach [0.8 C, 1.3 C] after a start or a step. */
     static final int K = 12;
 
@@ -32,8 +33,17 @@ class AdaptiveLimitTest {
             long inFlight = Math.min(state.slots(), 3L * capacity);
             long latency = L0 * slowdown * Math.max(1, inFlight) / Math.max(1, Math.min(inFlight, capacity));
             long completed = Math.max(1, inFlight * WINDOW / latency); // what completes in a window of 10 L0
+            // every call of the window takes the same latency: all slower than tolerated, or none
+            long tolerated = (long) (SETTINGS.tolerance() * state.noLoadMicros());
+            long slow = state.noLoadMicros() > 0 && latency > tolerated ? completed : 0;
             return new Window(
-                    completed, completed * latency, latency, 0, Math.max(0, 3L * capacity * 10 - completed), inFlight);
+                    completed,
+                    completed * latency,
+                    latency,
+                    slow,
+                    0,
+                    Math.max(0, 3L * capacity * 10 - completed),
+                    inFlight);
         }
 
         long latencyAt(State state) {
@@ -130,7 +140,7 @@ class AdaptiveLimitTest {
             State state = new State(
                     1 + random.nextInt(999) + random.nextDouble(), random.nextInt(100_000), random.nextBoolean());
             Window nothingMeasured =
-                    new Window(0, 0, 0, random.nextInt(50), random.nextInt(500), random.nextInt(2_000));
+                    new Window(0, 0, 0, 0, random.nextInt(50), random.nextInt(500), random.nextInt(2_000));
             State next = AdaptiveLimit.next(SETTINGS, state, nothingMeasured);
             assertThat(next.limit()).isLessThanOrEqualTo(state.limit());
             assertThat(next.noLoadMicros()).isEqualTo(state.noLoadMicros());
@@ -141,7 +151,7 @@ class AdaptiveLimitTest {
     @Test
     void dropsBackTheLimitOff() {
         State state = new State(100, L0, false);
-        Window fastButFailing = new Window(80, 80 * L0 / 2, L0 / 2, 20, 0, 100);
+        Window fastButFailing = new Window(80, 80 * L0 / 2, L0 / 2, 0, 20, 0, 100);
         State next = AdaptiveLimit.next(SETTINGS, state, fastButFailing);
         assertThat(next.limit()).isEqualTo(90.0);
         assertThat(next.slowStart()).isFalse();
@@ -152,17 +162,22 @@ class AdaptiveLimitTest {
     void anUnusedLimitDoesNotGrow() {
         State state = new State(100, L0, false);
         for (int i = 0; i < 100; i++) {
-            state = AdaptiveLimit.next(SETTINGS, state, new Window(400, 400 * L0, L0, 0, 0, 40));
+            state = AdaptiveLimit.next(SETTINGS, state, new Window(400, 400 * L0, L0, 0, 0, 0, 40));
         }
         assertThat(state.limit()).isEqualTo(100.0);
     }
 
     @Test
     void badSettingsAreNamed() {
-        assertThatThrownBy(() -> new Settings(0, 10, 5, 1.5)).hasMessageContaining("min");
-        assertThatThrownBy(() -> new Settings(5, 4, 5, 1.5)).hasMessage("max must be at least min 5, but was 4");
-        assertThatThrownBy(() -> new Settings(1, 10, 11, 1.5))
+        Duration window = Duration.ofSeconds(1);
+        assertThatThrownBy(() -> new AdaptiveSettings(0, 10, 5, 1.5, window)).hasMessageContaining("min");
+        assertThatThrownBy(() -> new AdaptiveSettings(5, 4, 5, 1.5, window))
+                .hasMessage("max must be at least min 5, but was 4");
+        assertThatThrownBy(() -> new AdaptiveSettings(1, 10, 11, 1.5, window))
                 .hasMessage("initial must be from min 1 to max 10, but was 11");
-        assertThatThrownBy(() -> new Settings(1, 10, 5, 1.0)).hasMessageStartingWith("tolerance must be more than 1");
+        assertThatThrownBy(() -> new AdaptiveSettings(1, 10, 5, 1.0, window))
+                .hasMessageStartingWith("tolerance must be more than 1");
+        assertThatThrownBy(() -> new AdaptiveSettings(1, 10, 5, 1.5, Duration.ofMillis(9)))
+                .hasMessage("window must be at least 10 ms, but was PT0.009S");
     }
 }

@@ -3,10 +3,13 @@ package io.github.ratelimit.redis.concurrency;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
+import io.github.ratelimit.core.concurrency.AdaptiveSettings;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.internal.Futures;
 import io.github.ratelimit.core.internal.Messages;
+import io.github.ratelimit.local.LocalConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.internal.BudgetTimer;
 import io.github.ratelimit.redis.internal.GiveBacks;
@@ -18,13 +21,18 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
 import org.slf4j.Logger;
@@ -34,8 +42,15 @@ import org.slf4j.LoggerFactory;
  * Concurrency limits in Redis: per key a sorted set of holders scored by the end of their lease (Redis time); a slot is
  * taken by one script that first drops expired leases, renewed by a watchdog while held (up to its maximum lifetime),
  * and given back by removing exactly its owner.
+ *
+ * <p>An adaptive limit's slots are the same, against a limit that is one value for the fleet: the script that takes a
+ * slot first applies the limit's step once per window to what every instance reported ({@code adaptive_acquire.lua}),
+ * and the script that gives it back reports the call's latency or its drop ({@code adaptive_release.lua}); two calls
+ * per call, as for a fixed limit. While Redis cannot decide, each instance adapts its share of the last fleet limit
+ * (that limit over the instances seen) in memory, and the fleet's limit takes over again once Redis answers.
  */
-public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLimitEvents.Source, AutoCloseable {
+public final class RedisConcurrencyLimiter
+        implements ConcurrencyLimiter, AdaptiveConcurrencyLimiter, RateLimitEvents.Source, AutoCloseable {
 
     private final RateLimitEvents events = new RateLimitEvents();
 
@@ -45,6 +60,8 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
     static final LuaScript RELEASE = LuaScript.load(RedisConcurrencyLimiter.class, "concurrency_release");
     static final LuaScript GIVE_BACK = LuaScript.load(RedisConcurrencyLimiter.class, "concurrency_giveback");
     static final LuaScript RENEW = LuaScript.load(RedisConcurrencyLimiter.class, "concurrency_renew");
+    static final LuaScript ADAPTIVE_ACQUIRE = LuaScript.load(RedisConcurrencyLimiter.class, "adaptive_acquire");
+    static final LuaScript ADAPTIVE_RELEASE = LuaScript.load(RedisConcurrencyLimiter.class, "adaptive_release");
 
     /** Calls end whenever they end: a refused caller is told to come back in a second. */
     static final Duration RETRY_AFTER = Duration.ofSeconds(1);
@@ -54,6 +71,12 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
     private final long ownerPrefix = new SecureRandom().nextLong();
     private final AtomicLong owners = new AtomicLong();
     private final ScheduledExecutorService watchdog;
+    /** This instance, as the fleet's adaptive limits count instances. */
+    private final String instance;
+    /** The fleet's last limit and instances seen, per adaptive limit and identifier: the share kept for an outage. */
+    private final Map<String, int[]> lastFleet = new ConcurrentHashMap<>();
+    /** Adapts this instance's share while Redis cannot decide; made again for each outage. */
+    private volatile @Nullable LocalConcurrencyLimiter outage;
 
     /**
      * @param redisson the client to use; not closed by this class
@@ -68,6 +91,7 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
             thread.setDaemon(true);
             return thread;
         });
+        this.instance = Long.toUnsignedString(ownerPrefix, 36);
     }
 
     /** Where listeners of this implementation's events are added. */
@@ -177,28 +201,49 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
             if (ScriptExecutor.number(reply.get(0)) != 1) {
                 throw new ConcurrencyLimitExceededException(name, max, RETRY_AFTER);
             }
-            RedisPermit permit = new RedisPermit(name, (String) keys.get(0), owner, lease, maxLifetime);
+            String holders = (String) keys.get(0);
+            RedisPermit permit = new RedisPermit(
+                    name, holders, owner, lease, maxLifetime, drop -> new Release(RELEASE, List.of(holders), owner));
             permit.scheduleRenewal();
             return permit;
         }
     }
 
-    /** A held slot: renewed until released or its maximum lifetime; released once. */
-    private final class RedisPermit implements Permit {
-        private final String name;
+    /** The script that gives a slot back, and what it is sent (the owner first). */
+    private record Release(LuaScript script, List<Object> keys, Object... args) {
+
+        CompletableFuture<List<Object>> sendAsync(ScriptExecutor executor) {
+            return executor.callAsync(script, keys, args);
+        }
+    }
+
+    /**
+     * A held slot: renewed until released or its maximum lifetime; released once, by the script {@code release} names
+     * for its end (completed, or dropped).
+     */
+    private class RedisPermit implements Permit {
+        final String name;
         private final String key;
         private final String owner;
         private final Duration lease;
         private final long endOfLife;
+        private final Function<Boolean, Release> release;
         private final AtomicBoolean released = new AtomicBoolean();
         private volatile @Nullable ScheduledFuture<?> renewal;
 
-        RedisPermit(String name, String key, String owner, Duration lease, Duration maxLifetime) {
+        RedisPermit(
+                String name,
+                String key,
+                String owner,
+                Duration lease,
+                Duration maxLifetime,
+                Function<Boolean, Release> release) {
             this.name = name;
             this.key = key;
             this.owner = owner;
             this.lease = lease;
             this.endOfLife = System.nanoTime() + maxLifetime.toNanos();
+            this.release = release;
         }
 
         /**
@@ -241,16 +286,22 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
 
         @Override
         public boolean release() {
+            return end(false);
+        }
+
+        /** Gives the slot back once, as completed or as dropped. */
+        boolean end(boolean drop) {
             if (!released.compareAndSet(false, true)) {
                 return false;
             }
             stopRenewal();
+            Release sent = release.apply(drop);
             try {
-                return ScriptExecutor.number(executor.call(RELEASE, List.of(key), new Object[] {owner})
+                return ScriptExecutor.number(executor.call(sent.script(), sent.keys(), sent.args())
                                 .get(0))
                         == 1;
             } catch (RedisUnavailableException e) {
-                releaseLater();
+                releaseLater(sent);
                 return false;
             }
         }
@@ -259,32 +310,225 @@ public final class RedisConcurrencyLimiter implements ConcurrencyLimiter, RateLi
          * A release Redis did not answer is sent again until it is (idempotent: it removes this owner only), so that
          * the slot comes back before its lease ends; counted and, when it still fails, logged by {@link GiveBacks}.
          */
-        private void releaseLater() {
+        private void releaseLater(Release sent) {
             GiveBacks.send(
-                    events,
-                    "slot",
-                    () -> executor.callAsync(RELEASE, List.of(key), new Object[] {owner}),
-                    reply -> ScriptExecutor.number(reply.get(0)) == 1);
+                    events, "slot", () -> sent.sendAsync(executor), reply -> ScriptExecutor.number(reply.get(0)) == 1);
         }
 
         @Override
         public CompletableFuture<Boolean> releaseAsync() {
+            return endAsync(false);
+        }
+
+        /** The same as {@link #end} without blocking the calling thread. */
+        CompletableFuture<Boolean> endAsync(boolean drop) {
             if (!released.compareAndSet(false, true)) {
                 return CompletableFuture.completedFuture(false);
             }
             stopRenewal();
-            return executor.callAsync(RELEASE, List.of(key), new Object[] {owner})
-                    .handle((reply, error) -> {
-                        if (error != null) {
-                            if (Futures.cause(error) instanceof RedisUnavailableException) {
-                                releaseLater();
-                            } else {
-                                log.warn("Could not give back a slot of concurrency limit '{}'", name, error);
-                            }
-                            return false;
-                        }
-                        return ScriptExecutor.number(reply.get(0)) == 1;
+            Release sent = release.apply(drop);
+            return sent.sendAsync(executor).handle((reply, error) -> {
+                if (error != null) {
+                    if (Futures.cause(error) instanceof RedisUnavailableException) {
+                        releaseLater(sent);
+                    } else {
+                        log.warn("Could not give back a slot of concurrency limit '{}'", name, error);
+                    }
+                    return false;
+                }
+                return ScriptExecutor.number(reply.get(0)) == 1;
+            });
+        }
+    }
+
+    @Override
+    public AdaptivePermit tryAcquire(
+            String name, ClientIdentifier identifier, AdaptiveSettings settings, Duration lease, Duration maxLifetime) {
+        // the listeners see a slot of a concurrency limit, as for a fixed limit
+        return (AdaptivePermit) RateLimitEvents.<Permit>observe(events.acquiringSlot(name), () -> {
+            AdaptiveAttempt attempt = new AdaptiveAttempt(name, identifier, settings, lease, maxLifetime);
+            List<Object> reply;
+            try {
+                reply = executor.call(ADAPTIVE_ACQUIRE, attempt.keys, attempt.args());
+            } catch (RedisUnavailableException e) {
+                attempt.giveBack(); // the slot may have been taken, its answer lost
+                return attempt.inOutage();
+            }
+            return attempt.permit(reply);
+        });
+    }
+
+    @Override
+    public CompletableFuture<AdaptivePermit> tryAcquireAsync(
+            String name, ClientIdentifier identifier, AdaptiveSettings settings, Duration lease, Duration maxLifetime) {
+        return RateLimitEvents.observeAsync(events.acquiringSlot(name), () -> {
+                    AdaptiveAttempt attempt;
+                    try {
+                        attempt = new AdaptiveAttempt(name, identifier, settings, lease, maxLifetime);
+                    } catch (RuntimeException e) {
+                        return CompletableFuture.<Permit>failedFuture(e);
+                    }
+                    return executor.callAsync(ADAPTIVE_ACQUIRE, attempt.keys, attempt.args())
+                            .<Permit>handle((reply, error) -> {
+                                if (error == null) {
+                                    return attempt.permit(reply);
+                                }
+                                Throwable cause = Futures.cause(error);
+                                if (cause instanceof RedisUnavailableException) {
+                                    attempt.giveBack(); // the slot may have been taken, its answer lost
+                                    return attempt.inOutage();
+                                }
+                                throw cause instanceof RuntimeException runtime
+                                        ? runtime
+                                        : new CompletionException(cause);
+                            });
+                })
+                .thenApply(AdaptivePermit.class::cast);
+    }
+
+    /**
+     * The settings of this instance's share of a fleet limit of {@code limit} over {@code instances}: the bounds and
+     * the limit divided among them, at least 1 each.
+     */
+    static AdaptiveSettings share(AdaptiveSettings settings, int limit, int instances) {
+        int n = Math.max(1, instances);
+        int min = Math.max(1, (settings.min() + n - 1) / n);
+        int max = Math.max(min, settings.max() / n);
+        int initial = Math.max(min, Math.min(max, limit / n));
+        return new AdaptiveSettings(min, max, initial, settings.tolerance(), settings.window());
+    }
+
+    /** One acquisition of an adaptive limit's slot: checked arguments, its keys (one hash slot) and owner. */
+    private final class AdaptiveAttempt {
+        final String name;
+        final ClientIdentifier identifier;
+        final AdaptiveSettings settings;
+        final Duration lease;
+        final Duration maxLifetime;
+        final List<Object> keys;
+        final String owner;
+
+        AdaptiveAttempt(
+                String name,
+                ClientIdentifier identifier,
+                AdaptiveSettings settings,
+                Duration lease,
+                Duration maxLifetime) {
+            Attempt checked = new Attempt(name, identifier, settings.min(), lease, maxLifetime);
+            this.name = name;
+            this.identifier = identifier;
+            this.settings = settings;
+            this.lease = lease;
+            this.maxLifetime = maxLifetime;
+            String holders = RedisConcurrencyLimiter.this.keys.adaptiveKey(name, RedisKeys.tag(identifier));
+            this.keys = List.of(
+                    holders,
+                    RedisKeys.givenBackKey(holders),
+                    holders + ":windows",
+                    holders + ":state",
+                    holders + ":instances");
+            this.owner = checked.owner;
+        }
+
+        Object[] args() {
+            return new Object[] {
+                Long.toString(settings.window().toMillis()),
+                Integer.toString(settings.min()),
+                Integer.toString(settings.max()),
+                Integer.toString(settings.initial()),
+                Double.toString(settings.tolerance()),
+                owner,
+                Long.toString(lease.toMillis()),
+                instance
+            };
+        }
+
+        /** Gives back the slot this attempt may hold, as {@link Attempt#giveBack} does. */
+        void giveBack() {
+            GiveBacks.send(
+                    events,
+                    "slot",
+                    () -> executor.callAsync(
+                            GIVE_BACK, keys.subList(0, 2), new Object[] {owner, Long.toString(maxLifetime.toMillis())}),
+                    reply -> ScriptExecutor.number(reply.get(0)) == 1);
+        }
+
+        AdaptivePermit permit(List<Object> reply) {
+            if (outage != null) {
+                outage = null; // Redis decides again: the next outage starts from the fleet's limit of then
+            }
+            int slots = (int) ScriptExecutor.number(reply.get(2));
+            int instances = (int) ScriptExecutor.number(reply.get(3));
+            if (slots > 0) {
+                lastFleet.put((String) keys.get(0), new int[] {slots, instances});
+            }
+            if (ScriptExecutor.number(reply.get(0)) != 1) {
+                throw new ConcurrencyLimitExceededException(name, Math.max(1, slots), RETRY_AFTER);
+            }
+            String holders = (String) keys.get(0);
+            List<Object> releaseKeys = List.of(holders, keys.get(2));
+            String windowMs = Long.toString(settings.window().toMillis());
+            // a call slower than this is the tail (o): the tolerated latency of the fleet's no-load latency of now
+            long toleratedMicros = (long) (settings.tolerance() * ScriptExecutor.number(reply.get(4)));
+            long takenAt = System.nanoTime();
+            AdaptiveRedisPermit permit =
+                    new AdaptiveRedisPermit(name, holders, owner, lease, maxLifetime, slots, drop -> {
+                        long micros = Math.max(1, (System.nanoTime() - takenAt) / 1_000);
+                        String outcome = drop ? "d" : toleratedMicros > 0 && micros > toleratedMicros ? "o" : "c";
+                        return new Release(
+                                ADAPTIVE_RELEASE, releaseKeys, owner, windowMs, outcome, Long.toString(micros));
                     });
+            permit.scheduleRenewal();
+            return permit;
+        }
+
+        /** While Redis cannot decide: this instance's share of the fleet's last limit, adapted in memory. */
+        AdaptivePermit inOutage() {
+            int[] last = lastFleet.get((String) keys.get(0));
+            AdaptiveSettings mine = last == null ? settings : share(settings, last[0], last[1]);
+            LocalConcurrencyLimiter local = outage;
+            if (local == null) {
+                synchronized (lastFleet) {
+                    local = outage;
+                    if (local == null) {
+                        local = new LocalConcurrencyLimiter();
+                        outage = local;
+                    }
+                }
+            }
+            return local.tryAcquire(name, identifier, mine, lease, maxLifetime);
+        }
+    }
+
+    /** A held slot of an adaptive limit: given back with its latency, or as dropped. */
+    private final class AdaptiveRedisPermit extends RedisPermit implements AdaptivePermit {
+        private final int limit;
+
+        AdaptiveRedisPermit(
+                String name,
+                String key,
+                String owner,
+                Duration lease,
+                Duration maxLifetime,
+                int limit,
+                Function<Boolean, Release> release) {
+            super(name, key, owner, lease, maxLifetime, release);
+            this.limit = limit;
+        }
+
+        @Override
+        public boolean drop() {
+            return end(true);
+        }
+
+        @Override
+        public CompletionStage<Boolean> dropAsync() {
+            return endAsync(true);
+        }
+
+        @Override
+        public int limit() {
+            return limit;
         }
     }
 

@@ -121,6 +121,14 @@ public final class RedisKeys {
         return prefix + LAYOUT + '{' + tag + "}:lock";
     }
 
+    /**
+     * The holders of an adaptive concurrency limit for one identifier: {@code <prefix>{<tag>}:adapt:<name>}, a sorted
+     * set; its windows, state and instances are {@code :windows}, {@code :state} and {@code :instances} after it.
+     */
+    public String adaptiveKey(String name, String tag) {
+        return prefix + LAYOUT + '{' + tag + "}:adapt:" + name;
+    }
+
     /** The holders of a concurrency limit for one identifier: {@code <prefix>{<tag>}:conc:<name>}, a sorted set. */
     public String concurrencyKey(String name, String tag) {
         return prefix + LAYOUT + '{' + tag + "}:conc:" + name;
