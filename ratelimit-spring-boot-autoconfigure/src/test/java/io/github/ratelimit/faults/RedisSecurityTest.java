@@ -7,10 +7,15 @@ import io.github.ratelimit.annotation.Algorithm;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
+import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
+import io.github.ratelimit.core.concurrency.AdaptiveSettings;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.locks.LockManager.LockHandle;
 import io.github.ratelimit.core.locks.LockManager.LockOptions;
@@ -42,7 +47,8 @@ class RedisSecurityTest {
     static final String ACL =
             "on >s3cret ~ratelimit:* resetchannels &ratelimit:* +ping +evalsha +eval +script|load +subscribe +unsubscribe"
                     + " +time +get +set +getrange +setrange +pexpire +pttl +incrby +exists +del +hset +hget +hmget +hincrby"
-                    + " +hgetall +hdel +sadd +sismember +publish +wait +info";
+                    + " +hgetall +hdel +sadd +sismember +zadd +zrem +zcard +zrange +zscore +zremrangebyscore +publish"
+                    + " +wait +info";
 
     /**
      * What Redis 7.0 and later (and Valkey) need besides: the read-only script commands, which Redisson sends for the
@@ -86,7 +92,7 @@ class RedisSecurityTest {
     }
 
     @Test
-    void theDocumentedAclSufficesForLimitsTokensAndLocks() {
+    void theDocumentedAclSufficesForLimitsTokensLocksAndConcurrencyLimits() {
         runner("redis://limiter:s3cret@127.0.0.1:" + redis.port()).run(context -> {
             assertThat(context).hasNotFailed();
             RateLimit limit = RateLimit.of("acl", Algorithm.SLIDING_WINDOW, 2, 60_000);
@@ -119,6 +125,21 @@ class RedisSecurityTest {
             });
             held.release();
             assertThat(waiter.get(10, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+
+            ConcurrencyLimiter slots = context.getBean(ConcurrencyLimiter.class);
+            Duration lease = Duration.ofSeconds(5);
+            ConcurrencyLimiter.Permit slot = slots.tryAcquire("acl", ClientIdentifier.of("u"), 1, lease, lease);
+            assertThatThrownBy(() -> slots.tryAcquire("acl", ClientIdentifier.of("u"), 1, lease, lease))
+                    .isInstanceOf(ConcurrencyLimitExceededException.class);
+            assertThat(slot.release()).isTrue();
+
+            AdaptiveConcurrencyLimiter adaptive = context.getBean(AdaptiveConcurrencyLimiter.class);
+            AdaptiveSettings one = new AdaptiveSettings(1, 1, 1, 2.0, Duration.ofMillis(100));
+            AdaptiveConcurrencyLimiter.AdaptivePermit taken =
+                    adaptive.tryAcquire("acl", ClientIdentifier.of("u"), one, lease, lease);
+            assertThatThrownBy(() -> adaptive.tryAcquire("acl", ClientIdentifier.of("u"), one, lease, lease))
+                    .isInstanceOf(ConcurrencyLimitExceededException.class);
+            assertThat(taken.release()).isTrue();
         });
     }
 

@@ -36,7 +36,7 @@ local state = redis.call('HMGET', KEYS[4], 'limit', 'n', 'slow', 'a', 'k')
 local limit, noload, slow, applied = tonumber(state[1]), tonumber(state[2]), state[3], tonumber(state[4])
 local instances = tonumber(state[5]) or 1
 if not limit then
-    limit, noload, slow, applied = initial, 0, '1', current - 1
+    limit, noload, slow, applied = initial, 0, '1', current - 2 -- saved by the step below, of an empty window
 end
 if applied < current - 1 then
     for index = math.max(applied + 1, current - 2), current - 1 do

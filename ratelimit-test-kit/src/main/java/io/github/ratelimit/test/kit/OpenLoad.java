@@ -201,9 +201,20 @@ final class OpenLoad implements AutoCloseable {
                 .toList();
     }
 
+    /** How long the refusals took to answer, at {@code share} (ns). */
+    long refusalPercentile(double share) {
+        long[] sorted =
+                slowRefusals.stream().mapToLong(Long::longValue).sorted().toArray();
+        return sorted.length == 0 ? 0 : sorted[(int) Math.floor(share * (sorted.length - 1))];
+    }
+
+    /** Stops the arrivals and lets the calls in flight end and give their slots back. */
     @Override
-    public void close() {
+    public void close() throws InterruptedException {
         arrivals.shutdownNow();
-        callers.shutdownNow();
+        callers.shutdown();
+        if (!callers.awaitTermination(30, TimeUnit.SECONDS)) {
+            callers.shutdownNow();
+        }
     }
 }
