@@ -16,6 +16,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Concurrency limits in this instance's memory ({@code ratelimit.store=memory}): at most {@code max} slots of a key
@@ -181,10 +182,16 @@ public final class LocalConcurrencyLimiter implements ConcurrencyLimiter, Adapti
             return slots;
         }
 
-        /** Gives a slot back with its outcome; false if it was already freed at the end of its lifetime. */
-        synchronized boolean end(Slot slot, long now, long latencyNanos, boolean drop) {
+        /**
+         * Gives a slot back with its outcome (dropped, completed, or null: never ran); false if it was already freed at
+         * the end of its lifetime.
+         */
+        synchronized boolean end(Slot slot, long now, long latencyNanos, @Nullable Boolean drop) {
             roll(now);
             boolean held = live.remove(slot) && now - slot.endsAtNanos < 0;
+            if (drop == null) {
+                return held; // never ran: no sample
+            }
             if (drop) {
                 dropped++;
             } else {
@@ -233,7 +240,7 @@ public final class LocalConcurrencyLimiter implements ConcurrencyLimiter, Adapti
             this.limit = limit;
         }
 
-        private boolean end(boolean drop) {
+        private boolean end(@Nullable Boolean drop) {
             if (!ended.compareAndSet(false, true)) {
                 return false;
             }
@@ -259,6 +266,11 @@ public final class LocalConcurrencyLimiter implements ConcurrencyLimiter, Adapti
         @Override
         public CompletionStage<Boolean> dropAsync() {
             return CompletableFuture.completedFuture(drop());
+        }
+
+        @Override
+        public CompletionStage<Boolean> giveBackAsync() {
+            return CompletableFuture.completedFuture(end(null));
         }
 
         @Override

@@ -30,7 +30,8 @@ public interface AdaptiveConcurrencyLimiter {
 
     /**
      * A taken slot. {@link #release()} ends the call as completed, its latency a sample; {@link #drop()} as dropped (it
-     * timed out or failed). Either gives the slot back, once; further calls do nothing.
+     * timed out or failed); {@link #giveBackAsync()} as never run. Each gives the slot back, once; further calls do
+     * nothing.
      */
     interface AdaptivePermit extends ConcurrencyLimiter.Permit {
 
@@ -39,6 +40,12 @@ public interface AdaptiveConcurrencyLimiter {
 
         /** The same without blocking the calling thread. */
         CompletionStage<Boolean> dropAsync();
+
+        /**
+         * Gives the slot back without a sample: the call never ran (its subscriber left before it started), so it
+         * says nothing of the latency.
+         */
+        CompletionStage<Boolean> giveBackAsync();
 
         /** The limit when this slot was taken. */
         int limit();

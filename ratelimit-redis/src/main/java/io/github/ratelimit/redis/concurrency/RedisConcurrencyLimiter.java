@@ -227,7 +227,7 @@ public final class RedisConcurrencyLimiter
         private final String owner;
         private final Duration lease;
         private final long endOfLife;
-        private final Function<Boolean, Release> release;
+        private final Function<@Nullable Boolean, Release> release;
         private final AtomicBoolean released = new AtomicBoolean();
         private volatile @Nullable ScheduledFuture<?> renewal;
 
@@ -237,7 +237,7 @@ public final class RedisConcurrencyLimiter
                 String owner,
                 Duration lease,
                 Duration maxLifetime,
-                Function<Boolean, Release> release) {
+                Function<@Nullable Boolean, Release> release) {
             this.name = name;
             this.key = key;
             this.owner = owner;
@@ -289,8 +289,8 @@ public final class RedisConcurrencyLimiter
             return end(false);
         }
 
-        /** Gives the slot back once, as completed or as dropped. */
-        boolean end(boolean drop) {
+        /** Gives the slot back once, as completed or as dropped (or, null, as never run). */
+        boolean end(@Nullable Boolean drop) {
             if (!released.compareAndSet(false, true)) {
                 return false;
             }
@@ -321,7 +321,7 @@ public final class RedisConcurrencyLimiter
         }
 
         /** The same as {@link #end} without blocking the calling thread. */
-        CompletableFuture<Boolean> endAsync(boolean drop) {
+        CompletableFuture<Boolean> endAsync(@Nullable Boolean drop) {
             if (!released.compareAndSet(false, true)) {
                 return CompletableFuture.completedFuture(false);
             }
@@ -511,7 +511,7 @@ public final class RedisConcurrencyLimiter
                 Duration lease,
                 Duration maxLifetime,
                 int limit,
-                Function<Boolean, Release> release) {
+                Function<@Nullable Boolean, Release> release) {
             super(name, key, owner, lease, maxLifetime, release);
             this.limit = limit;
         }
@@ -524,6 +524,11 @@ public final class RedisConcurrencyLimiter
         @Override
         public CompletionStage<Boolean> dropAsync() {
             return endAsync(true);
+        }
+
+        @Override
+        public CompletionStage<Boolean> giveBackAsync() {
+            return endAsync(null);
         }
 
         @Override

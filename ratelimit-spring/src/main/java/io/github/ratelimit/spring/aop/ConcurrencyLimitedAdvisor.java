@@ -3,6 +3,9 @@ package io.github.ratelimit.spring.aop;
 import io.github.ratelimit.annotation.ConcurrencyLimited;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.AdaptivePermit;
+import io.github.ratelimit.core.concurrency.AdaptiveSettings;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.spring.definition.KeyResolvers;
@@ -27,7 +30,9 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 /**
  * Applies {@code @ConcurrencyLimited} to Spring beans: a slot is taken when the call starts (for a publisher, when it
  * is subscribed) and given back once when it ends, also on an exception or a cancellation. Runs after
- * {@code @RateLimited} (a call refused by a rate limit takes no slot) and before {@code @Locked}.
+ * {@code @RateLimited} (a call refused by a rate limit takes no slot) and before {@code @Locked}. An adaptive limit's
+ * slot is given back with the call's outcome: completed (its latency a sample), or dropped when the method threw, its
+ * publisher failed or was cancelled; a call that never started gives its slot back without a sample.
  */
 public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
 
@@ -70,7 +75,14 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
     @Override
     public void validate(Method method) {
         requireStore(limiter, "ConcurrencyLimiter", "ConcurrencyLimited", method);
-        declarations.get(method);
+        Declaration declaration = declarations.get(method);
+        if (declaration.adaptive() != null && !(limiter.getObject() instanceof AdaptiveConcurrencyLimiter)) {
+            throw declaration
+                    .expressions()
+                    .invalid("adaptive = true needs a ConcurrencyLimiter that is also an AdaptiveConcurrencyLimiter"
+                            + " (the Redis and memory stores are), but the one in the context is "
+                            + limiter.getObject().getClass().getName());
+        }
     }
 
     /** The names of the limits compiled so far (every annotated method's, once the startup check ran). */
@@ -84,14 +96,15 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
         return declares(method) ? declarations.get(method) : null;
     }
 
-    /** One compiled declaration. */
+    /** One compiled declaration; {@code adaptive} null for a fixed limit of {@code max}. */
     record Declaration(
             MethodExpressions expressions,
             String name,
             KeyExpression key,
             int max,
             Duration lease,
-            Duration lifetime) {}
+            Duration lifetime,
+            @Nullable AdaptiveSettings adaptive) {}
 
     /** Compiles and caches the declarations, checked at startup. */
     static final class Declarations {
@@ -140,7 +153,33 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
                     KeyExpression.of("Concurrency limit", annotation.key(), expressions, keys.get()),
                     annotation.max(),
                     Duration.ofMillis(annotation.leaseMs()),
-                    Duration.ofMillis(annotation.maxLifetimeMs()));
+                    Duration.ofMillis(annotation.maxLifetimeMs()),
+                    adaptive(annotation, expressions));
+        }
+
+        /** An adaptive limit's settings, checked; null for a fixed one, which may set none of them. */
+        private static @Nullable AdaptiveSettings adaptive(
+                ConcurrencyLimited annotation, MethodExpressions expressions) {
+            if (!annotation.adaptive()) {
+                if (annotation.min() != 1
+                        || annotation.initial() != 0
+                        || annotation.tolerance() != AdaptiveSettings.DEFAULT_TOLERANCE
+                        || annotation.windowMs() != AdaptiveSettings.DEFAULT_WINDOW.toMillis()) {
+                    throw expressions.invalid("min, initial, tolerance and windowMs apply to an adaptive limit only;"
+                            + " set adaptive = true, or remove them for a fixed limit of max " + annotation.max());
+                }
+                return null;
+            }
+            try {
+                return new AdaptiveSettings(
+                        annotation.min(),
+                        annotation.max(),
+                        annotation.initial() == 0 ? annotation.min() : annotation.initial(),
+                        annotation.tolerance(),
+                        Duration.ofMillis(annotation.windowMs()));
+            } catch (IllegalArgumentException e) {
+                throw expressions.invalid("adaptive limit: " + e.getMessage());
+            }
         }
     }
 
@@ -164,6 +203,9 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
         public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
             Method method = AnnotationAdvisor.targetMethod(invocation);
             Declaration declaration = declarations.get(method);
+            if (declaration.adaptive() != null) {
+                return invokeAdaptive(invocation, method, declaration, declaration.adaptive());
+            }
             Object deferred = DeferredInvocation.deferredOrNull(
                     invocation,
                     method,
@@ -198,6 +240,56 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
                             declaration.lifetime())) {
                 return invocation.proceed();
             }
+        }
+
+        /** The same for an adaptive limit: the slot is given back with the call's outcome. */
+        private @Nullable Object invokeAdaptive(
+                MethodInvocation invocation, Method method, Declaration declaration, AdaptiveSettings settings)
+                throws Throwable {
+            AdaptiveConcurrencyLimiter adaptive = (AdaptiveConcurrencyLimiter) limiter.getObject();
+            Object deferred = DeferredInvocation.deferredOrNull(
+                    invocation,
+                    method,
+                    "@ConcurrencyLimited",
+                    () -> caller.getIfAvailable(() -> CallerContext.NONE),
+                    () -> new DeferredInvocation.Step<AdaptivePermit>() {
+                        @Override
+                        public CompletionStage<AdaptivePermit> start(CallerContext context) {
+                            return adaptive.tryAcquireAsync(
+                                    declaration.name(),
+                                    identifier(declaration, invocation, context),
+                                    settings,
+                                    declaration.lease(),
+                                    declaration.lifetime());
+                        }
+
+                        @Override
+                        public CompletionStage<?> finish(AdaptivePermit permit, DeferredInvocation.End end) {
+                            return switch (end) {
+                                case COMPLETED -> permit.releaseAsync();
+                                case NOT_STARTED -> permit.giveBackAsync();
+                                default -> permit.dropAsync(); // failed, or cancelled as a timeout would
+                            };
+                        }
+                    });
+            if (deferred != null) {
+                return deferred;
+            }
+            AdaptivePermit permit = adaptive.tryAcquire(
+                    declaration.name(),
+                    identifier(declaration, invocation, caller.getIfAvailable(() -> CallerContext.NONE)),
+                    settings,
+                    declaration.lease(),
+                    declaration.lifetime());
+            Object result;
+            try {
+                result = invocation.proceed();
+            } catch (Throwable e) {
+                permit.drop();
+                throw e;
+            }
+            permit.release();
+            return result;
         }
 
         private static ClientIdentifier identifier(
