@@ -207,7 +207,7 @@ class ArchitectureTest {
                 .isEqualTo(Map.of(
                         "ratelimit-redis",
                         Set.of(
-                                "core.internal.AdaptiveLimit",
+                                "core.internal.AdaptiveSlots",
                                 "core.internal.Futures",
                                 "core.internal.LockHolders",
                                 "core.internal.LogThrottle",
@@ -547,6 +547,7 @@ class ArchitectureTest {
                             // SPIs
                             "core.ClientBlocks",
                             "core.CallerContext",
+                            "core.concurrency.AdaptiveConcurrencyLimiter",
                             "core.concurrency.ConcurrencyLimiter",
                             "core.KeyResolver",
                             "core.LimitOverrides",
@@ -565,6 +566,7 @@ class ArchitectureTest {
                             "core.RateLimit",
                             "core.CalendarPeriod",
                             "core.Usage",
+                            "core.concurrency.AdaptiveSettings",
                             // exceptions
                             "core.concurrency.ConcurrencyLimitExceededException",
                             "core.locks.LockLostException",
@@ -729,6 +731,7 @@ class ArchitectureTest {
                     "ratelimit-test-kit",
                     List.of(
                             // the SPI test kit: every store passes these; needs the core, JUnit and AssertJ only
+                            "test.kit.AdaptiveConcurrencyLimiterContract",
                             "test.kit.ConcurrencyLimiterContract",
                             "test.kit.LockManagerContract",
                             "test.kit.Poll",

@@ -7,9 +7,9 @@ import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.AdaptiveSettings;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.core.internal.AdaptiveSlots;
 import io.github.ratelimit.core.internal.Futures;
 import io.github.ratelimit.core.internal.Messages;
-import io.github.ratelimit.local.LocalConcurrencyLimiter;
 import io.github.ratelimit.redis.RedisGuard;
 import io.github.ratelimit.redis.internal.BudgetTimer;
 import io.github.ratelimit.redis.internal.GiveBacks;
@@ -76,7 +76,7 @@ public final class RedisConcurrencyLimiter
     /** The fleet's last limit and instances seen, per adaptive limit and identifier: the share kept for an outage. */
     private final Map<String, int[]> lastFleet = new ConcurrentHashMap<>();
     /** Adapts this instance's share while Redis cannot decide; made again for each outage. */
-    private volatile @Nullable LocalConcurrencyLimiter outage;
+    private volatile @Nullable AdaptiveSlots outage;
 
     /**
      * @param redisson the client to use; not closed by this class
@@ -486,12 +486,12 @@ public final class RedisConcurrencyLimiter
         AdaptivePermit inOutage() {
             int[] last = lastFleet.get((String) keys.get(0));
             AdaptiveSettings mine = last == null ? settings : share(settings, last[0], last[1]);
-            LocalConcurrencyLimiter local = outage;
+            AdaptiveSlots local = outage;
             if (local == null) {
                 synchronized (lastFleet) {
                     local = outage;
                     if (local == null) {
-                        local = new LocalConcurrencyLimiter();
+                        local = new AdaptiveSlots(System::nanoTime);
                         outage = local;
                     }
                 }
