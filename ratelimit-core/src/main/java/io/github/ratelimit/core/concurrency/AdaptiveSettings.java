@@ -11,14 +11,14 @@ import java.time.Duration;
  * @param min the lowest the limit goes, at least 1
  * @param max the highest, at least {@code min}
  * @param initial where a new limit starts, from {@code min} to {@code max}
- * @param tolerance the latency tolerated, as a multiple of the no-load latency: more than 1 and at most 10. Above it
- *     the limit shrinks; well below it, and only while calls use the limit, it grows
+ * @param tolerance the latency tolerated, as a multiple of the no-load latency: more than 1 and at most 10. The limit
+ *     aims at a quarter of the way there, and shrinks when more than 1 % of a window's calls take longer
  * @param window how long one sampling window lasts, at least 10 ms: a window should see many calls end, so a few
  *     times the dependency's usual latency at least
  */
 public record AdaptiveSettings(int min, int max, int initial, double tolerance, Duration window) {
 
-    /** What the annotation and the properties default to: a tolerated latency of twice the no-load latency. */
+    /** What the annotation defaults to: a tolerated latency of twice the no-load latency. */
     public static final double DEFAULT_TOLERANCE = 2.0;
 
     /** The default sampling window. */
@@ -42,10 +42,5 @@ public record AdaptiveSettings(int min, int max, int initial, double tolerance, 
         if (window == null || window.toMillis() < 10) {
             throw new IllegalArgumentException(Messages.atLeast("window", "10 ms", window));
         }
-    }
-
-    /** These settings with another minimum and maximum (an operator's change), the initial limit kept within them. */
-    public AdaptiveSettings withBounds(int newMin, int newMax) {
-        return new AdaptiveSettings(newMin, newMax, Math.max(newMin, Math.min(newMax, initial)), tolerance, window);
     }
 }

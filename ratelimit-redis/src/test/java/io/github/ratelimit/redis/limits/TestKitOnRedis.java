@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
-import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.tokens.SingleUseTokens;
@@ -14,7 +13,6 @@ import io.github.ratelimit.redis.concurrency.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.internal.RedisKeys;
 import io.github.ratelimit.redis.locks.RedisLockManager;
 import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;
-import io.github.ratelimit.test.kit.AdaptiveConcurrencyLimiterContract;
 import io.github.ratelimit.test.kit.ConcurrencyLimiterContract;
 import io.github.ratelimit.test.kit.LockManagerContract;
 import io.github.ratelimit.test.kit.RateLimiterContract;
@@ -147,14 +145,6 @@ abstract class TestKitOnRedis {
     class ConcurrencyLimits extends ConcurrencyLimiterContract {
         @Override
         protected ConcurrencyLimiter newInstance() {
-            return new RedisConcurrencyLimiter(client(), "kit:", Guards.patient());
-        }
-    }
-
-    @Nested
-    class AdaptiveConcurrencyLimits extends AdaptiveConcurrencyLimiterContract {
-        @Override
-        protected AdaptiveConcurrencyLimiter newInstance() {
             return new RedisConcurrencyLimiter(client(), "kit:", Guards.patient());
         }
     }
