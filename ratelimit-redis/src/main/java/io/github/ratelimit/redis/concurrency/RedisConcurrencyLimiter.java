@@ -32,6 +32,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BinaryOperator;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RedissonClient;
@@ -153,6 +154,17 @@ public final class RedisConcurrencyLimiter
         final String owner;
 
         Attempt(String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
+            this(name, identifier, max, lease, maxLifetime, RedisConcurrencyLimiter.this.keys::concurrencyKey);
+        }
+
+        /** @param holdersKey the key of the holders, from the limit's name and the identifier's tag */
+        Attempt(
+                String name,
+                ClientIdentifier identifier,
+                int max,
+                Duration lease,
+                Duration maxLifetime,
+                BinaryOperator<String> holdersKey) {
             if (!Messages.isName(name)) {
                 throw new IllegalArgumentException(Messages.badName("concurrency limit name", name));
             }
@@ -170,7 +182,7 @@ public final class RedisConcurrencyLimiter
             this.max = max;
             this.lease = lease;
             this.maxLifetime = maxLifetime;
-            String holders = RedisConcurrencyLimiter.this.keys.concurrencyKey(name, RedisKeys.tag(identifier));
+            String holders = holdersKey.apply(name, RedisKeys.tag(identifier));
             this.keys = List.of(holders, RedisKeys.givenBackKey(holders));
             this.owner = Base64.getUrlEncoder()
                     .withoutPadding()
@@ -398,13 +410,17 @@ public final class RedisConcurrencyLimiter
         return new AdaptiveSettings(min, max, initial, settings.tolerance(), settings.window());
     }
 
-    /** One acquisition of an adaptive limit's slot: checked arguments, its keys (one hash slot) and owner. */
+    /**
+     * One acquisition of an adaptive limit's slot: the {@link Attempt} of its holders (checked arguments, owner, give
+     * back), and the keys of its windows, state and instances beside them (one hash slot).
+     */
     private final class AdaptiveAttempt {
         final String name;
         final ClientIdentifier identifier;
         final AdaptiveSettings settings;
         final Duration lease;
         final Duration maxLifetime;
+        final Attempt slot;
         final List<Object> keys;
         final String owner;
 
@@ -414,20 +430,22 @@ public final class RedisConcurrencyLimiter
                 AdaptiveSettings settings,
                 Duration lease,
                 Duration maxLifetime) {
-            Attempt checked = new Attempt(name, identifier, settings.min(), lease, maxLifetime);
+            this.slot = new Attempt(
+                    name,
+                    identifier,
+                    settings.min(),
+                    lease,
+                    maxLifetime,
+                    RedisConcurrencyLimiter.this.keys::adaptiveKey);
             this.name = name;
             this.identifier = identifier;
             this.settings = settings;
             this.lease = lease;
             this.maxLifetime = maxLifetime;
-            String holders = RedisConcurrencyLimiter.this.keys.adaptiveKey(name, RedisKeys.tag(identifier));
+            String holders = (String) slot.keys.get(0);
             this.keys = List.of(
-                    holders,
-                    RedisKeys.givenBackKey(holders),
-                    holders + ":windows",
-                    holders + ":state",
-                    holders + ":instances");
-            this.owner = checked.owner;
+                    holders, slot.keys.get(1), holders + ":windows", holders + ":state", holders + ":instances");
+            this.owner = slot.owner;
         }
 
         Object[] args() {
@@ -445,12 +463,7 @@ public final class RedisConcurrencyLimiter
 
         /** Gives back the slot this attempt may hold, as {@link Attempt#giveBack} does. */
         void giveBack() {
-            GiveBacks.send(
-                    events,
-                    "slot",
-                    () -> executor.callAsync(
-                            GIVE_BACK, keys.subList(0, 2), new Object[] {owner, Long.toString(maxLifetime.toMillis())}),
-                    reply -> ScriptExecutor.number(reply.get(0)) == 1);
+            slot.giveBack();
         }
 
         AdaptivePermit permit(List<Object> reply) {
@@ -459,8 +472,9 @@ public final class RedisConcurrencyLimiter
             }
             int slots = (int) ScriptExecutor.number(reply.get(2));
             int instances = (int) ScriptExecutor.number(reply.get(3));
-            if (slots > 0) {
-                lastFleet.put((String) keys.get(0), new int[] {slots, instances});
+            int[] last = lastFleet.get((String) keys.get(0));
+            if (slots > 0 && (last == null || last[0] != slots || last[1] != instances)) {
+                lastFleet.put((String) keys.get(0), new int[] {slots, instances}); // only when it moved
             }
             if (ScriptExecutor.number(reply.get(0)) != 1) {
                 throw new ConcurrencyLimitExceededException(name, Math.max(1, slots), RETRY_AFTER);
