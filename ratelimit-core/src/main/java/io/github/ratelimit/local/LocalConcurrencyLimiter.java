@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Concurrency limits in this instance's memory ({@code ratelimit.store=memory}): at most {@code max} slots of a key
@@ -116,5 +117,16 @@ public final class LocalConcurrencyLimiter implements ConcurrencyLimiter, Adapti
     public CompletionStage<AdaptiveConcurrencyLimiter.AdaptivePermit> tryAcquireAsync(
             String name, ClientIdentifier identifier, AdaptiveSettings settings, Duration lease, Duration maxLifetime) {
         return adaptive.tryAcquireAsync(name, identifier, settings, lease, maxLifetime);
+    }
+
+    @Override
+    public AdaptiveConcurrencyLimiter.@Nullable Status status(String name, ClientIdentifier identifier) {
+        return adaptive.status(name, identifier);
+    }
+
+    @Override
+    public void steer(
+            String name, ClientIdentifier identifier, AdaptiveConcurrencyLimiter.@Nullable Steering steering) {
+        adaptive.steer(name, identifier, steering);
     }
 }

@@ -1,6 +1,8 @@
 package io.github.ratelimit.core.internal;
 
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.AdaptiveSettings;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One step of an adaptive concurrency limit for a whole fleet: from what every instance reported for one sampling
@@ -104,7 +106,24 @@ public final class AdaptiveLimit {
         return new State(settings.initial(), 0, true);
     }
 
-    /** The state after a window. */
+    /**
+     * The state after a window, under an operator's steering: its bounds replace the declared ones, and its pin holds
+     * the limit at its value (the rest of the state moves as without it, so the limit goes on from the pin when it is
+     * cleared).
+     */
+    public static State next(
+            AdaptiveSettings settings,
+            AdaptiveConcurrencyLimiter.@Nullable Steering steering,
+            State state,
+            Window window) {
+        if (steering == null) {
+            return next(settings, state, window);
+        }
+        State stepped = next(steering.bounds(settings), state, window);
+        return steering.pin() == null ? stepped : new State(steering.pin(), stepped.noLoadMicros(), false);
+    }
+
+    /** The state after a window; the limit within the settings' bounds, which may have changed since the last. */
     public static State next(AdaptiveSettings settings, State state, Window window) {
         double limit = state.limit();
         long attempted = window.completed() + window.dropped();
@@ -112,7 +131,8 @@ public final class AdaptiveLimit {
             return new State(clamp(settings, limit * BACKOFF), state.noLoadMicros(), false);
         }
         if (window.completed() == 0) {
-            return state; // only refusals or drops: nothing was measured, and nothing may rise
+            // only refusals or drops: nothing was measured, and nothing may rise
+            return new State(clamp(settings, limit), state.noLoadMicros(), state.slowStart());
         }
         long noLoad = noLoad(state, window);
         double recent = (double) window.latencySumMicros() / window.completed();
@@ -127,7 +147,7 @@ public final class AdaptiveLimit {
         }
         boolean used = window.peakInFlight() >= USED * Math.floor(limit);
         if (!used || way > GROW_UP_TO) {
-            return new State(limit, noLoad, state.slowStart()); // unused, or at the target: hold
+            return new State(clamp(settings, limit), noLoad, state.slowStart()); // unused, or at the target: hold
         }
         // at the minimum an incident drove it to, with no queue at all: the capacity is unknown again, and the limit
         // starts again as it started, doubling until a window is slow

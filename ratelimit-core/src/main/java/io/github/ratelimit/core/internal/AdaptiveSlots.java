@@ -5,7 +5,11 @@ import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.AdaptiveSettings;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +31,9 @@ public final class AdaptiveSlots implements AdaptiveConcurrencyLimiter {
     private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
     private final Map<String, Adaptive> adaptive = new ConcurrentHashMap<>();
+    /** Operators' steerings, by the same keys as {@link #adaptive}. */
+    private final Map<String, Steering> steerings = new ConcurrentHashMap<>();
+
     private final LongSupplier nanoTime;
 
     /** @param nanoTime this instance's clock in nanoseconds ({@code System::nanoTime}, or one a test controls) */
@@ -49,15 +56,40 @@ public final class AdaptiveSlots implements AdaptiveConcurrencyLimiter {
         if (maxLifetime.toMillis() < 1) {
             throw new IllegalArgumentException(Messages.atLeast("maxLifetime", "1 ms", maxLifetime));
         }
-        Adaptive limit =
-                adaptive.computeIfAbsent(name + '\u0000' + identifier.canonical(), k -> new Adaptive(settings));
+        String key = key(name, identifier);
+        Adaptive limit = adaptive.computeIfAbsent(key, k -> new Adaptive(k, settings));
         long now = nanoTime.getAsLong();
         Slot slot = new Slot(now + maxLifetime.toNanos());
-        int slots = limit.take(settings, slot, now);
-        if (slots < 0) {
-            throw new ConcurrencyLimitExceededException(name, -slots, RETRY_AFTER);
+        SlotPermit permit = limit.take(settings, slot, now);
+        if (permit == null) {
+            throw new ConcurrencyLimitExceededException(name, limit.slots(), RETRY_AFTER);
         }
-        return new SlotPermit(limit, slot, now, slots);
+        return permit;
+    }
+
+    private static String key(String name, ClientIdentifier identifier) {
+        return name + '\u0000' + identifier.canonical();
+    }
+
+    @Override
+    public @Nullable Status status(String name, ClientIdentifier identifier) {
+        String key = key(name, identifier);
+        Adaptive limit = adaptive.get(key);
+        Steering steering = steerings.get(key);
+        if (limit == null) {
+            return steering == null ? null : new Status(0, null, 1, steering, List.of());
+        }
+        return limit.status(steering);
+    }
+
+    @Override
+    public void steer(String name, ClientIdentifier identifier, @Nullable Steering steering) {
+        String key = key(name, identifier);
+        if (steering == null) {
+            steerings.remove(key);
+        } else {
+            steerings.put(key, steering);
+        }
     }
 
     @Override
@@ -74,8 +106,12 @@ public final class AdaptiveSlots implements AdaptiveConcurrencyLimiter {
      * One adaptive limit in memory: its slots, where it stands, and the window being measured; guarded by itself. A
      * closed window is applied by the first call after it, as the Redis store does for a fleet.
      */
-    private static final class Adaptive {
+    private final class Adaptive {
+        private final String key;
         private final Set<Slot> live = new HashSet<>();
+        /** The last windows applied, newest first. */
+        private final Deque<Window> windows = new ArrayDeque<>();
+
         private AdaptiveSettings settings;
         private AdaptiveLimit.State state;
         private long windowIndex = Long.MIN_VALUE;
@@ -87,24 +123,38 @@ public final class AdaptiveSlots implements AdaptiveConcurrencyLimiter {
         private long refused;
         private long peak;
 
-        Adaptive(AdaptiveSettings settings) {
+        /** The mean latency of the last window applied, µs; 0 when it completed no call. */
+        private long recentMicros;
+
+        Adaptive(String key, AdaptiveSettings settings) {
+            this.key = key;
             this.settings = settings;
             this.state = AdaptiveLimit.start(settings);
         }
 
-        /** Takes a slot: the limit when taken, or minus the limit when all its slots were taken. */
-        synchronized int take(AdaptiveSettings settings, Slot slot, long now) {
+        /** The slots of the current window: the limit's whole part (the step keeps it within the bounds). */
+        synchronized int slots() {
+            return Math.max(1, state.slots());
+        }
+
+        /** Takes a slot: its permit, or null when all the slots were taken. */
+        synchronized @Nullable SlotPermit take(AdaptiveSettings settings, Slot slot, long now) {
             this.settings = settings; // the latest a caller declared
             roll(now);
             live.removeIf(s -> now - s.endsAtNanos >= 0);
-            int slots = Math.max(settings.min(), Math.min(settings.max(), state.slots()));
+            int slots = slots();
             if (live.size() >= slots) {
                 refused++;
-                return -slots;
+                return null;
             }
             live.add(slot);
             peak = Math.max(peak, live.size());
-            return slots;
+            return new SlotPermit(
+                    this, slot, now, slots, live.size(), micros(state.noLoadMicros()), micros(recentMicros));
+        }
+
+        synchronized Status status(@Nullable Steering steering) {
+            return new Status(slots(), micros(state.noLoadMicros()), 1, steering, new ArrayList<>(windows));
         }
 
         /**
@@ -140,8 +190,15 @@ public final class AdaptiveSlots implements AdaptiveConcurrencyLimiter {
             if (windowIndex != Long.MIN_VALUE) {
                 state = AdaptiveLimit.next(
                         settings,
+                        steerings.get(key),
                         state,
                         new AdaptiveLimit.Window(completed, latencySum, lowest, slow, dropped, refused, peak));
+                recentMicros = completed == 0 ? 0 : latencySum / completed;
+                windows.addFirst(
+                        new Window(windowIndex, slots(), completed, dropped, refused, peak, micros(recentMicros)));
+                if (windows.size() > Status.WINDOWS_KEPT) {
+                    windows.removeLast();
+                }
             }
             windowIndex = index;
             completed = latencySum = slow = dropped = refused = 0;
@@ -150,19 +207,37 @@ public final class AdaptiveSlots implements AdaptiveConcurrencyLimiter {
         }
     }
 
+    /** A latency in µs as a duration; null for 0 (nothing measured). */
+    public static @Nullable Duration micros(long micros) {
+        return micros <= 0 ? null : Duration.ofNanos(micros * 1_000);
+    }
+
     private final class SlotPermit implements AdaptivePermit {
 
         private final Adaptive adaptive;
         private final Slot slot;
         private final long takenAt;
         private final int limit;
+        private final int inFlight;
+        private final @Nullable Duration noLoad;
+        private final @Nullable Duration recent;
         private final AtomicBoolean ended = new AtomicBoolean();
 
-        SlotPermit(Adaptive adaptive, Slot slot, long takenAt, int limit) {
+        SlotPermit(
+                Adaptive adaptive,
+                Slot slot,
+                long takenAt,
+                int limit,
+                int inFlight,
+                @Nullable Duration noLoad,
+                @Nullable Duration recent) {
             this.adaptive = adaptive;
             this.slot = slot;
             this.takenAt = takenAt;
             this.limit = limit;
+            this.inFlight = inFlight;
+            this.noLoad = noLoad;
+            this.recent = recent;
         }
 
         private boolean end(@Nullable Boolean drop) {
@@ -201,6 +276,21 @@ public final class AdaptiveSlots implements AdaptiveConcurrencyLimiter {
         @Override
         public int limit() {
             return limit;
+        }
+
+        @Override
+        public int inFlight() {
+            return inFlight;
+        }
+
+        @Override
+        public @Nullable Duration noLoadLatency() {
+            return noLoad;
+        }
+
+        @Override
+        public @Nullable Duration recentLatency() {
+            return recent;
         }
     }
 }

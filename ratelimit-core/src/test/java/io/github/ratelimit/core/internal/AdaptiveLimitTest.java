@@ -3,13 +3,19 @@ package io.github.ratelimit.core.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.AdaptivePermit;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.Status;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.Steering;
 import io.github.ratelimit.core.concurrency.AdaptiveSettings;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.internal.AdaptiveLimit.State;
 import io.github.ratelimit.core.internal.AdaptiveLimit.Window;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -165,6 +171,100 @@ class AdaptiveLimitTest {
             state = AdaptiveLimit.next(SETTINGS, state, new Window(400, 400 * L0, L0, 0, 0, 0, 40));
         }
         assertThat(state.limit()).isEqualTo(100.0);
+    }
+
+    /**
+     * An operator's pin holds the limit whatever the latency, bounds move a limit that would hold outside them, and once
+     * cleared the limit goes on from where the pin left it, without a new slow start.
+     */
+    @Test
+    void anOperatorPinsTheLimitOrMovesItsBounds() {
+        Run run = new Run().windows(30, new Dependency(100, 1));
+        long noLoad = run.state.noLoadMicros();
+        Steering pin = new Steering(300, null, null);
+        for (Dependency dependency : List.of(new Dependency(100, 10), new Dependency(100, 1))) {
+            for (int i = 0; i < 20; i++) {
+                run.state = AdaptiveLimit.next(SETTINGS, pin, run.state, dependency.windowAt(run.state));
+                assertThat(run.state.limit()).isEqualTo(300.0);
+            }
+        }
+        assertThat(run.state.slowStart()).isFalse();
+        assertThat(run.state.noLoadMicros())
+                .as("the step goes on under the pin")
+                .isEqualTo(noLoad);
+        run.windows(K, new Dependency(100, 1));
+        assertThat(run.state.slots())
+                .as("cleared, the limit shrinks from the pin to the capacity, %s", run.limits)
+                .isBetween(80, 130);
+
+        Steering bounds = new Steering(null, 5, 20);
+        State held = new State(100, L0, false);
+        Window unused = new Window(400, 400 * L0, L0, 0, 0, 0, 40); // a window that holds the limit
+        assertThat(AdaptiveLimit.next(SETTINGS, bounds, held, unused).limit()).isEqualTo(20.0);
+        assertThat(AdaptiveLimit.next(SETTINGS, new Steering(null, 200, null), held, unused)
+                        .limit())
+                .isEqualTo(200.0);
+        // a bound crossing the declared other one moves it along
+        assertThat(new Steering(null, 2_000, null).bounds(SETTINGS).max()).isEqualTo(2_000);
+        assertThat(new Steering(null, null, 5).bounds(new AdaptiveSettings(10, 100, 50, 2.0, Duration.ofSeconds(1))))
+                .isEqualTo(new AdaptiveSettings(5, 5, 5, 2.0, Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void badSteeringsAreNamed() {
+        assertThatThrownBy(() -> new Steering(null, null, null)).hasMessageContaining("pins the limit or sets");
+        assertThatThrownBy(() -> new Steering(0, null, null)).hasMessage("pin must be at least 1, but was 0");
+        assertThatThrownBy(() -> new Steering(null, 0, null)).hasMessage("min must be at least 1, but was 0");
+        assertThatThrownBy(() -> new Steering(null, 10, 5)).hasMessage("max must be at least min 10, but was 5");
+    }
+
+    /**
+     * In memory, on a clock the test moves: a window's outcomes are listed as the step left them, newest first and at
+     * most 30; the permit tells the limit, the calls in flight and the latencies; a pin applies from the next window.
+     */
+    @Test
+    void theMemoryStoreListsItsWindowsAndTakesASteering() {
+        AtomicLong now = new AtomicLong();
+        AdaptiveSlots slots = new AdaptiveSlots(now::get);
+        AdaptiveSettings settings =
+                new AdaptiveSettings(2, 100, 4, 2.0, Duration.ofMillis(100)); // drops back it off to 2
+        ClientIdentifier key = ClientIdentifier.of("dependency");
+        long window = Duration.ofMillis(100).toNanos();
+        assertThat(slots.status("db", key)).isNull();
+
+        for (int w = 0; w < 35; w++) {
+            now.set(w * window);
+            AdaptivePermit first = slots.tryAcquire("db", key, settings, Duration.ofSeconds(1), Duration.ofSeconds(1));
+            AdaptivePermit second = slots.tryAcquire("db", key, settings, Duration.ofSeconds(1), Duration.ofSeconds(1));
+            assertThat(second.inFlight()).isEqualTo(2);
+            now.addAndGet(Duration.ofMillis(10).toNanos());
+            first.release();
+            if (w % 2 == 1) {
+                second.drop();
+            } else {
+                second.release(); // a window without drops measures the no-load latency
+            }
+        }
+        Status status = slots.status("db", key);
+        assertThat(status.windows()).hasSize(Status.WINDOWS_KEPT);
+        assertThat(status.windows().get(0).index()).isEqualTo(33);
+        assertThat(status.windows().get(29).index()).isEqualTo(4);
+        assertThat(status.windows().get(0))
+                .isEqualTo(new io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.Window(
+                        33, status.limit(), 1, 1, 0, 2, Duration.ofMillis(10)));
+        assertThat(status.noLoad()).isEqualTo(Duration.ofMillis(10));
+
+        slots.steer("db", key, new Steering(1, null, null));
+        assertThat(slots.status("db", key).steering()).isEqualTo(new Steering(1, null, null));
+        now.set(36 * window);
+        AdaptivePermit only = slots.tryAcquire("db", key, settings, Duration.ofSeconds(1), Duration.ofSeconds(1));
+        assertThat(only.limit()).isEqualTo(1);
+        assertThat(only.recentLatency()).isEqualTo(Duration.ofMillis(10));
+        assertThatThrownBy(() -> slots.tryAcquire("db", key, settings, Duration.ofSeconds(1), Duration.ofSeconds(1)))
+                .isInstanceOfSatisfying(ConcurrencyLimitExceededException.class, e -> assertThat(e.max())
+                        .isEqualTo(1));
+        slots.steer("db", key, null);
+        assertThat(slots.status("db", key).steering()).isNull();
     }
 
     @Test

@@ -19,6 +19,7 @@ import io.github.ratelimit.redis.internal.ScriptExecutor;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +64,8 @@ public final class RedisConcurrencyLimiter
     static final LuaScript RENEW = LuaScript.load(RedisConcurrencyLimiter.class, "concurrency_renew");
     static final LuaScript ADAPTIVE_ACQUIRE = LuaScript.load(RedisConcurrencyLimiter.class, "adaptive_acquire");
     static final LuaScript ADAPTIVE_RELEASE = LuaScript.load(RedisConcurrencyLimiter.class, "adaptive_release");
+    static final LuaScript ADAPTIVE_STATUS = LuaScript.load(RedisConcurrencyLimiter.class, "adaptive_status");
+    static final LuaScript ADAPTIVE_STEER = LuaScript.load(RedisConcurrencyLimiter.class, "adaptive_steer");
 
     /** Calls end whenever they end: a refused caller is told to come back in a second. */
     static final Duration RETRY_AFTER = Duration.ofSeconds(1);
@@ -444,7 +447,12 @@ public final class RedisConcurrencyLimiter
             this.maxLifetime = maxLifetime;
             String holders = (String) slot.keys.get(0);
             this.keys = List.of(
-                    holders, slot.keys.get(1), holders + ":windows", holders + ":state", holders + ":instances");
+                    holders,
+                    slot.keys.get(1),
+                    holders + ":windows",
+                    holders + ":state",
+                    holders + ":instances",
+                    holders + ":operator");
             this.owner = slot.owner;
         }
 
@@ -485,8 +493,17 @@ public final class RedisConcurrencyLimiter
             // a call slower than this is the tail (o): the tolerated latency of the fleet's no-load latency of now
             long toleratedMicros = (long) (settings.tolerance() * ScriptExecutor.number(reply.get(4)));
             long takenAt = System.nanoTime();
-            AdaptiveRedisPermit permit =
-                    new AdaptiveRedisPermit(name, holders, owner, lease, maxLifetime, slots, drop -> {
+            AdaptiveRedisPermit permit = new AdaptiveRedisPermit(
+                    name,
+                    holders,
+                    owner,
+                    lease,
+                    maxLifetime,
+                    slots,
+                    (int) ScriptExecutor.number(reply.get(1)),
+                    AdaptiveSlots.micros(ScriptExecutor.number(reply.get(4))),
+                    AdaptiveSlots.micros(ScriptExecutor.number(reply.get(5))),
+                    drop -> {
                         long micros = Math.max(1, (System.nanoTime() - takenAt) / 1_000);
                         String outcome = drop ? "d" : toleratedMicros > 0 && micros > toleratedMicros ? "o" : "c";
                         return new Release(
@@ -517,6 +534,9 @@ public final class RedisConcurrencyLimiter
     /** A held slot of an adaptive limit: given back with its latency, or as dropped. */
     private final class AdaptiveRedisPermit extends RedisPermit implements AdaptivePermit {
         private final int limit;
+        private final int inFlight;
+        private final @Nullable Duration noLoad;
+        private final @Nullable Duration recent;
 
         AdaptiveRedisPermit(
                 String name,
@@ -525,9 +545,30 @@ public final class RedisConcurrencyLimiter
                 Duration lease,
                 Duration maxLifetime,
                 int limit,
+                int inFlight,
+                @Nullable Duration noLoad,
+                @Nullable Duration recent,
                 Function<@Nullable Boolean, Release> release) {
             super(name, key, owner, lease, maxLifetime, release);
             this.limit = limit;
+            this.inFlight = inFlight;
+            this.noLoad = noLoad;
+            this.recent = recent;
+        }
+
+        @Override
+        public int inFlight() {
+            return inFlight;
+        }
+
+        @Override
+        public @Nullable Duration noLoadLatency() {
+            return noLoad;
+        }
+
+        @Override
+        public @Nullable Duration recentLatency() {
+            return recent;
         }
 
         @Override
@@ -549,6 +590,66 @@ public final class RedisConcurrencyLimiter
         public int limit() {
             return limit;
         }
+    }
+
+    /** The key of an adaptive limit's holders, beside which its state and steering are kept. */
+    private String adaptiveHolders(String name, ClientIdentifier identifier) {
+        if (!Messages.isName(name)) {
+            throw new IllegalArgumentException(Messages.badName("concurrency limit name", name));
+        }
+        return keys.adaptiveKey(name, RedisKeys.tag(identifier));
+    }
+
+    @Override
+    public @Nullable Status status(String name, ClientIdentifier identifier) {
+        String holders = adaptiveHolders(name, identifier);
+        List<Object> reply =
+                executor.call(ADAPTIVE_STATUS, List.of(holders + ":state", holders + ":operator"), new Object[0]);
+        Steering steering = reply.get(4).toString().isEmpty()
+                        && reply.get(5).toString().isEmpty()
+                        && reply.get(6).toString().isEmpty()
+                ? null
+                : new Steering(whole(reply.get(4)), whole(reply.get(5)), whole(reply.get(6)));
+        String limit = reply.get(0).toString();
+        if (limit.isEmpty()) {
+            return steering == null ? null : new Status(0, null, 1, steering, List.of());
+        }
+        List<Window> windows = new ArrayList<>();
+        for (String entry : reply.get(3).toString().split(";")) {
+            if (entry.isEmpty()) {
+                continue;
+            }
+            String[] parts = entry.split(" ");
+            windows.add(new Window(
+                    Long.parseLong(parts[0]),
+                    Integer.parseInt(parts[1]),
+                    Long.parseLong(parts[2]),
+                    Long.parseLong(parts[3]),
+                    Long.parseLong(parts[4]),
+                    Long.parseLong(parts[5]),
+                    AdaptiveSlots.micros(Long.parseLong(parts[6]))));
+        }
+        return new Status(
+                Math.max(1, (int) Math.floor(Double.parseDouble(limit))),
+                AdaptiveSlots.micros(Long.parseLong(reply.get(1).toString())),
+                Math.max(1, Integer.parseInt(reply.get(2).toString())),
+                steering,
+                windows);
+    }
+
+    private static @Nullable Integer whole(Object field) {
+        String text = field.toString();
+        return text.isEmpty() ? null : Integer.valueOf(text);
+    }
+
+    @Override
+    public void steer(String name, ClientIdentifier identifier, @Nullable Steering steering) {
+        String holders = adaptiveHolders(name, identifier);
+        executor.call(ADAPTIVE_STEER, List.of(holders + ":operator"), new Object[] {
+            steering == null || steering.pin() == null ? "" : steering.pin().toString(),
+            steering == null || steering.min() == null ? "" : steering.min().toString(),
+            steering == null || steering.max() == null ? "" : steering.max().toString()
+        });
     }
 
     @Override

@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.AdaptivePermit;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.Status;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.Steering;
 import io.github.ratelimit.core.concurrency.AdaptiveSettings;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.internal.AdaptiveLimit;
 import io.github.ratelimit.core.internal.AdaptiveLimit.State;
 import io.github.ratelimit.core.internal.AdaptiveLimit.Window;
+import io.github.ratelimit.core.internal.AdaptiveSlots;
 import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.redis.Guards;
 import io.github.ratelimit.redis.RedisGuard;
@@ -33,7 +37,8 @@ import org.redisson.api.RedissonClient;
 
 /**
  * The adaptive limit's scripts in Redis: the step {@code adaptive_acquire.lua} applies is {@link AdaptiveLimit}'s,
- * value for value; two instances' threads giving slots back into one window are all counted; and when they take slots
+ * value for value, with an operator's steering or without, and the window it applied is listed as the step left it;
+ * two instances' threads giving slots back into one window are all counted; and when they take slots
  * at once after a window closed, the window is applied once for the fleet; and while Redis cannot decide, each
  * instance holds its share of the fleet's last limit, in memory, until Redis answers again.
  */
@@ -69,13 +74,93 @@ class RedisAdaptiveLimitsTest {
                         random.nextInt(1_000),
                         random.nextInt(2_000));
                 String holders = seed(name, key, state, window);
+                Steering steering =
+                        switch (random.nextInt(5)) {
+                            case 0 -> new Steering(1 + random.nextInt(1_500), null, null);
+                            case 1 -> new Steering(null, 1 + random.nextInt(1_500), null);
+                            case 2 -> new Steering(null, null, 1 + random.nextInt(1_000));
+                            case 3 -> new Steering(null, 1 + random.nextInt(300), 300 + random.nextInt(300));
+                            default -> null;
+                        };
+                limiter.steer(name, key, steering);
 
-                limiter.tryAcquire(name, key, SETTINGS, LEASE, LEASE).release();
+                AdaptivePermit permit = limiter.tryAcquire(name, key, SETTINGS, LEASE, LEASE);
+                permit.release();
 
+                State expected = AdaptiveLimit.next(SETTINGS, steering, state, window);
                 assertThat(stateOf(holders))
-                        .as("state %s, window %s", state, window)
-                        .isEqualTo(AdaptiveLimit.next(SETTINGS, state, window));
+                        .as("state %s, window %s, steering %s", state, window, steering)
+                        .isEqualTo(expected);
+                int slots = Math.max(1, expected.slots());
+                assertThat(permit.limit()).isEqualTo(slots);
+                Status status = limiter.status(name, key);
+                assertThat(status).isNotNull();
+                assertThat(status.limit()).isEqualTo(slots);
+                assertThat(status.steering()).isEqualTo(steering);
+                assertThat(status.windows())
+                        .as("the window applied, as the step left it")
+                        .containsExactly(new AdaptiveConcurrencyLimiter.Window(
+                                -1,
+                                slots,
+                                window.completed(),
+                                window.dropped(),
+                                window.refused(),
+                                window.peakInFlight(),
+                                AdaptiveSlots.micros(
+                                        window.completed() == 0 ? 0 : window.latencySumMicros() / window.completed())));
+                assertThat(permit.recentLatency())
+                        .isEqualTo(status.windows().get(0).meanLatency());
             }
+        }
+    }
+
+    /**
+     * An operator's steering is the fleet's: written by one instance, read by the other; the limit pinned holds through
+     * a slow window and goes on from the pin once cleared; the windows kept are the last 30, newest first.
+     */
+    @Test
+    void aSteeringIsTheFleetsAndTheLastWindowsAreKept() throws Exception {
+        String name = "steer-" + UUID.randomUUID();
+        ClientIdentifier key = ClientIdentifier.of("dependency");
+        AdaptiveSettings settings = new AdaptiveSettings(1, 100, 10, 2.0, Duration.ofMillis(20));
+        RedissonClient clientA = SharedRedis.get().newClient();
+        RedissonClient clientB = SharedRedis.get().newClient();
+        try (RedisConcurrencyLimiter a = new RedisConcurrencyLimiter(clientA, "adaptive:", Guards.patient());
+                RedisConcurrencyLimiter b = new RedisConcurrencyLimiter(clientB, "adaptive:", Guards.patient())) {
+            assertThat(a.status(name, key)).as("never taken, never steered").isNull();
+            a.steer(name, key, new Steering(7, null, null));
+            assertThat(b.status(name, key)).isEqualTo(new Status(0, null, 1, new Steering(7, null, null), List.of()));
+
+            Poll.until("the pin to hold on the other instance", Duration.ofSeconds(20), () -> {
+                try (AdaptivePermit permit = b.tryAcquire(name, key, settings, LEASE, LEASE)) {
+                    return permit.limit() == 7;
+                }
+            });
+            long first = a.status(name, key).windows().get(0).index();
+            Poll.until("more than 30 windows applied since", Duration.ofSeconds(30), () -> {
+                b.tryAcquire(name, key, settings, LEASE, LEASE).release();
+                List<AdaptiveConcurrencyLimiter.Window> windows =
+                        a.status(name, key).windows();
+                return windows.size() == Status.WINDOWS_KEPT && windows.get(29).index() > first;
+            });
+            Status pinned = a.status(name, key);
+            assertThat(pinned.windows()).hasSize(Status.WINDOWS_KEPT).allSatisfy(w -> assertThat(w.limit())
+                    .isEqualTo(7));
+            assertThat(pinned.windows())
+                    .extracting(AdaptiveConcurrencyLimiter.Window::index)
+                    .isSortedAccordingTo(java.util.Comparator.reverseOrder());
+
+            a.steer(name, key, new Steering(null, 3, 5));
+            Poll.until("the bounds to take the pinned limit to 5", Duration.ofSeconds(20), () -> {
+                try (AdaptivePermit permit = b.tryAcquire(name, key, settings, LEASE, LEASE)) {
+                    return permit.limit() == 5;
+                }
+            });
+            a.steer(name, key, null);
+            assertThat(b.status(name, key).steering()).isNull();
+        } finally {
+            clientA.shutdown();
+            clientB.shutdown();
         }
     }
 
