@@ -629,6 +629,7 @@ class ArchitectureTest {
                             // ... outbound clients, operators' operations, meters, observations and OpenAPI ...
                             "spring.client.OutboundClients",
                             "spring.client.OutboundLimits",
+                            "spring.endpoint.AdaptiveLimitOperations",
                             "spring.endpoint.OperatorAnswer",
                             "spring.endpoint.RateLimitOperations",
                             "spring.metrics.RateLimitMeters",

@@ -1,6 +1,7 @@
 package io.github.ratelimit.local;
 
 import io.github.ratelimit.core.ClientIdentifier;
+import io.github.ratelimit.core.RateLimitEvents;
 import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.AdaptiveSettings;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
@@ -21,9 +22,13 @@ import org.jspecify.annotations.Nullable;
  * Concurrency limits in this instance's memory ({@code ratelimit.store=memory}): at most {@code max} slots of a key
  * taken at once, each given back exactly once, or freed at its maximum lifetime. A slot needs no lease here: its
  * holder lives as long as this memory. An adaptive limit adapts here for this instance alone, window by window on this
- * instance's clock, with the step the Redis store applies for a fleet ({@code AdaptiveSlots}).
+ * instance's clock, with the step the Redis store applies for a fleet ({@code AdaptiveSlots}). Its listeners are told
+ * of each slot taken or refused, as the Redis store's are.
  */
-public final class LocalConcurrencyLimiter implements ConcurrencyLimiter, AdaptiveConcurrencyLimiter {
+public final class LocalConcurrencyLimiter
+        implements ConcurrencyLimiter, AdaptiveConcurrencyLimiter, RateLimitEvents.Source {
+
+    private final RateLimitEvents events = new RateLimitEvents();
 
     /** What a refused caller is told to wait, as the Redis store tells it. */
     private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
@@ -39,8 +44,18 @@ public final class LocalConcurrencyLimiter implements ConcurrencyLimiter, Adapti
         }
     }
 
+    /** Where listeners of this implementation's events are added. */
+    @Override
+    public RateLimitEvents events() {
+        return events;
+    }
+
     @Override
     public Permit tryAcquire(String name, ClientIdentifier identifier, int max, Duration lease, Duration maxLifetime) {
+        return RateLimitEvents.observe(events.acquiringSlot(name), () -> take(name, identifier, max, maxLifetime));
+    }
+
+    private Permit take(String name, ClientIdentifier identifier, int max, Duration maxLifetime) {
         if (max < 1) {
             throw new IllegalArgumentException(Messages.between("max", 1, Integer.MAX_VALUE, max));
         }
@@ -110,13 +125,19 @@ public final class LocalConcurrencyLimiter implements ConcurrencyLimiter, Adapti
     @Override
     public AdaptiveConcurrencyLimiter.AdaptivePermit tryAcquire(
             String name, ClientIdentifier identifier, AdaptiveSettings settings, Duration lease, Duration maxLifetime) {
-        return adaptive.tryAcquire(name, identifier, settings, lease, maxLifetime);
+        // the listeners see a slot of a concurrency limit, as for a fixed limit
+        return (AdaptiveConcurrencyLimiter.AdaptivePermit) RateLimitEvents.<Permit>observe(
+                events.acquiringSlot(name), () -> adaptive.tryAcquire(name, identifier, settings, lease, maxLifetime));
     }
 
     @Override
     public CompletionStage<AdaptiveConcurrencyLimiter.AdaptivePermit> tryAcquireAsync(
             String name, ClientIdentifier identifier, AdaptiveSettings settings, Duration lease, Duration maxLifetime) {
-        return adaptive.tryAcquireAsync(name, identifier, settings, lease, maxLifetime);
+        try {
+            return CompletableFuture.completedFuture(tryAcquire(name, identifier, settings, lease, maxLifetime));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     @Override

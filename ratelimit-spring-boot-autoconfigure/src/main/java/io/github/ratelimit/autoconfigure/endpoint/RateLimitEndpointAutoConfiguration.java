@@ -4,9 +4,14 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.spring.definition.DeclaredLimits;
 import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.endpoint.AdaptiveLimitOperations;
 import io.github.ratelimit.spring.endpoint.RateLimitOperations;
+import io.github.ratelimit.spring.internal.MethodDeclarations;
+import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -35,13 +40,15 @@ public final class RateLimitEndpointAutoConfiguration {
             ObjectProvider<Plans> plans,
             ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks,
             ObjectProvider<io.github.ratelimit.core.LimitOverrides> overrides,
-            ObjectProvider<io.github.ratelimit.core.locks.LockManager> locks) {
+            ObjectProvider<io.github.ratelimit.core.locks.LockManager> locks,
+            ObjectProvider<MethodDeclarations> methods,
+            ObjectProvider<ConcurrencyLimiter> concurrency) {
         warnIfUnsecured(
                 properties.getActuator(),
                 name -> ClassUtils.isPresent(name, RateLimitEndpointAutoConfiguration.class.getClassLoader()));
         io.github.ratelimit.core.ClientBlocks operatorBlocks = blocks.getIfAvailable();
         io.github.ratelimit.core.LimitOverrides operatorOverrides = overrides.getIfAvailable();
-        return new RateLimitsEndpoint(new RateLimitOperations(
+        RateLimitOperations operations = new RateLimitOperations(
                 sources,
                 limiter,
                 properties.getActuator().isResetEnabled(),
@@ -50,7 +57,19 @@ public final class RateLimitEndpointAutoConfiguration {
                 () -> operatorOverrides,
                 properties.getActuator().isWriteEnabled(),
                 properties.getActuator().getMaxBlock(),
-                locks::getIfUnique));
+                locks::getIfUnique);
+        AdaptiveLimitOperations adaptive = new AdaptiveLimitOperations(
+                () -> methods.stream()
+                        .flatMap(declared -> declared.adaptiveLimits().values().stream())
+                        .collect(Collectors.toMap(
+                                MethodDeclarations.AdaptiveLimit::name,
+                                limit -> limit,
+                                (first, next) -> first,
+                                java.util.TreeMap::new)),
+                () -> concurrency.getIfUnique() instanceof AdaptiveConcurrencyLimiter store ? store : null,
+                properties.getActuator().isWriteEnabled(),
+                operations.events());
+        return new RateLimitsEndpoint(operations, adaptive);
     }
 
     private static final org.slf4j.Logger log =

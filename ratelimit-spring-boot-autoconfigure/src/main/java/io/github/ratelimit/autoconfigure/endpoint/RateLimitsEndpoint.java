@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure.endpoint;
 
 import io.github.ratelimit.core.RateLimitEvents;
+import io.github.ratelimit.spring.endpoint.AdaptiveLimitOperations;
 import io.github.ratelimit.spring.endpoint.OperatorAnswer;
 import io.github.ratelimit.spring.endpoint.RateLimitOperations;
 import java.security.Principal;
@@ -15,15 +16,20 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code ratelimits} actuator endpoint: the operations of {@link RateLimitOperations} (limits, a client's state,
- * resets, overrides, blocks, penalties and locks) at {@code /actuator/ratelimits}, each answer handed on unchanged.
+ * resets, overrides, blocks, penalties and locks) at {@code /actuator/ratelimits}, and those of
+ * {@link AdaptiveLimitOperations} under {@code /actuator/ratelimits/adaptive}, each answer handed on unchanged.
  */
 @Endpoint(id = "ratelimits")
 class RateLimitsEndpoint implements RateLimitEvents.Source {
 
-    private final RateLimitOperations operations;
+    private static final String ADAPTIVE = AdaptiveLimitOperations.ADAPTIVE;
 
-    RateLimitsEndpoint(RateLimitOperations operations) {
+    private final RateLimitOperations operations;
+    private final AdaptiveLimitOperations adaptive;
+
+    RateLimitsEndpoint(RateLimitOperations operations, AdaptiveLimitOperations adaptive) {
         this.operations = operations;
+        this.adaptive = adaptive;
     }
 
     @Override
@@ -39,13 +45,20 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
     @ReadOperation
     public WebEndpointResponse<Map<String, Object>> state(
             @Selector String name, @Nullable String key, @Nullable String value, @Nullable String path) {
+        if (ADAPTIVE.equals(name) && key == null && value == null && path == null) {
+            return web(adaptive.list());
+        }
         return web(operations.state(name, key, value, path));
     }
 
+    /** {@code /locks/{lock name}?key=...} or {@code /adaptive/{limit name}?value=...}. */
     @ReadOperation
-    public WebEndpointResponse<Map<String, Object>> lock(
-            @Selector String name, @Selector String lock, @Nullable String key) {
-        return web(operations.lock(name, lock, key));
+    public WebEndpointResponse<Map<String, Object>> entry(
+            @Selector String name, @Selector String entry, @Nullable String key, @Nullable String value) {
+        if (ADAPTIVE.equals(name)) {
+            return web(adaptive.status(entry, value));
+        }
+        return web(operations.lock(name, entry, key));
     }
 
     @WriteOperation
@@ -65,7 +78,29 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             @Nullable Long limit,
             @Nullable String window,
             @Nullable Boolean shadow,
+            @Nullable Integer min,
+            @Nullable Integer max,
+            @Nullable String value,
             @Nullable Principal principal) {
+        if (ADAPTIVE.equals(name)) {
+            if (window != null || shadow != null) {
+                return web(new OperatorAnswer(
+                        Map.of(
+                                "error",
+                                "an adaptive limit is steered with limit (a pin), min and max; not window or"
+                                        + " shadow"),
+                        400));
+            }
+            return web(adaptive.steer(action, limit, min, max, value, principal));
+        }
+        if (min != null || max != null || value != null) {
+            return web(new OperatorAnswer(
+                    Map.of(
+                            "error",
+                            "min, max and value steer an adaptive limit: POST /actuator/ratelimits/adaptive/"
+                                    + "{name}"),
+                    400));
+        }
         return web(operations.override(name, action, limit, window, shadow, principal));
     }
 
@@ -83,6 +118,9 @@ class RateLimitsEndpoint implements RateLimitEvents.Source {
             @Nullable String value,
             @Nullable String path,
             @Nullable Principal principal) {
+        if (ADAPTIVE.equals(name)) {
+            return web(adaptive.clear(action, value, principal));
+        }
         return web(operations.removeOverride(name, action, key, value, path, principal));
     }
 

@@ -48,7 +48,7 @@ class OperatorWritesTests {
     }
 
     private RateLimitsEndpoint endpoint(boolean writeEnabled, io.github.ratelimit.core.locks.LockManager locks) {
-        return new RateLimitsEndpoint(new RateLimitOperations(
+        RateLimitOperations operations = new RateLimitOperations(
                 new StaticListableBeanFactory().getBeanProvider(DeclaredLimits.class),
                 requests -> {
                     throw new AssertionError("nothing is decided here");
@@ -59,7 +59,11 @@ class OperatorWritesTests {
                 () -> null,
                 writeEnabled,
                 Duration.ofHours(1),
-                () -> locks));
+                () -> locks);
+        return new RateLimitsEndpoint(
+                operations,
+                new io.github.ratelimit.spring.endpoint.AdaptiveLimitOperations(
+                        java.util.Map::of, () -> null, writeEnabled, operations.events()));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.github.ratelimit.spring.aop;
 import io.github.ratelimit.spring.internal.MethodDeclarations;
 import io.github.ratelimit.spring.internal.MethodLimits;
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
@@ -58,5 +59,11 @@ public final class AdvisorDeclarations implements MethodDeclarations {
     public Set<String> concurrencyLimitNames() {
         ConcurrencyLimitedAdvisor advisor = concurrencyLimits.getIfAvailable();
         return advisor == null ? Set.of() : advisor.names();
+    }
+
+    @Override
+    public Map<String, AdaptiveLimit> adaptiveLimits() {
+        ConcurrencyLimitedAdvisor advisor = concurrencyLimits.getIfAvailable();
+        return advisor == null ? Map.of() : advisor.adaptiveLimits();
     }
 }

@@ -11,6 +11,7 @@ import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.internal.AnnotatedMethods;
 import io.github.ratelimit.spring.internal.KeyExpression;
+import io.github.ratelimit.spring.internal.MethodDeclarations;
 import io.github.ratelimit.spring.internal.MethodExpressions;
 import io.github.ratelimit.spring.internal.invocation.DeferredInvocation;
 import java.lang.reflect.Method;
@@ -90,6 +91,11 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
         return declarations.names();
     }
 
+    /** The adaptive limits compiled so far, by name: the first method's where several share one. */
+    Map<String, MethodDeclarations.AdaptiveLimit> adaptiveLimits() {
+        return declarations.adaptiveLimits();
+    }
+
     /** The method's compiled concurrency limit, or null when it has none. */
     @Nullable
     Declaration declaration(Method method) {
@@ -119,6 +125,21 @@ public final class ConcurrencyLimitedAdvisor extends AnnotationAdvisor {
             return compiled.values().stream()
                     .map(Declaration::name)
                     .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
+        }
+
+        Map<String, MethodDeclarations.AdaptiveLimit> adaptiveLimits() {
+            Map<String, MethodDeclarations.AdaptiveLimit> adaptive = new java.util.TreeMap<>();
+            for (Declaration declaration : compiled.values()) {
+                AdaptiveSettings settings = declaration.adaptive();
+                if (settings != null) {
+                    KeyExpression key = declaration.key();
+                    adaptive.putIfAbsent(
+                            declaration.name(),
+                            new MethodDeclarations.AdaptiveLimit(
+                                    declaration.name(), settings, key.text(), key.kind(), key.constant()));
+                }
+            }
+            return adaptive;
         }
 
         Declaration get(Method method) {

@@ -211,7 +211,7 @@ final class OperatorWrites {
         return DurationFormatterUtils.detectAndParse(text);
     }
 
-    private static String who(@Nullable Principal principal) {
+    static String who(@Nullable Principal principal) {
         return principal == null ? "An operator (no principal)" : "Operator '" + principal.getName() + "'";
     }
 

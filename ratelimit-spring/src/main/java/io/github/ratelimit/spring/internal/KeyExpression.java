@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.ast.Literal;
+import org.springframework.expression.spel.standard.SpelExpression;
 
 /**
  * One key of an annotation: a parsed SpEL expression, or a {@linkplain KeyResolvers kind of key} ({@code ip},
@@ -44,6 +46,18 @@ public record KeyExpression(
             }
         }
         return new KeyExpression(what, text, expressions.parse(text, "key"), null, text);
+    }
+
+    /**
+     * The key's one value when it is a constant, a SpEL literal such as {@code 'orders-db'} (the same for every call);
+     * null for a kind of key or any other expression.
+     */
+    public @Nullable String constant() {
+        if (expression instanceof SpelExpression spel && spel.getAST() instanceof Literal literal) {
+            Object value = literal.getLiteralValue().getValue();
+            return value == null || value.toString().isBlank() ? null : value.toString();
+        }
+        return null;
     }
 
     /** The one identifier of a key that must produce exactly one value (a lock's key). */

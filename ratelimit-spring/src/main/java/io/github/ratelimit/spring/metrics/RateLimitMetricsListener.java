@@ -6,6 +6,7 @@ import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimitListener;
 import io.github.ratelimit.core.RedisUnavailableException;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.AdaptivePermit;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter.Permit;
 import io.github.ratelimit.core.locks.LockManager;
@@ -35,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * operations ({@code ratelimit.tokens}, timed as {@code token.issue}, {@code token.consume}, {@code token.release}); lock
  * acquisitions ({@code ratelimit.locks.acquisitions}, {@code skipped} among them; {@code ratelimit.locks.wait}), locks
  * lost ({@code ratelimit.locks.lost}); concurrency slots
- * ({@code ratelimit.concurrency}); give-backs ({@code ratelimit.givebacks}); operators' changes
+ * ({@code ratelimit.concurrency}) and adaptive limits' gauges ({@link AdaptiveMeters}); give-backs ({@code ratelimit.givebacks}); operators' changes
  * ({@code ratelimit.operator.changes}). Tags are limit names,
  * purposes and fixed words, never keys. Meters are kept once made: a decision served in the JVM costs a few
  * microseconds, and each look-up of a meter in the registry about 0.3 µs more.
@@ -54,9 +55,11 @@ public final class RateLimitMetricsListener implements RateLimitListener {
     private static final Consumer<Throwable> NOTHING = error -> {};
     private final Map<MeterKey, Counter> counters = new ConcurrentHashMap<>();
     private final Map<List<String>, DistributionSummary> advice = new ConcurrentHashMap<>();
+    private final AdaptiveMeters adaptive;
 
     public RateLimitMetricsListener(MeterRegistry registry) {
         this.registry = registry;
+        this.adaptive = new AdaptiveMeters(registry);
         this.decide = RateLimitMeters.redisTimer(registry, "decide");
         this.issue = RateLimitMeters.redisTimer(registry, "token.issue");
         this.consume = RateLimitMeters.redisTimer(registry, "token.consume");
@@ -69,6 +72,8 @@ public final class RateLimitMetricsListener implements RateLimitListener {
                 "lift",
                 "override",
                 "override_removed",
+                "adaptive_steered",
+                "adaptive_cleared",
                 "lock_released",
                 "credit",
                 "reset",
@@ -144,10 +149,16 @@ public final class RateLimitMetricsListener implements RateLimitListener {
             @Override
             public void succeeded(Permit permit) {
                 slots(limit, "acquired");
+                if (permit instanceof AdaptivePermit taken) {
+                    adaptive.taken(limit, taken);
+                }
             }
 
             @Override
             public void failed(Throwable error) {
+                if (error instanceof ConcurrencyLimitExceededException refused) {
+                    adaptive.refused(limit, refused.max());
+                }
                 slots(
                         limit,
                         error instanceof ConcurrencyLimitExceededException
