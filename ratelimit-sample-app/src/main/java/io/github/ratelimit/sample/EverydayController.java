@@ -63,4 +63,16 @@ public class EverydayController {
         Thread.sleep(1_000); // the simulated work
         return Map.of("slow", "done");
     }
+
+    /**
+     * The inventory service, a slow dependency whose capacity nobody told us (about 200 ms a call): one adaptive limit
+     * for the whole fleet, learnt from its latency, at most 40; what is over it is refused at once with 429.
+     */
+    @GetMapping("/api/inventory")
+    @ConcurrencyLimited(max = 40, adaptive = true, initial = 4, key = "'inventory'", name = "inventory")
+    @NotRateLimited
+    public Map<String, Object> inventory() throws InterruptedException {
+        Thread.sleep(200); // the simulated dependency
+        return Map.of("inventory", "in stock");
+    }
 }

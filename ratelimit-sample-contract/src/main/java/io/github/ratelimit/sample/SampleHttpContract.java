@@ -239,6 +239,7 @@ abstract class SampleHttpContract implements HostileInputContract {
                         .status())
                 .isEqualTo(200);
         assertThat(get("127.0.0.15", "/api/slow").status()).isEqualTo(200);
+        assertThat(get("127.0.0.15", "/api/inventory").status()).isEqualTo(200);
         String blocks = "/actuator/ratelimits/blocks";
         assertThat(RawHttp.post(
                                 "127.0.0.1",
@@ -916,6 +917,47 @@ abstract class SampleHttpContract implements HostileInputContract {
         assertThat(RawHttp.get("127.0.0.95", port, "/api/slow", Map.of()).status())
                 .as("another client")
                 .isEqualTo(200);
+    }
+
+    /**
+     * The inventory dependency under an adaptive limit for the fleet: a call passes and the endpoint shows the limit; an
+     * operator pins it at 1 on every instance, and from the next window of three calls at once some get 429 with
+     * {@code q=1}; cleared, it adapts again.
+     */
+    @Test
+    void anAdaptiveLimitProtectsTheInventoryAndAnOperatorPinsIt() throws Exception {
+        assertThat(get("127.0.0.97", "/api/inventory").status()).isEqualTo(200);
+        String inventory = "/actuator/ratelimits/adaptive/inventory";
+        RawHttp.Response read = RawHttp.get("127.0.0.1", port, inventory, RawHttp.OPERATOR);
+        assertThat(read.status()).isEqualTo(200);
+        assertThat(JsonPath.parse(read.body()).<String>read("$.key")).isEqualTo("'inventory'");
+        assertThat(JsonPath.parse(read.body()).<Integer>read("$.max")).isEqualTo(40);
+
+        assertThat(RawHttp.post("127.0.0.1", port, inventory, RawHttp.OPERATOR, "{\"limit\": 1}")
+                        .status())
+                .isEqualTo(204);
+        try {
+            // the pin holds from the next window (a second): three calls at once until some are refused at it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            boolean refusedAtThePin = false;
+            while (!refusedAtThePin) {
+                assertThat(System.nanoTime() - deadline)
+                        .as("a call refused at the pinned limit")
+                        .isNegative();
+                refusedAtThePin = atOnce("/api/inventory", 3, i -> "127.0.0.97").stream()
+                        .anyMatch(r -> r.status() == 429
+                                && "\"inventory\";q=1;qu=\"concurrent-requests\"".equals(r.header("RateLimit-Policy")));
+            }
+            RawHttp.Response pinned = RawHttp.get("127.0.0.1", port, inventory, RawHttp.OPERATOR);
+            assertThat(JsonPath.parse(pinned.body()).<Integer>read("$.steering.limit"))
+                    .isEqualTo(1);
+        } finally {
+            assertThat(RawHttp.send("127.0.0.1", port, "DELETE", inventory, RawHttp.OPERATOR, null)
+                            .status())
+                    .isEqualTo(204);
+        }
+        RawHttp.Response cleared = RawHttp.get("127.0.0.1", port, inventory, RawHttp.OPERATOR);
+        assertThat(cleared.body()).doesNotContain("steering");
     }
 
     // ---- the limits API products sell ----

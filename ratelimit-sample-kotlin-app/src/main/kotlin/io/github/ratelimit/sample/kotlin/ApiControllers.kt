@@ -129,6 +129,18 @@ class EverydayController {
         delay(1_000)
         return mapOf("slow" to "done")
     }
+
+    /**
+     * The inventory service, a slow dependency whose capacity nobody told us (about 200 ms a call): one adaptive limit
+     * for the whole fleet, learnt from its latency, at most 40; what is over it is refused at once with 429.
+     */
+    @GetMapping("/api/inventory")
+    @ConcurrencyLimited(max = 40, adaptive = true, initial = 4, key = "'inventory'", name = "inventory")
+    @NotRateLimited
+    suspend fun inventory(): Map<String, Any> {
+        delay(200)
+        return mapOf("inventory" to "in stock")
+    }
 }
 
 /**

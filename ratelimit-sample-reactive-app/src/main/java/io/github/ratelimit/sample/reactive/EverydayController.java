@@ -65,4 +65,15 @@ public class EverydayController {
     public Mono<Map<String, Object>> slow() {
         return Mono.delay(Duration.ofSeconds(1)).thenReturn(Map.of("slow", "done"));
     }
+
+    /**
+     * The inventory service, a slow dependency whose capacity nobody told us (about 200 ms a call): one adaptive limit
+     * for the whole fleet, learnt from its latency, at most 40; what is over it is refused at once with 429.
+     */
+    @GetMapping("/api/inventory")
+    @ConcurrencyLimited(max = 40, adaptive = true, initial = 4, key = "'inventory'", name = "inventory")
+    @NotRateLimited
+    public Mono<Map<String, Object>> inventory() {
+        return Mono.delay(Duration.ofMillis(200)).thenReturn(Map.of("inventory", "in stock"));
+    }
 }
