@@ -69,7 +69,7 @@ import redis.embedded.RedisServer;
  * first round that only warms up. Options: {@code --windows=N} (rounds measured, default 5),
  * {@code --window-ms=N} (1000), {@code --warmup-ms=N} (before each window, 300),
  * {@code --concurrency=1,8,64}, {@code --keys=hot,10k} (also {@code refused}, {@code async}, {@code observed}, {@code durable}), {@code --only=<parts of workload names, comma-separated>} (plus the
- * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}; {@code --script-profile} where Redis's time goes inside the script for 3 windows x 2 ids; {@code --script-compare=<dir>} another version's scripts against this jar's, interleaved; {@code --metering} what the metrics listener adds to a decision (no Redis); {@code --lifecycle} what one call's lifecycle object adds to a decision (no Redis); {@code --leased} one global limit over several instances, leased against exact ({@link LeasedLimits}); {@code --outbound} measures what an
+ * floor), {@code --pool=N} (Redisson connections, default 64), {@code --memory-only}; {@code --script-profile} where Redis's time goes inside the script for 3 windows x 2 ids; {@code --script-compare=<dir>} another version's scripts against this jar's, interleaved; {@code --metering} what the metrics listener adds to a decision (no Redis); {@code --lifecycle} what one call's lifecycle object adds to a decision (no Redis); {@code --leased} one global limit over several instances, leased against exact ({@link LeasedLimits}); {@code --adaptive} the fleet's adaptive concurrency limit against Gradient2 on each node and static limits ({@link AdaptiveFleet}); {@code --outbound} measures what an
  * outbound rule adds to an HTTP call instead ({@link OutboundLatency}).
  */
 public final class Benchmarks {
@@ -159,6 +159,7 @@ public final class Benchmarks {
         alone.put("kafka", (url, o) -> KafkaThroughput.run(url, number(o, "rounds", 5), number(o, "records", 5000)));
         alone.put("grpc", (url, o) -> GrpcLatency.run(url, number(o, "rounds", 5), number(o, "calls", 2000)));
         alone.put("leased", LeasedLimits::run);
+        alone.put("adaptive", AdaptiveFleet::run);
         for (Map.Entry<String, OnRedis> benchmark : alone.entrySet()) {
             if (options.containsKey(benchmark.getKey())) {
                 try {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.locks.LockManager;
 import io.github.ratelimit.core.tokens.SingleUseTokens;
@@ -13,6 +14,7 @@ import io.github.ratelimit.redis.concurrency.RedisConcurrencyLimiter;
 import io.github.ratelimit.redis.internal.RedisKeys;
 import io.github.ratelimit.redis.locks.RedisLockManager;
 import io.github.ratelimit.redis.tokens.RedisSingleUseTokens;
+import io.github.ratelimit.test.kit.AdaptiveConcurrencyLimiterContract;
 import io.github.ratelimit.test.kit.ConcurrencyLimiterContract;
 import io.github.ratelimit.test.kit.LockManagerContract;
 import io.github.ratelimit.test.kit.RateLimiterContract;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 
@@ -145,6 +148,23 @@ abstract class TestKitOnRedis {
     class ConcurrencyLimits extends ConcurrencyLimiterContract {
         @Override
         protected ConcurrencyLimiter newInstance() {
+            return new RedisConcurrencyLimiter(client(), "kit:", Guards.patient());
+        }
+    }
+
+    /**
+     * The adaptive contract, two instances with a Redis client each: it measures goodput and latency on real threads,
+     * which the full parallel build's load can starve, so it runs where the machine is given to it: the compatibility
+     * run ({@code .ci/compat}) and {@code -Dratelimit.test.timing=true}. The memory store's runs in every build.
+     */
+    @Nested
+    @EnabledIfSystemProperty(
+            named = "ratelimit.test.timing",
+            matches = "true",
+            disabledReason = "timing-sensitive: .ci/compat, or -Dratelimit.test.timing=true")
+    class AdaptiveConcurrencyLimits extends AdaptiveConcurrencyLimiterContract {
+        @Override
+        protected AdaptiveConcurrencyLimiter newInstance() {
             return new RedisConcurrencyLimiter(client(), "kit:", Guards.patient());
         }
     }

@@ -6,12 +6,11 @@ import io.github.ratelimit.autoconfigure.servlet.RateLimitWebAutoConfiguration;
 import io.github.ratelimit.core.RateLimiter;
 import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.spring.aop.AdvisorDeclarations;
 import io.github.ratelimit.spring.definition.DeclaredLimits;
 import io.github.ratelimit.spring.definition.Plans;
 import io.github.ratelimit.spring.endpoint.AdaptiveLimitOperations;
 import io.github.ratelimit.spring.endpoint.RateLimitOperations;
-import io.github.ratelimit.spring.internal.MethodDeclarations;
-import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -41,7 +40,7 @@ public final class RateLimitEndpointAutoConfiguration {
             ObjectProvider<io.github.ratelimit.core.ClientBlocks> blocks,
             ObjectProvider<io.github.ratelimit.core.LimitOverrides> overrides,
             ObjectProvider<io.github.ratelimit.core.locks.LockManager> locks,
-            ObjectProvider<MethodDeclarations> methods,
+            ObjectProvider<AdvisorDeclarations> methods,
             ObjectProvider<ConcurrencyLimiter> concurrency) {
         warnIfUnsecured(
                 properties.getActuator(),
@@ -59,13 +58,7 @@ public final class RateLimitEndpointAutoConfiguration {
                 properties.getActuator().getMaxBlock(),
                 locks::getIfUnique);
         AdaptiveLimitOperations adaptive = new AdaptiveLimitOperations(
-                () -> methods.stream()
-                        .flatMap(declared -> declared.adaptiveLimits().values().stream())
-                        .collect(Collectors.toMap(
-                                MethodDeclarations.AdaptiveLimit::name,
-                                limit -> limit,
-                                (first, next) -> first,
-                                java.util.TreeMap::new)),
+                methods,
                 () -> concurrency.getIfUnique() instanceof AdaptiveConcurrencyLimiter store ? store : null,
                 properties.getActuator().isWriteEnabled(),
                 operations.events());

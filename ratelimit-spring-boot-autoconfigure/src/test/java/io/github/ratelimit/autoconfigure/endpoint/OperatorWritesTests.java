@@ -63,7 +63,11 @@ class OperatorWritesTests {
         return new RateLimitsEndpoint(
                 operations,
                 new io.github.ratelimit.spring.endpoint.AdaptiveLimitOperations(
-                        java.util.Map::of, () -> null, writeEnabled, operations.events()));
+                        new StaticListableBeanFactory()
+                                .getBeanProvider(io.github.ratelimit.spring.aop.AdvisorDeclarations.class),
+                        () -> null,
+                        writeEnabled,
+                        operations.events()));
     }
 
     /**

@@ -7,6 +7,7 @@ import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.Status;
 import io.github.ratelimit.core.concurrency.AdaptiveConcurrencyLimiter.Steering;
 import io.github.ratelimit.core.concurrency.AdaptiveSettings;
+import io.github.ratelimit.spring.internal.MethodDeclarations;
 import io.github.ratelimit.spring.internal.MethodDeclarations.AdaptiveLimit;
 import java.security.Principal;
 import java.time.Duration;
@@ -14,8 +15,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 
 /**
  * What the {@code ratelimits} endpoint does for adaptive concurrency limits, under {@code /actuator/ratelimits/adaptive}:
@@ -38,17 +41,22 @@ public final class AdaptiveLimitOperations {
     private final RateLimitEvents changes;
 
     /**
-     * @param declared the adaptive limits the annotations declare, by name
+     * @param methods what the annotations declare (the adaptive limits among them, by name; the first method's where
+     *     several share a name)
      * @param limiter the store's adaptive limits, or a supplier of null when the store has none
      * @param writeEnabled whether they may be steered here ({@code ratelimit.actuator.write-enabled})
      * @param changes where operators' changes are told ({@code ratelimit.operator.changes})
      */
     public AdaptiveLimitOperations(
-            Supplier<Map<String, AdaptiveLimit>> declared,
+            ObjectProvider<? extends MethodDeclarations> methods,
             Supplier<@Nullable AdaptiveConcurrencyLimiter> limiter,
             boolean writeEnabled,
             RateLimitEvents changes) {
-        this.declared = declared;
+        this.declared = () -> {
+            Map<String, AdaptiveLimit> all = new TreeMap<>();
+            methods.stream().forEach(declared -> declared.adaptiveLimits().forEach(all::putIfAbsent));
+            return all;
+        };
         this.limiter = limiter;
         this.writeEnabled = writeEnabled;
         this.changes = changes;
