@@ -20,8 +20,9 @@ import org.jspecify.annotations.Nullable;
  *       than tolerated (by that share: the tail a mean hides); up to 0.15 of the way, and only if the window used its limit, it
  *       grows: it doubles during the slow start, else by at most a tenth (at least by one); in between, it holds, so
  *       that the admitted calls' latency stays within the tolerance;
- *   <li>the slow start ends with the first slow window, and starts again when an incident drove the limit to its
- *       minimum and a window there shows no queue (a twentieth of the way): the capacity is unknown again;
+ *   <li>the slow start ends with the first slow window, and starts again when the limit is at its minimum (an incident
+ *       drove it there, or a cold start's first windows were slow) and a window there has room: the capacity is
+ *       unknown again;
  *   <li>the no-load latency is the lowest latency seen, raised only by a window that ran at half its limit or less: a
  *       long incident, in which every window is saturated and slow, never moves it upward.
  * </ul>
@@ -51,9 +52,6 @@ public final class AdaptiveLimit {
 
     /** Up to this share of the way a window that used its limit grows it. */
     static final double GROW_UP_TO = 0.15;
-
-    /** Up to this share of the way the latency shows no queue. */
-    static final double NO_QUEUE = 0.05;
 
     /**
      * The share of a window's completed calls that may be slower than tolerated: more, and the limit shrinks by that
@@ -149,9 +147,10 @@ public final class AdaptiveLimit {
         if (!used || way > GROW_UP_TO) {
             return new State(clamp(settings, limit), noLoad, state.slowStart()); // unused, or at the target: hold
         }
-        // at the minimum an incident drove it to, with no queue at all: the capacity is unknown again, and the limit
-        // starts again as it started, doubling until a window is slow
-        boolean doubling = state.slowStart() || (limit <= settings.min() && way <= NO_QUEUE);
+        // at the minimum (an incident drove it there, or the first windows of a cold start were slow) with room: the
+        // capacity is unknown again, and the limit starts again as it started, doubling until a window is slow; growing
+        // by one a window from there would take as many windows as the capacity is large
+        boolean doubling = state.slowStart() || limit <= settings.min();
         double grown = doubling ? limit * 2 : Math.max(limit + 1, limit * Math.min(MOST_GROWTH, target / recent));
         return new State(clamp(settings, grown), noLoad, doubling);
     }

@@ -78,8 +78,8 @@ if applied < current - 1 then
             if way > 0.35 or tail > 0.01 then
                 limit, slow = clamp(limit * math.max(0.5, math.min(target / recent, 1 - tail))), '0'
             elseif peak >= 0.9 * math.floor(limit) and way <= 0.15 then
-                -- at the minimum an incident drove it to, with no queue: the limit starts again as it started
-                if slow == '1' or (limit <= min and way <= 0.05) then
+                -- at the minimum (an incident, a cold start's slow first windows), with room: it starts again
+                if slow == '1' or limit <= low then
                     limit, slow = clamp(limit * 2), '1'
                 else
                     limit = clamp(math.max(limit + 1, limit * math.min(1.1, target / recent)))
