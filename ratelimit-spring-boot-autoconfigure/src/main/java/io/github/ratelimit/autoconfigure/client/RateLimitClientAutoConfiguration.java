@@ -4,6 +4,7 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.autoconfigure.RefreshPart;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.client.OutboundClients;
 import io.github.ratelimit.spring.client.OutboundLimits;
@@ -39,9 +40,11 @@ public final class RateLimitClientAutoConfiguration {
     OutboundLimits rateLimitOutboundLimits(
             RateLimitProperties properties,
             ObjectProvider<RateLimitDecisions> decisions,
-            ObjectProvider<RateLimiter> limiter) {
+            ObjectProvider<RateLimiter> limiter,
+            ObjectProvider<ConcurrencyLimiter> slots) {
         RateLimitProperties.Client client = properties.getClient();
-        return new OutboundLimits(client.getRules(), client.getMaxPause(), decisions::getObject, limiter::getObject);
+        return new OutboundLimits(
+                client.getRules(), client.getMaxPause(), decisions::getObject, limiter::getObject, slots::getIfUnique);
     }
 
     /** A refresh compiles the outbound limits the rules of {@code ratelimit.client.rules}. */

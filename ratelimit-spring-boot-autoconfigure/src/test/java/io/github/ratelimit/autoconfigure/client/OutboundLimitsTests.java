@@ -8,14 +8,19 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.github.ratelimit.autoconfigure.redis.RateLimitRedissonAutoConfiguration;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
 import io.github.ratelimit.fixtures.SharedRedis;
 import io.github.ratelimit.spring.client.OutboundLimits;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
+import io.github.ratelimit.test.kit.Poll;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -177,6 +182,19 @@ class OutboundLimitsTests {
 
     @Test
     void anInvalidRuleFailsTheStartNamingTheProperty() {
+        assertInvalid("ratelimit.client.rules[0].concurrency.max=0", "ratelimit.client.rules[0].concurrency.max");
+        assertInvalid(
+                "ratelimit.client.rules[0].concurrency.max=5,ratelimit.client.rules[0].concurrency.lease=50ms"
+                        .split(","),
+                "ratelimit.client.rules[0].concurrency.lease");
+        assertInvalid(
+                "ratelimit.client.rules[0].concurrency.max=5,ratelimit.client.rules[0].concurrency.min=2".split(","),
+                "ratelimit.client.rules[0].concurrency");
+        assertInvalid(
+                ("ratelimit.client.rules[0].concurrency.max=5,ratelimit.client.rules[0].concurrency.adaptive=true,"
+                                + "ratelimit.client.rules[0].concurrency.tolerance=1.0")
+                        .split(","),
+                "ratelimit.client.rules[0].concurrency");
         assertInvalid("ratelimit.client.rules[0].limits[0].limit=0", "ratelimit.client.rules[0].limits[0].limit");
         assertInvalid("ratelimit.client.rules[0].hosts=exa mple.com", "ratelimit.client.rules[0].hosts[0]");
         assertInvalid("ratelimit.client.rules[0].paths=api/**", "ratelimit.client.rules[0].paths[0]");
@@ -185,7 +203,12 @@ class OutboundLimitsTests {
     }
 
     private void assertInvalid(String property, String named) {
-        runner(2).withPropertyValues(property).run(context -> {
+        assertInvalid(new String[] {property}, named);
+    }
+
+    private void assertInvalid(String[] properties, String named) {
+        String property = String.join(", ", properties);
+        runner(2).withPropertyValues(properties).run(context -> {
             assertThat(context).hasFailed();
             InvalidFilterRuleException cause = null;
             for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
@@ -198,5 +221,128 @@ class OutboundLimitsTests {
                     .isNotNull();
             assertThat(cause.property()).isEqualTo(named);
         });
+    }
+
+    // ---- concurrency limits of outbound rules ----
+
+    /** An upstream whose {@code /slow} calls wait for the test, on threads of their own; {@code /fail} answers 503. */
+    private HttpServer slowUpstream(CountDownLatch inside, CountDownLatch leave, AtomicInteger served)
+            throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.createContext("/", exchange -> {
+            served.incrementAndGet();
+            int answer = 200;
+            if (exchange.getRequestURI().getPath().startsWith("/slow")) {
+                inside.countDown();
+                try {
+                    leave.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            } else if (exchange.getRequestURI().getPath().startsWith("/fail")) {
+                answer = 503;
+            }
+            byte[] body = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(answer, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+        return server;
+    }
+
+    private ApplicationContextRunner partner(String... concurrency) {
+        ApplicationContextRunner runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        RateLimitRedissonAutoConfiguration.class,
+                        RateLimitRedisAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.memory.RateLimitMemoryAutoConfiguration.class,
+                        RateLimitAutoConfiguration.class,
+                        io.github.ratelimit.autoconfigure.aop.RateLimitAopAutoConfiguration.class,
+                        RateLimitClientAutoConfiguration.class,
+                        RestClientAutoConfiguration.class,
+                        WebClientAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.data.redis.url=" + SharedRedis.get().url(),
+                        "ratelimit.redis.require-at-startup=true",
+                        "ratelimit.redis.connect-timeout=20s",
+                        "ratelimit.key-prefix=" + prefix,
+                        "ratelimit.client.rules[0].name=partner",
+                        "ratelimit.client.rules[0].hosts=127.0.0.1");
+        for (String setting : concurrency) {
+            runner = runner.withPropertyValues("ratelimit.client.rules[0].concurrency." + setting);
+        }
+        return runner;
+    }
+
+    /**
+     * A rule with an adaptive concurrency limit and no rate limit, on two instances: while one instance's call is in
+     * flight at the limit of 1, the other's is refused and never sent; once it answered, calls pass again; a 503 is a
+     * drop in the fleet's window, not a fast sample.
+     */
+    @Test
+    void anAdaptiveConcurrencyLimitOfARuleHoldsForTheFleet() throws Exception {
+        outboundSlots(
+                partner("max=50", "adaptive=true", "window=1h").withPropertyValues("ratelimit.store=redis"),
+                partner("max=50", "adaptive=true", "window=1h").withPropertyValues("ratelimit.store=redis"));
+        int port = SharedRedis.get().port();
+        String reply =
+                io.github.ratelimit.test.support.RawRedis.command(port, "KEYS", prefix + "*:adapt:partner:windows");
+        String windows = reply.split("\r\n")[2];
+        String fields = io.github.ratelimit.test.support.RawRedis.command(port, "HGETALL", windows);
+        assertThat(fields).as("the 503 counted as a drop: %s", fields).contains(":d\r\n");
+    }
+
+    /** A fixed concurrency limit of 1 in memory: the second call at once is refused and never sent. */
+    @Test
+    void aFixedConcurrencyLimitOfARuleInMemory() throws Exception {
+        ApplicationContextRunner memory = partner("max=1").withPropertyValues("ratelimit.store=memory");
+        outboundSlots(memory, null);
+    }
+
+    /** One call held in flight through {@code first}'s RestClient; {@code second} (or {@code first}) is refused. */
+    private void outboundSlots(ApplicationContextRunner first, ApplicationContextRunner second) throws Exception {
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch leave = new CountDownLatch(1);
+        AtomicInteger served = new AtomicInteger();
+        HttpServer slow = slowUpstream(inside, leave, served);
+        String base = "http://127.0.0.1:" + slow.getAddress().getPort();
+        java.util.concurrent.ExecutorService caller = Executors.newSingleThreadExecutor();
+        try {
+            first.run(one -> (second == null ? first : second).run(other -> {
+                ApplicationContext two = second == null ? one : other;
+                java.util.concurrent.Future<String> held = caller.submit(() -> restCall(one, base + "/slow"));
+                assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
+                assertThatThrownBy(() -> webCall(two, base + "/other"))
+                        .isInstanceOf(ConcurrencyLimitExceededException.class);
+                assertThatThrownBy(() -> restCall(two, base + "/other"))
+                        .isInstanceOf(ConcurrencyLimitExceededException.class);
+                assertThat(served).as("the refused calls were never sent").hasValue(1);
+                leave.countDown();
+                assertThat(held.get(10, TimeUnit.SECONDS)).contains("ok");
+                Poll.until("the slot back", Duration.ofSeconds(10), () -> {
+                    try {
+                        return webCall(two, base + "/other").contains("ok");
+                    } catch (ConcurrencyLimitExceededException e) {
+                        return false;
+                    }
+                });
+                assertThatThrownBy(() -> restCall(two, base + "/fail"))
+                        .isInstanceOf(org.springframework.web.client.HttpServerErrorException.class);
+                Poll.until("the slot back after the 503", Duration.ofSeconds(10), () -> {
+                    try {
+                        return restCall(one, base + "/other").contains("ok");
+                    } catch (ConcurrencyLimitExceededException e) {
+                        return false;
+                    }
+                });
+            }));
+        } finally {
+            leave.countDown();
+            caller.shutdownNow();
+            slow.stop(0);
+        }
     }
 }

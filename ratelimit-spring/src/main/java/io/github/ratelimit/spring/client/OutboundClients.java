@@ -15,8 +15,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * The outbound limits on the HTTP clients: before a call that matches a rule, its place in the rules' budgets (waiting
- * as they allow, else the refusal is thrown and nothing is sent); after the answer, the pause that a 429 or 503 with
- * {@code Retry-After} asks for, before the caller sees the answer.
+ * as they allow, else the refusal is thrown and nothing is sent), then the slots of the rules' concurrency limits
+ * (refused: thrown, nothing sent); after the answer, the slots given back with its outcome and the pause that a 429 or
+ * 503 with {@code Retry-After} asks for, before the caller sees the answer.
  */
 public final class OutboundClients {
 
@@ -40,7 +41,15 @@ public final class OutboundClients {
             }
             return java.util.Objects.requireNonNull(
                     CallRunner.run(limits.start(match), CallRunner.Refused.thrown(), end -> {
-                        ClientHttpResponse response = execution.execute(request, body);
+                        OutboundSlots.Held slots = limits.take(match);
+                        ClientHttpResponse response;
+                        try {
+                            response = execution.execute(request, body);
+                        } catch (IOException | RuntimeException e) {
+                            slots.failed();
+                            throw e;
+                        }
+                        slots.answered(response.getStatusCode().value());
                         limits.answered(match, response.getStatusCode().value(), response.getHeaders())
                                 .toCompletableFuture()
                                 .join();
@@ -64,12 +73,17 @@ public final class OutboundClients {
             if (match == null) {
                 return next.exchange(request);
             }
-            return CallRunner.mono(limits.start(match), end -> next.exchange(request)
-                    .flatMap(response -> FromRedis.mono(limits.answered(
-                                    match,
-                                    response.statusCode().value(),
-                                    response.headers().asHttpHeaders()))
-                            .thenReturn(response)));
+            return CallRunner.mono(limits.start(match), end -> FromRedis.mono(limits.takeAsync(match))
+                    .flatMap(slots -> next.exchange(request)
+                            .doOnNext(response ->
+                                    slots.answered(response.statusCode().value()))
+                            .doOnError(error -> slots.failed())
+                            .doOnCancel(slots::failed)
+                            .flatMap(response -> FromRedis.mono(limits.answered(
+                                            match,
+                                            response.statusCode().value(),
+                                            response.headers().asHttpHeaders()))
+                                    .thenReturn(response))));
         }
     }
 }

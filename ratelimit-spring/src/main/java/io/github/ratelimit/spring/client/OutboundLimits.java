@@ -7,6 +7,7 @@ import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.LimitRequest;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.RateLimiter;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.internal.Futures;
 import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.decision.RateLimitDecisions;
@@ -57,17 +58,30 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
     private volatile List<Rule> rules;
     private final Supplier<RateLimitDecisions> decisions;
     private final Supplier<RateLimiter> limiter;
+    private final Supplier<@Nullable ConcurrencyLimiter> slots;
     private final Duration maxPause;
     private final AtomicLong pauses = new AtomicLong();
 
+    /** Rules without concurrency limits: a rule with one fails when a call matches it. */
     public OutboundLimits(
             List<ClientRuleSpec> specs,
             Duration maxPause,
             Supplier<RateLimitDecisions> decisions,
             Supplier<RateLimiter> limiter) {
+        this(specs, maxPause, decisions, limiter, () -> null);
+    }
+
+    /** @param slots the store of the rules' concurrency limits, or a supplier of null when there is none */
+    public OutboundLimits(
+            List<ClientRuleSpec> specs,
+            Duration maxPause,
+            Supplier<RateLimitDecisions> decisions,
+            Supplier<RateLimiter> limiter,
+            Supplier<@Nullable ConcurrencyLimiter> slots) {
         this.rules = compile(specs);
         this.decisions = decisions;
         this.limiter = limiter;
+        this.slots = slots;
         this.maxPause = maxPause;
     }
 
@@ -115,6 +129,7 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
             return null;
         }
         List<LimitRequest> requests = new ArrayList<>();
+        List<OutboundSlots.Limit> concurrency = new ArrayList<>(0);
         Set<FailureMode> modes = EnumSet.noneOf(FailureMode.class);
         Duration wait = Duration.ZERO;
         List<String> names = new ArrayList<>(matched.size());
@@ -123,11 +138,24 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
                 requests.add(LimitRequest.of(limit, rule.identifier, 1));
             }
             requests.add(LimitRequest.of(rule.pause, rule.identifier, 0));
+            if (rule.concurrency != null) {
+                concurrency.add(rule.concurrency);
+            }
             modes.add(rule.failureMode);
             wait = rule.maxWait.compareTo(wait) > 0 ? rule.maxWait : wait;
             names.add(rule.name);
         }
-        return new Match(matched, requests, modes, wait, "outbound rules " + names);
+        return new Match(matched, requests, List.copyOf(concurrency), modes, wait, "outbound rules " + names);
+    }
+
+    /** Takes the slots of the matched rules' concurrency limits; a refusal is thrown, and the call is not sent. */
+    OutboundSlots.Held take(Match match) {
+        return OutboundSlots.take(match.concurrency(), match.concurrency().isEmpty() ? null : slots.get());
+    }
+
+    /** The same without blocking the calling thread. */
+    CompletionStage<OutboundSlots.Held> takeAsync(Match match) {
+        return OutboundSlots.takeAsync(match.concurrency(), match.concurrency().isEmpty() ? null : slots.get());
     }
 
     /** What a call asks of the budgets of the rules it matches, waiting as they allow; nobody's call, no caller. */
@@ -251,11 +279,18 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
      *
      * @param rules the matching rules
      * @param requests their limits and pauses, as one decision
+     * @param concurrency their concurrency limits, whose slots are taken once the decision admitted the call
      * @param modes what the rules do when Redis cannot decide
      * @param maxWait how long a refused call waits: the longest any rule allows
      * @param what the rules, for the fallback log
      */
-    record Match(List<Rule> rules, List<LimitRequest> requests, Set<FailureMode> modes, Duration maxWait, String what) {
+    record Match(
+            List<Rule> rules,
+            List<LimitRequest> requests,
+            List<OutboundSlots.Limit> concurrency,
+            Set<FailureMode> modes,
+            Duration maxWait,
+            String what) {
 
         /** What the call asks of the decision flow: no caller of ours is exempt from a budget of the upstream's. */
         RateLimitDecisions.Call call() {
@@ -275,6 +310,7 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
         final ClientIdentifier identifier;
         final Duration maxWait;
         final FailureMode failureMode;
+        final OutboundSlots.@Nullable Limit concurrency;
 
         private Rule(
                 String name,
@@ -283,7 +319,9 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
                 Set<String> methods,
                 List<RateLimit> limits,
                 Duration maxWait,
-                FailureMode failureMode) {
+                FailureMode failureMode,
+                ClientRuleSpec.@Nullable ConcurrencySpec concurrency,
+                String prefix) {
             this.name = name;
             this.hosts = hosts;
             this.paths = paths;
@@ -293,6 +331,9 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
             this.identifier = ClientIdentifier.of(KIND, name);
             this.maxWait = maxWait;
             this.failureMode = failureMode;
+            this.concurrency = concurrency == null
+                    ? null
+                    : OutboundSlots.Limit.compile(concurrency, name, identifier, failureMode, prefix);
         }
 
         static Rule compile(ClientRuleSpec spec, String prefix) {
@@ -324,8 +365,9 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
                 methods.add(method.trim().toUpperCase(Locale.ROOT));
             }
             List<FilterRuleSpec.LimitSpec> given = spec.limits() == null ? List.of() : spec.limits();
-            if (given.isEmpty()) {
-                throw new InvalidFilterRuleException(prefix + ".limits", "must list at least one limit");
+            if (given.isEmpty() && spec.concurrency() == null) {
+                throw new InvalidFilterRuleException(
+                        prefix + ".limits", "must list at least one limit, unless the rule has a concurrency limit");
             }
             List<RateLimit> limits = new ArrayList<>();
             for (int i = 0; i < given.size(); i++) {
@@ -342,7 +384,9 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
                     Set.copyOf(methods),
                     List.copyOf(limits),
                     wait,
-                    spec.failureMode() == null ? FailureMode.DEFAULT : spec.failureMode());
+                    spec.failureMode() == null ? FailureMode.DEFAULT : spec.failureMode(),
+                    spec.concurrency(),
+                    prefix);
         }
 
         boolean matches(String method, URI uri) {
