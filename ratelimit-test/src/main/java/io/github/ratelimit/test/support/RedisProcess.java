@@ -37,9 +37,31 @@ public final class RedisProcess implements AutoCloseable, RedisTopology {
         return start(List.of());
     }
 
-    /** Starts a server with extra redis.conf lines, such as {@code appendonly yes}. */
+    /**
+     * Starts a server with extra redis.conf lines, such as {@code appendonly yes}, on a free port: when another process
+     * took the port between its choice and the server's bind (tests of parallel modules start servers too), on
+     * another one, five times at most.
+     */
     public static RedisProcess start(List<String> extraSettings) {
-        return startOn(freePort(), extraSettings);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOn(freePort(), extraSettings);
+            } catch (UncheckedIOException e) {
+                if (attempt == 5 || !portTaken(e)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Whether the server failed to start because its port was taken. */
+    private static boolean portTaken(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("Address already in use")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Starts a server on the given port (one an application may already be trying), with extra settings. */
