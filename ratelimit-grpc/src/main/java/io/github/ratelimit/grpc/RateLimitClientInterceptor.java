@@ -31,7 +31,9 @@ import reactor.core.publisher.MonoSink;
  * goes on; one without waits as its rule allows ({@code wait}) or ends at once with {@code RESOURCE_EXHAUSTED} (and
  * {@code grpc-retry-pushback-ms}) without reaching the upstream. When the upstream answers {@code RESOURCE_EXHAUSTED}
  * or {@code UNAVAILABLE} with {@code grpc-retry-pushback-ms}, every instance holds the rule's calls back until then,
- * as after an HTTP 429 with {@code Retry-After}. Under Spring gRPC, a bean of it is a global interceptor of every
+ * as after an HTTP 429 with {@code Retry-After}. A rule's concurrency limit takes its slot once the call is admitted (a
+ * refusal ends it with {@code RESOURCE_EXHAUSTED}, unsent) and gives it back when the call closes: as a drop after
+ * {@code RESOURCE_EXHAUSTED}, {@code UNAVAILABLE}, {@code DEADLINE_EXCEEDED} and the like. Under Spring gRPC, a bean of it is a global interceptor of every
  * channel ({@link GlobalClientInterceptor}, ignored where Spring gRPC is absent).
  */
 @GlobalClientInterceptor
@@ -82,19 +84,18 @@ public final class RateLimitClientInterceptor implements ClientInterceptor {
         @Override
         public void start(Listener<A> listener, Metadata headers) {
             boolean[] admitted = {false};
-            CallRunner.mono(
-                            matched.start(),
-                            end -> Mono.<Void>create(sink -> {
+            CallRunner.mono(matched.start(), end -> Mono.fromCompletionStage(matched.slots())
+                            .flatMap(slots -> Mono.<Void>create(sink -> {
                                 admitted[0] = true;
                                 synchronized (lock) {
-                                    call.start(new Told(listener, sink), headers);
+                                    call.start(new Told(listener, sink, slots), headers);
                                     List<Consumer<ClientCall<Q, A>>> waiting = kept;
                                     kept = null;
                                     if (waiting != null) {
                                         waiting.forEach(step -> step.accept(call));
                                     }
                                 }
-                            }))
+                            })))
                     .subscribe(null, error -> {
                         if (!admitted[0]) {
                             refuse(listener, error);
@@ -109,14 +110,17 @@ public final class RateLimitClientInterceptor implements ClientInterceptor {
         private final class Told extends ForwardingClientCallListener.SimpleForwardingClientCallListener<A> {
 
             private final MonoSink<Void> ended;
+            private final OutboundLimits.Slots slots;
 
-            Told(Listener<A> listener, MonoSink<Void> ended) {
+            Told(Listener<A> listener, MonoSink<Void> ended, OutboundLimits.Slots slots) {
                 super(listener);
                 this.ended = ended;
+                this.slots = slots;
             }
 
             @Override
             public void onClose(Status status, Metadata trailers) {
+                slots.ended(dropped(status));
                 Runnable close = () -> {
                     super.onClose(status, trailers);
                     if (status.isOk()) {
@@ -132,6 +136,17 @@ public final class RateLimitClientInterceptor implements ClientInterceptor {
                     matched.pushedBack(status.getCode().name(), pause).whenComplete((paused, error) -> deliver(close));
                 }
             }
+        }
+
+        /**
+         * Whether a call that ended with {@code status} is a drop for an adaptive concurrency limit: the upstream shed
+         * it, failed, timed out, or the call was cancelled; an answer about the request itself is a completed call.
+         */
+        static boolean dropped(Status status) {
+            return switch (status.getCode()) {
+                case RESOURCE_EXHAUSTED, UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, UNKNOWN, CANCELLED, ABORTED -> true;
+                default -> false;
+            };
         }
 
         /** How long the upstream asked to wait ({@code grpc-retry-pushback-ms} on a refusal), or null. */

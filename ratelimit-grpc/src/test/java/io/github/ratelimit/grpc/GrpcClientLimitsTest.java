@@ -52,6 +52,12 @@ class GrpcClientLimitsTest {
     static final MethodDescriptor<String, String> CALL = method("Call");
     static final MethodDescriptor<String, String> BUSY = method("Busy");
     static final MethodDescriptor<String, String> PACED = method("Paced");
+    static final MethodDescriptor<String, String> HELD = method("Held");
+
+    /** A call of HELD is inside the upstream. */
+    final java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+    /** Lets the calls of HELD answer. */
+    final java.util.concurrent.CountDownLatch leave = new java.util.concurrent.CountDownLatch(1);
 
     /** Calls that reached the upstream. */
     final AtomicInteger reached = new AtomicInteger();
@@ -85,15 +91,26 @@ class GrpcClientLimitsTest {
         properties.put("ratelimit.client.rules[2].limits[0].limit", "1");
         properties.put("ratelimit.client.rules[2].limits[0].window", "1s");
         properties.put("ratelimit.client.rules[2].wait", "10s");
+        properties.put("ratelimit.client.rules[3].name", "held");
+        properties.put("ratelimit.client.rules[3].paths", "/test.Upstream/Held");
+        properties.put("ratelimit.client.rules[3].concurrency.max", "1");
         context = new SpringApplicationBuilder(GrpcLimitsTest.GrpcApp.class)
                 .web(WebApplicationType.NONE)
                 .properties(properties)
                 .run();
         started.add(context);
         ServerServiceDefinition.Builder upstream = ServerServiceDefinition.builder("test.Upstream");
-        for (MethodDescriptor<String, String> method : List.of(CALL, BUSY, PACED)) {
+        for (MethodDescriptor<String, String> method : List.of(CALL, BUSY, PACED, HELD)) {
             upstream.addMethod(method, ServerCalls.asyncUnaryCall((text, reply) -> {
                 reached.incrementAndGet();
+                if (text.equals("hold")) {
+                    inside.countDown();
+                    try {
+                        leave.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
                 if (text.equals("busy")) {
                     Metadata trailers = new Metadata();
                     trailers.put(GrpcRefusals.RETRY_PUSHBACK_MS, "30000");
@@ -173,5 +190,47 @@ class GrpcClientLimitsTest {
         assertThat(code(channel, PACED, "1")).isEqualTo(Status.Code.OK);
         assertThat(code(channel, PACED, "2")).as("held back, then sent").isEqualTo(Status.Code.OK);
         assertThat(reached.get()).isEqualTo(2);
+    }
+
+    /**
+     * A rule's concurrency limit of 1 on the channel: while a call is in flight, the next ends with
+     * {@code RESOURCE_EXHAUSTED} without reaching the upstream; once the first closed, its slot is back.
+     */
+    @Test
+    void aRulesConcurrencyLimitRefusesTheCallOverItUnsent() throws Exception {
+        ManagedChannel channel = channel();
+        var held = ClientCalls.futureUnaryCall(channel.newCall(HELD, CallOptions.DEFAULT), "hold");
+        try {
+            assertThat(inside.await(10, TimeUnit.SECONDS))
+                    .as("the first call inside the upstream (%s)", held.isDone() ? describe(held) : "running")
+                    .isTrue();
+            assertThat(code(channel, HELD, "x")).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+            assertThat(reached.get())
+                    .as("the refused call never reached the upstream")
+                    .isEqualTo(1);
+        } finally {
+            leave.countDown();
+        }
+        assertThat(held.get(10, TimeUnit.SECONDS)).isEqualTo("ok hold");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (code(channel, HELD, "x") != Status.Code.OK) { // the slot is given back as the call closes
+            assertThat(System.nanoTime() - deadline).as("the slot back").isNegative();
+        }
+    }
+
+    static String describe(java.util.concurrent.Future<?> done) {
+        try {
+            return String.valueOf(done.get());
+        } catch (Exception e) {
+            StringBuilder causes = new StringBuilder();
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                causes.append(t).append(" <- ");
+                if (t instanceof StatusRuntimeException status
+                        && status.getStatus().getCause() != null) {
+                    causes.append(status.getStatus().getCause()).append(" <- ");
+                }
+            }
+            return causes.toString();
+        }
     }
 }

@@ -188,11 +188,35 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
         }
 
         /**
+         * Takes the slots of the matched rules' concurrency limits, without blocking, once the call was admitted by
+         * their limits; the stage fails with {@code ConcurrencyLimitExceededException} when one is refused (the call
+         * must not be sent: the slots taken are back).
+         */
+        public CompletionStage<Slots> slots() {
+            return takeAsync(match).thenApply(Slots::new);
+        }
+
+        /**
          * The upstream asked the client to wait ({@code answer} names its answer for the log): pauses the matched
          * rules on every instance until then (at most {@code ratelimit.client.max-pause}). Never fails.
          */
         public CompletionStage<Void> pushedBack(String answer, Duration pause) {
             return pause(match, answer, pause);
+        }
+    }
+
+    /** The slots one call of another protocol holds, given back once when it ends. */
+    public static final class Slots {
+
+        private final OutboundSlots.Held held;
+
+        Slots(OutboundSlots.Held held) {
+            this.held = held;
+        }
+
+        /** The call ended: {@code dropped} when the upstream refused, failed or timed out, else completed. */
+        public void ended(boolean dropped) {
+            held.end(dropped);
         }
     }
 

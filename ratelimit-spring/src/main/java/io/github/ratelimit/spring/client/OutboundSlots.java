@@ -167,7 +167,8 @@ final class OutboundSlots {
             }
         }
 
-        private void end(boolean dropped) {
+        /** The call ended: completed (its latency a sample), or dropped. */
+        void end(boolean dropped) {
             if (ended.compareAndSet(false, true)) {
                 for (Permit permit : permits) {
                     if (permit instanceof AdaptivePermit adaptive && dropped) {

@@ -136,13 +136,7 @@ public final class AdaptiveLimitOperations {
             @Nullable String value,
             @Nullable Principal principal) {
         if (!writeEnabled) {
-            return OperatorWrites.error(403, "writing is disabled; set ratelimit.actuator.write-enabled=true");
-        }
-        Found found;
-        try {
-            found = find(name, value);
-        } catch (Refused e) {
-            return e.answer;
+            return DISABLED;
         }
         Steering steering;
         try {
@@ -154,26 +148,20 @@ public final class AdaptiveLimitOperations {
             return OperatorWrites.error(
                     400, e.getMessage() + " (steer with {\"limit\": n} to pin it, or {\"min\": n, \"max\": n})");
         }
-        try {
-            found.store.steer(name, found.identifier, steering);
-        } catch (RedisUnavailableException e) {
-            return OperatorWrites.error(503, "the steering was not stored: " + e.getMessage());
-        }
-        changes.operatorChanged("adaptive_steered", name);
-        audit.info(
-                "{} steered adaptive limit '{}' ({}) on every instance: {}",
-                OperatorWrites.who(principal),
-                name,
-                found.identifier.value(),
-                steering(steering));
-        return new OperatorAnswer(null, 204);
+        return write(name, value, principal, steering);
     }
 
     /** Clears a steering: {@code DELETE /actuator/ratelimits/adaptive/{name}}; the limit goes on from where it is. */
     public OperatorAnswer clear(String name, @Nullable String value, @Nullable Principal principal) {
-        if (!writeEnabled) {
-            return OperatorWrites.error(403, "writing is disabled; set ratelimit.actuator.write-enabled=true");
-        }
+        return writeEnabled ? write(name, value, principal, null) : DISABLED;
+    }
+
+    private static final OperatorAnswer DISABLED =
+            OperatorWrites.error(403, "writing is disabled; set ratelimit.actuator.write-enabled=true");
+
+    /** Stores a steering, or clears it (null), for every instance; audited and counted. */
+    private OperatorAnswer write(
+            String name, @Nullable String value, @Nullable Principal principal, @Nullable Steering steering) {
         Found found;
         try {
             found = find(name, value);
@@ -181,16 +169,26 @@ public final class AdaptiveLimitOperations {
             return e.answer;
         }
         try {
-            found.store.steer(name, found.identifier, null);
+            found.store.steer(name, found.identifier, steering);
         } catch (RedisUnavailableException e) {
-            return OperatorWrites.error(503, "the steering was not cleared: " + e.getMessage());
+            return OperatorWrites.error(
+                    503, "the steering was not " + (steering == null ? "cleared" : "stored") + ": " + e.getMessage());
         }
-        changes.operatorChanged("adaptive_cleared", name);
-        audit.info(
-                "{} cleared the steering of adaptive limit '{}' ({}) on every instance",
-                OperatorWrites.who(principal),
-                name,
-                found.identifier.value());
+        changes.operatorChanged(steering == null ? "adaptive_cleared" : "adaptive_steered", name);
+        if (steering == null) {
+            audit.info(
+                    "{} cleared the steering of adaptive limit '{}' ({}) on every instance",
+                    OperatorWrites.who(principal),
+                    name,
+                    found.identifier.value());
+        } else {
+            audit.info(
+                    "{} steered adaptive limit '{}' ({}) on every instance: {}",
+                    OperatorWrites.who(principal),
+                    name,
+                    found.identifier.value(),
+                    steering(steering));
+        }
         return new OperatorAnswer(null, 204);
     }
 
