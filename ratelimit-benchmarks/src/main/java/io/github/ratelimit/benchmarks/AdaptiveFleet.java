@@ -57,7 +57,9 @@ import org.redisson.config.Config;
  * giving back slots, refusals and lease renewals included) per admitted call. A fleet's limit is the sum of the
  * nodes' limits for Gradient2. The instance count that runs first also pays the JVM's warm-up: a cold start.
  *
- * Options: {@code --instances=2,4}, {@code --capacity=20}, {@code --latency-ms=25}, {@code --phase-ms=8000}.
+ * Options: {@code --instances=2,4}, {@code --capacity=20}, {@code --latency-ms=25}, {@code --phase-ms=8000}. With
+ * {@code --cost}, instead: what one call costs, slot taken and given back on a limit never reached, 8 callers on one
+ * client, the median of 5 one-second windows, with Redis's microseconds per script call.
  */
 final class AdaptiveFleet {
 
@@ -147,6 +149,10 @@ final class AdaptiveFleet {
     }
 
     static void run(String url, Map<String, String> options) throws Exception {
+        if (options.containsKey("cost")) {
+            cost(url);
+            return;
+        }
         int capacity = Integer.parseInt(options.getOrDefault("capacity", "20"));
         long latencyMs = Long.parseLong(options.getOrDefault("latency-ms", "25"));
         long phaseMs = Long.parseLong(options.getOrDefault("phase-ms", "8000"));
@@ -311,6 +317,50 @@ final class AdaptiveFleet {
         };
     }
 
+    /** Acquire and release pairs a second on an adaptive limit never reached, and Redis's time per script call. */
+    private static void cost(String url) throws Exception {
+        AdaptiveFleet bench = new AdaptiveFleet(url, 1, 1, 1);
+        RedissonClient client = bench.client();
+        RedisConcurrencyLimiter limiter = new RedisConcurrencyLimiter(client, "bench-cost:", guard());
+        AdaptiveSettings settings = new AdaptiveSettings(1_000_000, 1_000_000, 1_000_000, 2.0, Duration.ofMillis(100));
+        ClientIdentifier key = ClientIdentifier.of("dependency");
+        List<Long> rates = new ArrayList<>();
+        long scriptsBefore = bench.commands();
+        long usecBefore = bench.scriptMicros();
+        for (int second = 0; second < 6; second++) {
+            AtomicLong pairs = new AtomicLong();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            List<Thread> callers = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                Thread caller = new Thread(() -> {
+                    while (System.nanoTime() < end) {
+                        limiter.tryAcquire("cost", key, settings, LEASE, LEASE).release();
+                        pairs.incrementAndGet();
+                    }
+                });
+                caller.start();
+                callers.add(caller);
+            }
+            for (Thread caller : callers) {
+                caller.join();
+            }
+            if (second > 0) { // the first warms up
+                rates.add(pairs.get());
+            }
+        }
+        long scripts = bench.commands() - scriptsBefore;
+        double micros = (double) (bench.scriptMicros() - usecBefore) / Math.max(1, scripts);
+        java.util.Collections.sort(rates);
+        System.out.printf(
+                Locale.ROOT,
+                "adaptive slot taken and given back: median %d pairs/s of %s; Redis %.1f µs per script call%n",
+                rates.get(2),
+                rates,
+                micros);
+        limiter.close();
+        client.shutdown();
+    }
+
     /** Drives one strategy through the three phases and measures it. */
     private Result drive(String label, int instances, Strategy strategy) throws Exception {
         Dependency dependency = new Dependency(capacity, latencyMs);
@@ -432,6 +482,25 @@ final class AdaptiveFleet {
 
     private static long percentile(long[] sorted, double share) {
         return sorted.length == 0 ? 0 : sorted[(int) Math.floor(share * (sorted.length - 1))];
+    }
+
+    /** The microseconds Redis has spent in script calls so far. */
+    private long scriptMicros() {
+        RedissonClient client = client();
+        try {
+            long usec = 0;
+            for (var entry : client.getRedisNodes(RedisNodes.SINGLE)
+                    .getInstance()
+                    .info(org.redisson.api.redisnode.RedisNode.InfoSection.COMMANDSTATS)
+                    .entrySet()) {
+                if (entry.getKey().startsWith("cmdstat_eval")) {
+                    usec += Benchmarks.field(entry.getValue(), "usec=");
+                }
+            }
+            return usec;
+        } finally {
+            client.shutdown();
+        }
     }
 
     /** The script calls Redis has run so far: every call of the limiters is one (a round trip each). */
