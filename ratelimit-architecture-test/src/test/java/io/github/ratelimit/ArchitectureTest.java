@@ -649,6 +649,7 @@ class ArchitectureTest {
                             // limits declared and compiled (rules, plans, keys) and the rule types properties bind ...
                             "spring.definition.ClientLimits",
                             "spring.definition.ClientRuleSpec",
+                            "spring.definition.ConcurrencySpec",
                             "spring.definition.DeclaredLimits",
                             "spring.definition.FilterRuleSpec",
                             "spring.definition.InvalidDefinitionException",

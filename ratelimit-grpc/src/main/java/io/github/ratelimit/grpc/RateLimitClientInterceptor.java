@@ -33,8 +33,9 @@ import reactor.core.publisher.MonoSink;
  * or {@code UNAVAILABLE} with {@code grpc-retry-pushback-ms}, every instance holds the rule's calls back until then,
  * as after an HTTP 429 with {@code Retry-After}. A rule's concurrency limit takes its slot once the call is admitted (a
  * refusal ends it with {@code RESOURCE_EXHAUSTED}, unsent) and gives it back when the call closes: as a drop after
- * {@code RESOURCE_EXHAUSTED}, {@code UNAVAILABLE}, {@code DEADLINE_EXCEEDED} and the like. Under Spring gRPC, a bean of it is a global interceptor of every
- * channel ({@link GlobalClientInterceptor}, ignored where Spring gRPC is absent).
+ * {@code RESOURCE_EXHAUSTED}, {@code UNAVAILABLE}, {@code DEADLINE_EXCEEDED} and the like. Under Spring gRPC, a bean
+ * of it is a global interceptor of every channel ({@link GlobalClientInterceptor}, ignored where Spring gRPC is
+ * absent).
  */
 @GlobalClientInterceptor
 public final class RateLimitClientInterceptor implements ClientInterceptor {

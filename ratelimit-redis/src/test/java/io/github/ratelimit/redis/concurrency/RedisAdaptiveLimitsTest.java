@@ -150,8 +150,8 @@ class RedisAdaptiveLimitsTest {
                     .extracting(AdaptiveConcurrencyLimiter.Window::index)
                     .isSortedAccordingTo(java.util.Comparator.reverseOrder());
 
-            a.steer(name, key, new Steering(null, 3, 5));
-            Poll.until("the bounds to take the pinned limit to 5", Duration.ofSeconds(20), () -> {
+            a.steer(name, key, new Steering(null, 5, 5)); // both bounds: whatever the windows measure, 5
+            Poll.until("the bounds to take the pinned limit of 7 to 5", Duration.ofSeconds(20), () -> {
                 try (AdaptivePermit permit = b.tryAcquire(name, key, settings, LEASE, LEASE)) {
                     return permit.limit() == 5;
                 }

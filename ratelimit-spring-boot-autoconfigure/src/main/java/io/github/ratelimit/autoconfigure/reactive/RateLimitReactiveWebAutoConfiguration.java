@@ -47,7 +47,8 @@ public final class RateLimitReactiveWebAutoConfiguration {
             ObjectProvider<RateLimitDecisions> decisions,
             ObjectProvider<Plans> plans,
             ClientAddresses clients,
-            ObjectProvider<KeyResolvers> keys) {
+            ObjectProvider<KeyResolvers> keys,
+            ObjectProvider<io.github.ratelimit.core.concurrency.ConcurrencyLimiter> slots) {
         RateLimitProperties.Filter filter = properties.getFilter();
         PathRules.Specs rules = filter.specs();
         return new RateLimitWebFilter(
@@ -58,7 +59,8 @@ public final class RateLimitReactiveWebAutoConfiguration {
                 clients,
                 properties.getHeaders().isAllPolicies(),
                 filter.getOrder(),
-                keys.getIfAvailable(() -> KeyResolvers.BUILT_IN));
+                keys.getIfAvailable(() -> KeyResolvers.BUILT_IN),
+                slots::getIfUnique);
     }
 
     /** A refresh compiles the filter the rules and exclusions of {@code ratelimit.filter}. */

@@ -63,7 +63,8 @@ public final class RateLimitWebAutoConfiguration {
             ObjectProvider<Plans> plans,
             ClientAddresses clients,
             @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver,
-            KeyResolvers keys) {
+            KeyResolvers keys,
+            ObjectProvider<io.github.ratelimit.core.concurrency.ConcurrencyLimiter> slots) {
         RateLimitProperties.Filter filter = properties.getFilter();
         return new RateLimitFilter(
                 filter.getRules(),
@@ -73,7 +74,8 @@ public final class RateLimitWebAutoConfiguration {
                 clients,
                 exceptionResolver::getIfAvailable,
                 properties.getHeaders().isAllPolicies(),
-                keys);
+                keys,
+                slots::getIfUnique);
     }
 
     /** A refresh compiles the filter the rules and exclusions of {@code ratelimit.filter}. */

@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring.client;
 
 import io.github.ratelimit.spring.call.CallRunner;
+import io.github.ratelimit.spring.definition.internal.RuleSlots;
 import io.github.ratelimit.spring.internal.FromRedis;
 import java.io.IOException;
 import org.springframework.http.HttpRequest;
@@ -41,7 +42,7 @@ public final class OutboundClients {
             }
             return java.util.Objects.requireNonNull(
                     CallRunner.run(limits.start(match), CallRunner.Refused.thrown(), end -> {
-                        OutboundSlots.Held slots = limits.take(match);
+                        RuleSlots.Held slots = limits.take(match);
                         ClientHttpResponse response;
                         try {
                             response = execution.execute(request, body);

@@ -13,11 +13,13 @@ import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.call.CallRunner;
 import io.github.ratelimit.spring.definition.ClientRuleSpec;
+import io.github.ratelimit.spring.definition.ConcurrencySpec;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.Plans;
 import io.github.ratelimit.spring.definition.RefreshableLimits;
 import io.github.ratelimit.spring.definition.internal.RuleParts;
+import io.github.ratelimit.spring.definition.internal.RuleSlots;
 import java.net.URI;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -129,7 +131,7 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
             return null;
         }
         List<LimitRequest> requests = new ArrayList<>();
-        List<OutboundSlots.Limit> concurrency = new ArrayList<>(0);
+        List<RuleSlots.Limit> concurrency = new ArrayList<>(0);
         Set<FailureMode> modes = EnumSet.noneOf(FailureMode.class);
         Duration wait = Duration.ZERO;
         List<String> names = new ArrayList<>(matched.size());
@@ -149,13 +151,13 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
     }
 
     /** Takes the slots of the matched rules' concurrency limits; a refusal is thrown, and the call is not sent. */
-    OutboundSlots.Held take(Match match) {
-        return OutboundSlots.take(match.concurrency(), match.concurrency().isEmpty() ? null : slots.get());
+    RuleSlots.Held take(Match match) {
+        return RuleSlots.take(match.concurrency(), match.concurrency().isEmpty() ? null : slots.get());
     }
 
     /** The same without blocking the calling thread. */
-    CompletionStage<OutboundSlots.Held> takeAsync(Match match) {
-        return OutboundSlots.takeAsync(match.concurrency(), match.concurrency().isEmpty() ? null : slots.get());
+    CompletionStage<RuleSlots.Held> takeAsync(Match match) {
+        return RuleSlots.takeAsync(match.concurrency(), match.concurrency().isEmpty() ? null : slots.get());
     }
 
     /** What a call asks of the budgets of the rules it matches, waiting as they allow; nobody's call, no caller. */
@@ -208,9 +210,9 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
     /** The slots one call of another protocol holds, given back once when it ends. */
     public static final class Slots {
 
-        private final OutboundSlots.Held held;
+        private final RuleSlots.Held held;
 
-        Slots(OutboundSlots.Held held) {
+        Slots(RuleSlots.Held held) {
             this.held = held;
         }
 
@@ -311,7 +313,7 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
     record Match(
             List<Rule> rules,
             List<LimitRequest> requests,
-            List<OutboundSlots.Limit> concurrency,
+            List<RuleSlots.Limit> concurrency,
             Set<FailureMode> modes,
             Duration maxWait,
             String what) {
@@ -334,7 +336,7 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
         final ClientIdentifier identifier;
         final Duration maxWait;
         final FailureMode failureMode;
-        final OutboundSlots.@Nullable Limit concurrency;
+        final RuleSlots.@Nullable Limit concurrency;
 
         private Rule(
                 String name,
@@ -344,7 +346,7 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
                 List<RateLimit> limits,
                 Duration maxWait,
                 FailureMode failureMode,
-                ClientRuleSpec.@Nullable ConcurrencySpec concurrency,
+                @Nullable ConcurrencySpec concurrency,
                 String prefix) {
             this.name = name;
             this.hosts = hosts;
@@ -357,7 +359,7 @@ public final class OutboundLimits implements RefreshableLimits<List<ClientRuleSp
             this.failureMode = failureMode;
             this.concurrency = concurrency == null
                     ? null
-                    : OutboundSlots.Limit.compile(concurrency, name, identifier, failureMode, prefix);
+                    : RuleSlots.Limit.compile(concurrency, name, identifier, failureMode, prefix);
         }
 
         static Rule compile(ClientRuleSpec spec, String prefix) {

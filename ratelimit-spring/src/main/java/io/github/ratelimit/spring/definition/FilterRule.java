@@ -1,12 +1,14 @@
 package io.github.ratelimit.spring.definition;
 
 import io.github.ratelimit.annotation.CountOn;
+import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.ClientIdentifier;
 import io.github.ratelimit.core.KeyResolver;
 import io.github.ratelimit.core.RateLimit;
 import io.github.ratelimit.core.internal.Messages;
 import io.github.ratelimit.spring.definition.internal.RuleParts;
+import io.github.ratelimit.spring.definition.internal.RuleSlots;
 import io.github.ratelimit.spring.definition.internal.SpelVariables;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +54,8 @@ final class FilterRule {
     final LimitDefinition definition;
     /** The plan group whose limits apply, or null for the rule's own limits. */
     final @Nullable String planGroup;
+    /** The rule's concurrency limit, one for the rule whoever calls, or null. */
+    final RuleSlots.@Nullable Limit concurrency;
 
     private final @Nullable Expression planExpression;
     private final @Nullable String header;
@@ -100,13 +104,24 @@ final class FilterRule {
             }
         } else if (spec.plan() != null && !spec.plan().isBlank()) {
             throw new InvalidFilterRuleException(prefix + ".plan", "is given without plans (the plan group)");
-        } else if (spec.limits() == null || spec.limits().isEmpty()) {
-            throw new InvalidFilterRuleException(prefix + ".limits", "must list at least one limit");
+        } else if ((spec.limits() == null || spec.limits().isEmpty()) && spec.concurrency() == null) {
+            throw new InvalidFilterRuleException(
+                    prefix + ".limits", "must list at least one limit, unless the rule has a concurrency limit");
         }
-        for (int i = 0; planGroup == null && i < spec.limits().size(); i++) {
+        for (int i = 0;
+                planGroup == null && spec.limits() != null && i < spec.limits().size();
+                i++) {
             compiled.add(RuleParts.limit(spec.limits().get(i), name, prefix + ".limits[" + i + "]"));
         }
         this.limits = List.copyOf(compiled);
+        this.concurrency = spec.concurrency() == null
+                ? null
+                : RuleSlots.Limit.compile(
+                        spec.concurrency(),
+                        name,
+                        ClientIdentifier.of("path-rule", name),
+                        spec.failureMode() == null ? FailureMode.DEFAULT : spec.failureMode(),
+                        prefix);
         this.key = spec.key() == null || spec.key().isBlank()
                 ? defaultKey
                 : spec.key().trim();
@@ -232,6 +247,12 @@ final class FilterRule {
         if (spec.paths() != null && !spec.paths().isEmpty()) {
             throw new InvalidFilterRuleException(
                     prefix + ".paths", "must be left out: the routes that name '" + name + "' choose the paths");
+        }
+        if (spec.concurrency() != null) {
+            throw new InvalidFilterRuleException(
+                    prefix + ".concurrency",
+                    "is not taken on a route yet; bound the requests in flight with a path rule"
+                            + " (ratelimit.filter.rules) in front of the route");
         }
         if (spec.countOn() == CountOn.FAILURE) {
             throw new InvalidFilterRuleException(

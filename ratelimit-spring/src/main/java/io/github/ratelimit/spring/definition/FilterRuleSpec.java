@@ -39,6 +39,8 @@ import org.springframework.boot.context.properties.bind.Name;
  * @param countOn which requests take from the budget: every admitted one ({@code call}), or only those answered with
  *     a status of 400 or more or failing with an exception ({@code failure}; checked before, taken after)
  * @param maxWait ({@code wait}) how long a refused request may wait for room before it is refused (such as 5s); none by default
+ * @param concurrency a limit of the rule's requests in flight across every instance, fixed or adaptive, one for the
+ *     rule whoever calls; none by default (servlet and WebFlux path rules only)
  */
 public record FilterRuleSpec(
         String name,
@@ -56,7 +58,50 @@ public record FilterRuleSpec(
         String plans,
         String plan,
         @DefaultValue("call") CountOn countOn,
-        @Name("wait") Duration maxWait) {
+        @Name("wait") Duration maxWait,
+        @Nullable ConcurrencySpec concurrency) {
+
+    /** As properties bind it. */
+    @ConstructorBinding
+    public FilterRuleSpec {}
+
+    /** A rule without a concurrency limit. */
+    public FilterRuleSpec(
+            String name,
+            List<String> paths,
+            List<String> methods,
+            List<LimitSpec> limits,
+            String key,
+            MissingKey missingKey,
+            long cost,
+            int order,
+            boolean shadow,
+            boolean perPath,
+            FailureMode failureMode,
+            RetryAdvice retryAdvice,
+            String plans,
+            String plan,
+            CountOn countOn,
+            Duration maxWait) {
+        this(
+                name,
+                paths,
+                methods,
+                limits,
+                key,
+                missingKey,
+                cost,
+                order,
+                shadow,
+                perPath,
+                failureMode,
+                retryAdvice,
+                plans,
+                plan,
+                countOn,
+                maxWait,
+                null);
+    }
 
     /** This rule with other paths: for an integration whose patterns are not request paths (gRPC methods). */
     public FilterRuleSpec withPaths(List<String> paths) {
@@ -76,7 +121,8 @@ public record FilterRuleSpec(
                 plans,
                 plan,
                 countOn,
-                maxWait);
+                maxWait,
+                concurrency);
     }
 
     /**

@@ -6,6 +6,7 @@ import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.definition.DeclaredLimits.DeclaredLimit;
 import io.github.ratelimit.spring.definition.internal.RuleParts;
+import io.github.ratelimit.spring.definition.internal.RuleSlots;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -49,6 +50,12 @@ public final class PathRules {
 
     private static List<FilterRuleSpec> withoutMethods(List<FilterRuleSpec> rules, String property) {
         for (int i = 0; i < rules.size(); i++) {
+            if (rules.get(i).concurrency() != null) {
+                throw new InvalidFilterRuleException(
+                        property + "[" + i + "].concurrency",
+                        "is not taken on these calls yet (only by the servlet and WebFlux path rules,"
+                                + " ratelimit.filter.rules)");
+            }
             List<String> methods = rules.get(i).methods();
             if (methods != null && !methods.isEmpty()) {
                 throw new InvalidFilterRuleException(
@@ -184,6 +191,26 @@ public final class PathRules {
             }
         }
         return call.build("rules");
+    }
+
+    /**
+     * The concurrency limits of the rules matching one request, in the rules' order; empty when none has one (or the
+     * path is excluded). Their slots are taken once the decision admitted the request.
+     */
+    public List<RuleSlots.Limit> slots(String method, PathContainer path) {
+        if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
+            return List.of();
+        }
+        List<RuleSlots.Limit> slots = null;
+        for (FilterRule rule : rules) {
+            if (rule.concurrency != null && rule.matches(method, path)) {
+                if (slots == null) {
+                    slots = new ArrayList<>(1);
+                }
+                slots.add(rule.concurrency);
+            }
+        }
+        return slots == null ? List.of() : slots;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring.reactive;
 
 import io.github.ratelimit.core.CallerContext;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.call.CallRunner;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
@@ -8,12 +9,14 @@ import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.definition.internal.RuleSlots;
 import io.github.ratelimit.spring.internal.FromRedis;
 import io.github.ratelimit.spring.internal.HttpFailures;
 import io.github.ratelimit.spring.web.ClientAddresses;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.http.server.RequestPath;
@@ -38,6 +41,7 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.A
     private final ClientAddresses clients;
     private final boolean allPolicies;
     private final int order;
+    private final Supplier<@Nullable ConcurrencyLimiter> slots;
 
     /**
      * @param rules the rules (empty for none); each is checked now and fails with {@link InvalidFilterRuleException}
@@ -58,6 +62,21 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.A
             boolean allPolicies,
             int order,
             KeyResolvers keys) {
+        this(rules, excludedPaths, decisions, plans, clients, allPolicies, order, keys, () -> null);
+    }
+
+    /** @param slots the store of the rules' concurrency limits, or a supplier of null when there is none */
+    public RateLimitWebFilter(
+            List<FilterRuleSpec> rules,
+            List<String> excludedPaths,
+            @Nullable RateLimitDecisions decisions,
+            Plans plans,
+            ClientAddresses clients,
+            boolean allPolicies,
+            int order,
+            KeyResolvers keys,
+            Supplier<@Nullable ConcurrencyLimiter> slots) {
+        this.slots = slots;
         this.rules = new PathRules(decisions == null ? List.of() : rules, excludedPaths, plans, keys);
         this.keys = keys;
         this.decisions = decisions;
@@ -130,7 +149,18 @@ public final class RateLimitWebFilter implements WebFilter, Ordered, PathRules.A
                                     : FromRedis.mono(end.answeringAsync(status.value()));
                         }));
             }
-            return chain.filter(exchange);
+            List<RuleSlots.Limit> limits = rules.slots(request.getMethod().name(), path.pathWithinApplication());
+            if (limits.isEmpty()) {
+                return chain.filter(exchange);
+            }
+            // the rules' concurrency slots, given back with the answer's status (a refusal is an error signal, 429)
+            return FromRedis.mono(RuleSlots.takeAsync(limits, slots.get())).flatMap(held -> chain.filter(exchange)
+                    .doOnSuccess(done -> {
+                        var status = exchange.getResponse().getStatusCode();
+                        held.answered(status == null ? 200 : status.value());
+                    })
+                    .doOnError(error -> held.failed())
+                    .doOnCancel(held::failed));
         });
     }
 }

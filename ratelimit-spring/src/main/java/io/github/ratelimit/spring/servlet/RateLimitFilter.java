@@ -3,6 +3,8 @@ package io.github.ratelimit.spring.servlet;
 import io.github.ratelimit.core.CallerContext;
 import io.github.ratelimit.core.RateLimitEvaluationException;
 import io.github.ratelimit.core.RateLimitExceededException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimitExceededException;
+import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.decision.RateLimitDecisions;
 import io.github.ratelimit.spring.call.CallRunner;
 import io.github.ratelimit.spring.definition.FilterRuleSpec;
@@ -10,6 +12,7 @@ import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import io.github.ratelimit.spring.definition.KeyResolvers;
 import io.github.ratelimit.spring.definition.PathRules;
 import io.github.ratelimit.spring.definition.Plans;
+import io.github.ratelimit.spring.definition.internal.RuleSlots;
 import io.github.ratelimit.spring.internal.HttpFailures;
 import io.github.ratelimit.spring.web.ClientAddresses;
 import jakarta.servlet.AsyncEvent;
@@ -40,6 +43,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
     private final ClientAddresses clients;
     private final Supplier<HandlerExceptionResolver> exceptionResolver;
     private final boolean allPolicies;
+    private final Supplier<@Nullable ConcurrencyLimiter> slots;
 
     /**
      * @param rules the rules; each is checked now and fails with {@link InvalidFilterRuleException}
@@ -60,12 +64,27 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
             Supplier<HandlerExceptionResolver> exceptionResolver,
             boolean allPolicies,
             KeyResolvers keys) {
+        this(rules, excludedPaths, decisions, plans, clients, exceptionResolver, allPolicies, keys, () -> null);
+    }
+
+    /** @param slots the store of the rules' concurrency limits, or a supplier of null when there is none */
+    public RateLimitFilter(
+            List<FilterRuleSpec> rules,
+            List<String> excludedPaths,
+            RateLimitDecisions decisions,
+            Plans plans,
+            ClientAddresses clients,
+            Supplier<HandlerExceptionResolver> exceptionResolver,
+            boolean allPolicies,
+            KeyResolvers keys,
+            Supplier<@Nullable ConcurrencyLimiter> slots) {
         this.rules = new PathRules(rules, excludedPaths, plans, keys);
         this.keys = keys;
         this.decisions = decisions;
         this.clients = clients;
         this.exceptionResolver = exceptionResolver;
         this.allPolicies = allPolicies;
+        this.slots = slots;
     }
 
     @Override
@@ -105,12 +124,67 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
                         answer(request, response, refusal);
                         return null;
                     },
-                    end -> proceed(request, response, chain, end));
+                    end -> proceedWithSlots(request, response, chain, end, rawPath));
         } catch (IOException | ServletException | RuntimeException | Error e) {
             throw e;
         } catch (Exception e) {
             throw new ServletException(e);
         }
+    }
+
+    /**
+     * Takes the slots of the matching rules' concurrency limits (refused: answered as a refusal, the chain never runs),
+     * runs the rest of the chain, and gives the slots back with the answer's status, when an async request completes.
+     */
+    private @Nullable Integer proceedWithSlots(
+            HttpServletRequest request,
+            HttpServletResponse response,
+            FilterChain chain,
+            CallRunner.End end,
+            String rawPath)
+            throws IOException, ServletException {
+        List<RuleSlots.Limit> limits = rules.slots(request.getMethod(), PathContainer.parsePath(rawPath, DECODED));
+        if (limits.isEmpty()) {
+            return proceed(request, response, chain, end);
+        }
+        RuleSlots.Held held;
+        try {
+            held = RuleSlots.take(limits, slots.get());
+        } catch (ConcurrencyLimitExceededException refused) {
+            answer(request, response, refused);
+            return null;
+        }
+        Integer status;
+        try {
+            status = proceed(request, response, chain, end);
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            held.failed();
+            throw e;
+        }
+        if (!request.isAsyncStarted()) {
+            held.answered(response.getStatus());
+            return status;
+        }
+        request.getAsyncContext().addListener(new AsyncListener() {
+            @Override
+            public void onComplete(AsyncEvent event) {
+                held.answered(response.getStatus());
+            }
+
+            @Override
+            public void onTimeout(AsyncEvent event) {
+                held.failed();
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+                held.failed();
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {}
+        });
+        return status;
     }
 
     /**
@@ -193,7 +267,7 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
             return;
         }
         response.sendError(
-                refusal instanceof RateLimitExceededException
+                refusal instanceof RateLimitExceededException || refusal instanceof ConcurrencyLimitExceededException
                         ? 429
                         : refusal instanceof RateLimitEvaluationException ? 400 : 503);
     }

@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring.client;
+package io.github.ratelimit.spring.definition.internal;
 
 import io.github.ratelimit.annotation.FailureMode;
 import io.github.ratelimit.core.ClientIdentifier;
@@ -10,7 +10,7 @@ import io.github.ratelimit.core.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.core.concurrency.ConcurrencyLimiter.Permit;
 import io.github.ratelimit.core.internal.Futures;
 import io.github.ratelimit.core.internal.Messages;
-import io.github.ratelimit.spring.definition.ClientRuleSpec.ConcurrencySpec;
+import io.github.ratelimit.spring.definition.ConcurrencySpec;
 import io.github.ratelimit.spring.definition.InvalidFilterRuleException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,18 +21,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The concurrency limits of the outbound rules a call matches ({@code ratelimit.client.rules[i].concurrency}): their
- * slots are taken before the call is sent, in the rules' order, and given back once with its answer. A call refused a
- * slot gives back those it took and is never sent. An adaptive limit's slot is given back as completed (its latency a
+ * The concurrency limits of the rules a call matches ({@code ratelimit.client.rules[i].concurrency}, {@code
+ * ratelimit.filter.rules[i].concurrency}): their slots are taken once the rules' limits admitted the call, in the
+ * rules' order, and given back once with its answer. A call refused a slot gives back those it took and is not run. An adaptive limit's slot is given back as completed (its latency a
  * sample) or, after a 429, a 5xx or an error, as dropped. While Redis cannot decide, an adaptive limit adapts each
  * instance's share in memory; a fixed one lets the call through unless its rule's failure mode is {@code closed}.
  */
-final class OutboundSlots {
+public final class RuleSlots {
 
-    private OutboundSlots() {}
+    private RuleSlots() {}
 
     /** One rule's concurrency limit, checked. */
-    record Limit(
+    public record Limit(
             String name,
             ClientIdentifier identifier,
             int max,
@@ -42,7 +42,7 @@ final class OutboundSlots {
             FailureMode failureMode) {
 
         /** The limit {@code spec} declares for the rule {@code name}; the start fails naming the property. */
-        static Limit compile(
+        public static Limit compile(
                 ConcurrencySpec spec, String name, ClientIdentifier identifier, FailureMode mode, String prefix) {
             String at = prefix + ".concurrency";
             if (spec.max() < 1) {
@@ -86,7 +86,7 @@ final class OutboundSlots {
 
         /** Takes this limit's slot: its permit, or null when Redis cannot decide and the call may go without one. */
         @Nullable
-        Permit take(ConcurrencyLimiter limiter) {
+        public Permit take(ConcurrencyLimiter limiter) {
             try {
                 return adaptive == null
                         ? limiter.tryAcquire(name, identifier, max, lease, maxLifetime)
@@ -99,7 +99,7 @@ final class OutboundSlots {
             }
         }
 
-        CompletionStage<@Nullable Permit> takeAsync(ConcurrencyLimiter limiter) {
+        public CompletionStage<@Nullable Permit> takeAsync(ConcurrencyLimiter limiter) {
             CompletionStage<? extends Permit> taken;
             try {
                 taken = adaptive == null
@@ -133,9 +133,9 @@ final class OutboundSlots {
     }
 
     /** The slots one call holds; given back once. */
-    static final class Held {
+    public static final class Held {
 
-        static final Held NONE = new Held(List.of());
+        public static final Held NONE = new Held(List.of());
 
         private final List<Permit> permits;
         private final AtomicBoolean ended = new AtomicBoolean();
@@ -145,17 +145,17 @@ final class OutboundSlots {
         }
 
         /** The upstream answered {@code status}: a 429 or a 5xx is a drop, anything else a completed call. */
-        void answered(int status) {
+        public void answered(int status) {
             end(status == 429 || status >= 500);
         }
 
         /** The call failed (an I/O error, a timeout) or was cancelled: a drop. */
-        void failed() {
+        public void failed() {
             end(true);
         }
 
         /** The call was never sent: every slot back, without a sample. */
-        void notSent() {
+        public void notSent() {
             if (ended.compareAndSet(false, true)) {
                 for (Permit permit : permits) {
                     if (permit instanceof AdaptivePermit adaptive) {
@@ -168,7 +168,7 @@ final class OutboundSlots {
         }
 
         /** The call ended: completed (its latency a sample), or dropped. */
-        void end(boolean dropped) {
+        public void end(boolean dropped) {
             if (ended.compareAndSet(false, true)) {
                 for (Permit permit : permits) {
                     if (permit instanceof AdaptivePermit adaptive && dropped) {
@@ -182,7 +182,7 @@ final class OutboundSlots {
     }
 
     /** Takes the slots of {@code limits} in order; a refusal gives back those taken and is thrown. */
-    static Held take(List<Limit> limits, @Nullable ConcurrencyLimiter limiter) {
+    public static Held take(List<Limit> limits, @Nullable ConcurrencyLimiter limiter) {
         if (limits.isEmpty()) {
             return Held.NONE;
         }
@@ -203,7 +203,7 @@ final class OutboundSlots {
     }
 
     /** The same without blocking the calling thread. */
-    static CompletionStage<Held> takeAsync(List<Limit> limits, @Nullable ConcurrencyLimiter limiter) {
+    public static CompletionStage<Held> takeAsync(List<Limit> limits, @Nullable ConcurrencyLimiter limiter) {
         if (limits.isEmpty()) {
             return CompletableFuture.completedFuture(Held.NONE);
         }
@@ -240,7 +240,7 @@ final class OutboundSlots {
 
     private static ConcurrencyLimiter require(@Nullable ConcurrencyLimiter limiter, List<Limit> limits) {
         if (limiter == null) {
-            throw new IllegalStateException("outbound rule '" + limits.get(0).name() + "' has a concurrency limit,"
+            throw new IllegalStateException("rule '" + limits.get(0).name() + "' has a concurrency limit,"
                     + " which needs a ConcurrencyLimiter (Redis, or ratelimit.store=memory)");
         }
         return limiter;
