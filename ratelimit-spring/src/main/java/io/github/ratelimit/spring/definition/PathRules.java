@@ -25,6 +25,9 @@ public final class PathRules {
 
     private final List<FilterRule> rules;
     private final List<PathPattern> excluded;
+    /** Whether any rule has a concurrency limit: without one, {@link #slots} matches nothing again. */
+    private final boolean slotted;
+
     private final Plans plans;
 
     /**
@@ -87,6 +90,7 @@ public final class PathRules {
         compiled.sort(Comparator.comparingInt((FilterRule r) -> r.order).thenComparingInt(r -> r.index));
         this.rules = List.copyOf(compiled);
         this.excluded = RuleParts.patterns(excludedPaths, "ratelimit.filter.exclude");
+        this.slotted = compiled.stream().anyMatch(rule -> rule.concurrency != null);
     }
 
     /**
@@ -198,7 +202,7 @@ public final class PathRules {
      * path is excluded). Their slots are taken once the decision admitted the request.
      */
     public List<RuleSlots.Limit> slots(String method, PathContainer path) {
-        if (rules.isEmpty() || excluded.stream().anyMatch(p -> p.matches(path))) {
+        if (!slotted || excluded.stream().anyMatch(p -> p.matches(path))) {
             return List.of();
         }
         List<RuleSlots.Limit> slots = null;

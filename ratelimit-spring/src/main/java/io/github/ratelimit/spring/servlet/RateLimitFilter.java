@@ -102,6 +102,8 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         String rawPath = pathWithinApplication(request);
+        PathContainer path = PathContainer.parsePath(rawPath, DECODED);
+        PathRules rules = this.rules; // one set of rules per request, whatever a refresh does meanwhile
         CallerContext view = PathRules.view(
                 request,
                 request::getHeader,
@@ -113,18 +115,13 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
                     new CallRunner.Start(
                             decisions,
                             view,
-                            caller -> rules.call(
-                                    request.getMethod(),
-                                    rawPath,
-                                    PathContainer.parsePath(rawPath, DECODED),
-                                    caller,
-                                    decisions),
+                            caller -> rules.call(request.getMethod(), rawPath, path, caller, decisions),
                             HttpFailures.STATUS),
                     refusal -> {
                         answer(request, response, refusal);
                         return null;
                     },
-                    end -> proceedWithSlots(request, response, chain, end, rawPath));
+                    end -> proceedWithSlots(request, response, chain, end, rules.slots(request.getMethod(), path)));
         } catch (IOException | ServletException | RuntimeException | Error e) {
             throw e;
         } catch (Exception e) {
@@ -141,9 +138,8 @@ public final class RateLimitFilter extends OncePerRequestFilter implements PathR
             HttpServletResponse response,
             FilterChain chain,
             CallRunner.End end,
-            String rawPath)
+            List<RuleSlots.Limit> limits)
             throws IOException, ServletException {
-        List<RuleSlots.Limit> limits = rules.slots(request.getMethod(), PathContainer.parsePath(rawPath, DECODED));
         if (limits.isEmpty()) {
             return proceed(request, response, chain, end);
         }
