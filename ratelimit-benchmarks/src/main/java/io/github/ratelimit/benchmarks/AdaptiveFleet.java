@@ -325,8 +325,7 @@ final class AdaptiveFleet {
         AdaptiveSettings settings = new AdaptiveSettings(1_000_000, 1_000_000, 1_000_000, 2.0, Duration.ofMillis(100));
         ClientIdentifier key = ClientIdentifier.of("dependency");
         List<Long> rates = new ArrayList<>();
-        long scriptsBefore = bench.commands();
-        long usecBefore = bench.scriptMicros();
+        long[] before = bench.scripts();
         for (int second = 0; second < 6; second++) {
             AtomicLong pairs = new AtomicLong();
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
@@ -348,8 +347,9 @@ final class AdaptiveFleet {
                 rates.add(pairs.get());
             }
         }
-        long scripts = bench.commands() - scriptsBefore;
-        double micros = (double) (bench.scriptMicros() - usecBefore) / Math.max(1, scripts);
+        long[] after = bench.scripts();
+        long scripts = after[0] - before[0];
+        double micros = (double) (after[1] - before[1]) / Math.max(1, scripts);
         java.util.Collections.sort(rates);
         System.out.printf(
                 Locale.ROOT,
@@ -484,41 +484,31 @@ final class AdaptiveFleet {
         return sorted.length == 0 ? 0 : sorted[(int) Math.floor(share * (sorted.length - 1))];
     }
 
-    /** The microseconds Redis has spent in script calls so far. */
-    private long scriptMicros() {
+    /**
+     * The script calls Redis has run so far (every call of the limiters is one, a round trip each) and the
+     * microseconds it spent in them, read from one {@code INFO commandstats}.
+     */
+    private long[] scripts() {
         RedissonClient client = client();
         try {
+            long calls = 0;
             long usec = 0;
             for (var entry : client.getRedisNodes(RedisNodes.SINGLE)
                     .getInstance()
                     .info(org.redisson.api.redisnode.RedisNode.InfoSection.COMMANDSTATS)
                     .entrySet()) {
                 if (entry.getKey().startsWith("cmdstat_eval")) {
+                    calls += Benchmarks.field(entry.getValue(), "calls=");
                     usec += Benchmarks.field(entry.getValue(), "usec=");
                 }
             }
-            return usec;
+            return new long[] {calls, usec};
         } finally {
             client.shutdown();
         }
     }
 
-    /** The script calls Redis has run so far: every call of the limiters is one (a round trip each). */
     private long commands() {
-        RedissonClient client = client();
-        try {
-            long calls = 0;
-            for (var entry : client.getRedisNodes(RedisNodes.SINGLE)
-                    .getInstance()
-                    .info(org.redisson.api.redisnode.RedisNode.InfoSection.COMMANDSTATS)
-                    .entrySet()) {
-                if (entry.getKey().startsWith("cmdstat_eval")) {
-                    calls += Benchmarks.field(entry.getValue(), "calls=");
-                }
-            }
-            return calls;
-        } finally {
-            client.shutdown();
-        }
+        return scripts()[0];
     }
 }
